@@ -1,0 +1,1 @@
+//! Built-in language analyzers. (Under construction.)

@@ -1,0 +1,2 @@
+//! `wit`: coordination for AI coding agents sharing one repository.
+fn main() {}

@@ -1,0 +1,67 @@
+//! The [`LanguageAnalyzer`] trait: the one boundary between wit and a language.
+
+use crate::analysis::FileAnalysis;
+
+/// Why an analyzer could not produce a [`FileAnalysis`].
+///
+/// Source that merely has syntax errors is *not* an error: analyzers recover what they can
+/// (tree-sitter's error recovery) and return it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnalyzeError {
+    /// The bytes are not UTF-8 text (a binary file, or another encoding).
+    #[error("file is not valid UTF-8 text (byte {valid_up_to} starts an invalid sequence)")]
+    NotUtf8 {
+        /// Length of the longest valid UTF-8 prefix.
+        valid_up_to: usize,
+    },
+    /// The source looks binary (it contains NUL bytes).
+    #[error("file looks binary (contains NUL bytes)")]
+    Binary,
+    /// The analyzer failed for another reason (a plugin panicked, returned malformed data, …).
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Analyses source code of one language.
+///
+/// Implementations must be cheap to call concurrently from several threads (`Send + Sync`);
+/// an implementation that needs a mutable parser keeps one per thread.
+pub trait LanguageAnalyzer: Send + Sync {
+    /// A short stable identifier: `"typescript"`, `"python"`, `"go"`.
+    fn id(&self) -> &str;
+
+    /// File extensions handled, without the dot (`["ts", "mts"]`).
+    fn extensions(&self) -> &[&str];
+
+    /// Parses `source` once and returns its symbols and call edges.
+    fn analyze(&self, source: &str) -> Result<FileAnalysis, AnalyzeError>;
+}
+
+/// Turns raw file bytes into text an analyzer can take, or the error saying why not.
+///
+/// Callers reading files from disk (or from git) go through this so that binary and
+/// non-UTF-8 input gives an error value rather than garbage symbols.
+pub fn source_text(bytes: &[u8]) -> Result<&str, AnalyzeError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| AnalyzeError::NotUtf8 {
+        valid_up_to: e.valid_up_to(),
+    })?;
+    if text.contains('\0') {
+        return Err(AnalyzeError::Binary);
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_text_rejects_invalid_utf8_and_nul() {
+        assert_eq!(source_text(b"abc").unwrap(), "abc");
+        assert_eq!(
+            source_text(b"ab\xff").unwrap_err(),
+            AnalyzeError::NotUtf8 { valid_up_to: 2 }
+        );
+        assert_eq!(source_text(b"a\0b").unwrap_err(), AnalyzeError::Binary);
+    }
+}

@@ -1,0 +1,28 @@
+//! `wit-core`: the vocabulary every other wit crate speaks.
+//!
+//! - [`analysis`]: the plain data an analyzer produces ([`FileAnalysis`], [`Symbol`], [`CallEdge`]).
+//! - [`analyzer`]: the [`LanguageAnalyzer`] trait, one `analyze(source)` call per file.
+//! - [`registry`]: finds the analyzer for a file by extension; built-ins register with
+//!   `inventory`, plugins are added at run time.
+//! - [`signature`]: the canonical signature form shared by every analyzer.
+//! - [`symbol_path`]: `file:name` symbol paths.
+//! - [`protocol`]: the wire types of protocol v1 (`openrpc.json`) and its error codes.
+//!
+//! This crate does no I/O and knows nothing of tokio, SQLite or HTTP, so that a language
+//! plugin can depend on it alone.
+
+pub mod analysis;
+pub mod analyzer;
+pub mod protocol;
+pub mod registry;
+pub mod signature;
+pub mod symbol_path;
+
+pub use analysis::{CallEdge, FileAnalysis, Symbol, SymbolKind};
+pub use analyzer::{AnalyzeError, LanguageAnalyzer};
+pub use registry::{AnalyzerOrigin, BuiltinAnalyzer, Registry, RegistryError};
+pub use symbol_path::SymbolPath;
+
+/// Re-exported so that `inventory::submit!` in analyzer crates resolves without a direct
+/// dependency on `inventory`.
+pub use inventory;

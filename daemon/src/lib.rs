@@ -1,0 +1,1 @@
+//! The wit daemon. (Under construction.)
