@@ -6,6 +6,9 @@
 //!   `inventory`, plugins are added at run time.
 //! - [`signature`]: the canonical signature form shared by every analyzer.
 //! - [`symbol_path`]: `file:name` symbol paths.
+//! - [`plugin`]: the C ABI of analyzer plugins, [`export_analyzer!`] and the host-side
+//!   [`PluginAnalyzer`].
+//! - [`config`]: parsing `wit.toml`.
 //! - [`protocol`]: the wire types of protocol v1 (`openrpc.json`) and its error codes.
 //!
 //! This crate does no I/O and knows nothing of tokio, SQLite or HTTP, so that a language
@@ -13,6 +16,8 @@
 
 pub mod analysis;
 pub mod analyzer;
+pub mod config;
+pub mod plugin;
 pub mod protocol;
 pub mod registry;
 pub mod signature;
@@ -20,6 +25,8 @@ pub mod symbol_path;
 
 pub use analysis::{CallEdge, FileAnalysis, Symbol, SymbolKind};
 pub use analyzer::{AnalyzeError, LanguageAnalyzer};
+pub use config::{AnalyzerConfig, Config, ConfigError};
+pub use plugin::{PluginAnalyzer, PluginError};
 pub use registry::{AnalyzerOrigin, BuiltinAnalyzer, Registry, RegistryError};
 pub use symbol_path::SymbolPath;
 

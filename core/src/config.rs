@@ -1,0 +1,534 @@
+//! `wit.toml`: the per-repository configuration file, at the repository root.
+//!
+//! Every key is optional; a missing file is the same as an empty one. `wit.toml.example` at
+//! the root of wit's sources documents each key with its default. The keys:
+//!
+//! ```toml
+//! [locks]
+//! # TTL of a lock when `lock.acquire` gives no `ttlMs`. Either an integer number of
+//! # milliseconds, or a duration string: an integer followed by a unit, `ms`, `s`, `m`,
+//! # `h` or `d`, several of them concatenated ("1h30m", "1h 30m"). Must be positive.
+//! default_ttl = "30m"            # default: "30m" (1800000 ms)
+//!
+//! # One table per analyzer plugin (a shared library built with wit_core::export_analyzer!).
+//! [[analyzers]]
+//! # The library: relative to the repository root, or absolute. `~` is not expanded.
+//! path = "target/release/libwit_analyzer_go.so"
+//! # Optional: the extensions (without the dot) to route to this analyzer, replacing the
+//! # library's own list. Default: the library's own list.
+//! extensions = ["go"]
+//! ```
+//!
+//! This module only parses text ([`Config::parse`]); reading the file is the daemon's job,
+//! since `wit-core` does no I/O. Unknown keys, wrong types and bad values are errors (a
+//! typo must not silently fall back to a default), reported with the file, the 1-based
+//! line and column, and the key path: `wit.toml:2:1: locks.default_tll: unknown field
+//! `default_tll`, expected `default_ttl``.
+
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Deserializer};
+use toml::Spanned;
+
+use crate::plugin::validate_extension;
+use crate::protocol::DEFAULT_LOCK_TTL_MS;
+
+/// The configuration file's name, at the repository root.
+pub const FILE_NAME: &str = "wit.toml";
+
+/// The parsed `wit.toml`. [`Config::default`] is what an absent or empty file means.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Config {
+    /// `[locks]`.
+    pub locks: LocksConfig,
+    /// `[[analyzers]]`, in file order.
+    pub analyzers: Vec<AnalyzerConfig>,
+}
+
+/// The `[locks]` table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LocksConfig {
+    /// `default_ttl`, in milliseconds (default 1,800,000: 30 minutes).
+    pub default_ttl_ms: u64,
+}
+
+impl Default for LocksConfig {
+    fn default() -> Self {
+        Self {
+            default_ttl_ms: DEFAULT_LOCK_TTL_MS,
+        }
+    }
+}
+
+/// One `[[analyzers]]` entry: a plugin library to load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnalyzerConfig {
+    /// The library path as written (relative to the repository root, or absolute).
+    pub path: PathBuf,
+    /// Extensions routed to the plugin instead of its own list; `None` keeps its own.
+    pub extensions: Option<Vec<String>>,
+    /// 1-based line of the entry's `path` key, for messages.
+    pub line: usize,
+}
+
+impl AnalyzerConfig {
+    /// The library's path: `path` itself when absolute, else `root.join(path)`.
+    pub fn resolve(&self, root: &Path) -> PathBuf {
+        if self.path.is_absolute() {
+            self.path.clone()
+        } else {
+            root.join(&self.path)
+        }
+    }
+}
+
+/// Why `wit.toml` was refused: where, which key, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}:{line}:{column}: {}{message}", file.display(), key.as_deref().map(|k| format!("{k}: ")).unwrap_or_default())]
+pub struct ConfigError {
+    /// The file name given to [`Config::parse`].
+    pub file: PathBuf,
+    /// 1-based line of the offending text (1 when unknown).
+    pub line: usize,
+    /// 1-based column, in characters (1 when unknown).
+    pub column: usize,
+    /// Dotted key path (`locks.default_ttl`, `analyzers[1].extensions[0]`), when the error
+    /// is about one key.
+    pub key: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Config {
+    /// Parses the text of a `wit.toml`; `file` is only used in error messages.
+    pub fn parse(text: &str, file: impl AsRef<Path>) -> Result<Self, ConfigError> {
+        let file = file.as_ref();
+        let raw: RawConfig = toml::from_str(text).map_err(|e| {
+            let span = e.span();
+            error_at(text, file, span, trim_message(e.message()))
+        })?;
+
+        let mut config = Config::default();
+        if let Some(locks) = raw.locks
+            && let Some(ttl) = locks.default_ttl
+        {
+            config.locks.default_ttl_ms = ttl.into_inner().0;
+        }
+        for entry in raw.analyzers {
+            let path_span = entry.path.span();
+            let path = entry.path.into_inner();
+            if path.trim().is_empty() {
+                return Err(error_at(
+                    text,
+                    file,
+                    Some(path_span),
+                    "the library path is empty".to_owned(),
+                ));
+            }
+            let path = PathBuf::from(path);
+            if let Some(j) = config.analyzers.iter().position(|a| a.path == path) {
+                return Err(error_at(
+                    text,
+                    file,
+                    Some(path_span),
+                    format!("{} is already listed as analyzers[{j}]", path.display()),
+                ));
+            }
+            let extensions = match entry.extensions {
+                None => None,
+                Some(list) => {
+                    let list_span = list.span();
+                    let list = list.into_inner();
+                    if list.is_empty() {
+                        return Err(error_at(
+                            text,
+                            file,
+                            Some(list_span),
+                            "the extension list is empty (leave the key out to keep the library's own)"
+                                .to_owned(),
+                        ));
+                    }
+                    let mut out: Vec<String> = Vec::with_capacity(list.len());
+                    for ext in list {
+                        let span = ext.span();
+                        let ext = ext.into_inner();
+                        if let Err(why) = validate_extension(&ext) {
+                            return Err(error_at(text, file, Some(span), why));
+                        }
+                        if out.contains(&ext) {
+                            return Err(error_at(
+                                text,
+                                file,
+                                Some(span),
+                                format!("extension {ext:?} is listed twice"),
+                            ));
+                        }
+                        out.push(ext);
+                    }
+                    Some(out)
+                }
+            };
+            config.analyzers.push(AnalyzerConfig {
+                path,
+                extensions,
+                line: line_col(text, path_span.start).0,
+            });
+        }
+        Ok(config)
+    }
+}
+
+/// Parses a duration: an integer number of milliseconds, or `<int><unit>…` with units
+/// `ms`, `s`, `m`, `h`, `d` (`"30m"`, `"1h30m"`, `"500ms"`). Zero is refused.
+pub fn parse_duration_ms(text: &str) -> Result<u64, String> {
+    let hint = "expected a duration such as \"30m\", \"90s\", \"1h30m\" or \"500ms\", or an integer number of milliseconds";
+    let s = text.trim();
+    if s.is_empty() {
+        return Err(format!("empty duration; {hint}"));
+    }
+    let mut total: u64 = 0;
+    let mut rest = s;
+    while !rest.is_empty() {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return Err(format!("invalid duration {text:?}; {hint}"));
+        }
+        let number: u64 = rest[..digits]
+            .parse()
+            .map_err(|_| format!("duration {text:?} is too large"))?;
+        rest = rest[digits..].trim_start();
+        let unit_len = rest.bytes().take_while(u8::is_ascii_alphabetic).count();
+        let factor: u64 = match &rest[..unit_len] {
+            "ms" => 1,
+            "s" => 1_000,
+            "m" => 60_000,
+            "h" => 3_600_000,
+            "d" => 86_400_000,
+            "" => {
+                return Err(format!(
+                    "duration {text:?} lacks a unit (ms, s, m, h or d); write an integer, not a string, for milliseconds"
+                ));
+            }
+            other => {
+                return Err(format!(
+                    "unknown unit {other:?} in duration {text:?}; use ms, s, m, h or d"
+                ));
+            }
+        };
+        rest = rest[unit_len..].trim_start();
+        total = number
+            .checked_mul(factor)
+            .and_then(|ms| total.checked_add(ms))
+            .ok_or_else(|| format!("duration {text:?} is too large"))?;
+    }
+    if total == 0 {
+        return Err("the duration must be positive".to_owned());
+    }
+    Ok(total)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    locks: Option<RawLocks>,
+    #[serde(default)]
+    analyzers: Vec<RawAnalyzer>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLocks {
+    default_ttl: Option<Spanned<DurationMs>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAnalyzer {
+    path: Spanned<String>,
+    extensions: Option<Spanned<Vec<Spanned<String>>>>,
+}
+
+/// A positive duration in milliseconds, from an integer or a duration string.
+struct DurationMs(u64);
+
+impl<'de> Deserialize<'de> for DurationMs {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = DurationMs;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a duration string such as \"30m\" or an integer number of milliseconds",
+                )
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<DurationMs, E> {
+                if v <= 0 {
+                    return Err(E::custom("the duration must be positive"));
+                }
+                Ok(DurationMs(v as u64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<DurationMs, E> {
+                if v == 0 {
+                    return Err(E::custom("the duration must be positive"));
+                }
+                Ok(DurationMs(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<DurationMs, E> {
+                parse_duration_ms(v).map(DurationMs).map_err(E::custom)
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+/// toml appends nothing useful after the first line of its own messages; keep them short.
+/// Also names serde's "struct RawLocks" for what the user sees: a table.
+fn trim_message(message: &str) -> String {
+    let first = message.lines().next().unwrap_or(message).trim();
+    ["RawConfig", "RawLocks", "RawAnalyzer"]
+        .iter()
+        .fold(first.to_owned(), |m, name| {
+            m.replace(&format!("struct {name}"), "a table")
+        })
+}
+
+fn error_at(text: &str, file: &Path, span: Option<Range<usize>>, message: String) -> ConfigError {
+    let (line, column, key) = match span {
+        Some(span) => {
+            let (line, column) = line_col(text, span.start);
+            (line, column, key_path_at(text, span.start))
+        }
+        None => (1, 1, None),
+    };
+    ConfigError {
+        file: file.to_owned(),
+        line,
+        column,
+        key,
+        message,
+    }
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
+/// The dotted path of the innermost key whose key or value covers `offset`.
+fn key_path_at(text: &str, offset: usize) -> Option<String> {
+    let doc = toml::de::DeTable::parse(text).ok()?;
+    let mut segments = Vec::new();
+    find_in_table(doc.get_ref(), offset, &mut segments).then(|| segments.concat())
+}
+
+fn find_in_table(table: &toml::de::DeTable<'_>, offset: usize, path: &mut Vec<String>) -> bool {
+    for (key, value) in table {
+        let segment = if path.is_empty() {
+            key.get_ref().to_string()
+        } else {
+            format!(".{}", key.get_ref())
+        };
+        path.push(segment);
+        // Children first: a table opened by a `[header]` has a span that need not cover
+        // its keys.
+        if find_in_value(value.get_ref(), offset, path)
+            || key.span().contains(&offset)
+            || value.span().contains(&offset)
+        {
+            return true;
+        }
+        path.pop();
+    }
+    false
+}
+
+fn find_in_value(value: &toml::de::DeValue<'_>, offset: usize, path: &mut Vec<String>) -> bool {
+    match value {
+        toml::de::DeValue::Table(t) => find_in_table(t, offset, path),
+        toml::de::DeValue::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                path.push(format!("[{i}]"));
+                if find_in_value(item.get_ref(), offset, path) || item.span().contains(&offset) {
+                    return true;
+                }
+                path.pop();
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> String {
+        Config::parse(text, "wit.toml").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn an_empty_file_is_the_default() {
+        let c = Config::parse("", "wit.toml").unwrap();
+        assert_eq!(c, Config::default());
+        assert_eq!(c.locks.default_ttl_ms, 1_800_000);
+        assert!(c.analyzers.is_empty());
+    }
+
+    #[test]
+    fn a_full_file_parses() {
+        let text = r#"
+[locks]
+default_ttl = "1h30m"
+
+[[analyzers]]
+path = "plugins/libgo.so"
+extensions = ["go"]
+
+[[analyzers]]
+path = "/opt/wit/libzig.so"
+"#;
+        let c = Config::parse(text, "wit.toml").unwrap();
+        assert_eq!(c.locks.default_ttl_ms, 5_400_000);
+        assert_eq!(c.analyzers.len(), 2);
+        assert_eq!(c.analyzers[0].path, PathBuf::from("plugins/libgo.so"));
+        assert_eq!(c.analyzers[0].extensions, Some(vec!["go".to_owned()]));
+        assert_eq!(c.analyzers[0].line, 6);
+        assert_eq!(c.analyzers[1].extensions, None);
+        assert_eq!(
+            c.analyzers[0].resolve(Path::new("/repo")),
+            PathBuf::from("/repo/plugins/libgo.so")
+        );
+        assert_eq!(
+            c.analyzers[1].resolve(Path::new("/repo")),
+            PathBuf::from("/opt/wit/libzig.so")
+        );
+    }
+
+    #[test]
+    fn ttl_accepts_integers_and_duration_strings() {
+        let ttl = |v: &str| {
+            Config::parse(&format!("[locks]\ndefault_ttl = {v}\n"), "wit.toml")
+                .unwrap()
+                .locks
+                .default_ttl_ms
+        };
+        assert_eq!(ttl("60000"), 60_000);
+        assert_eq!(ttl("\"500ms\""), 500);
+        assert_eq!(ttl("\"90s\""), 90_000);
+        assert_eq!(ttl("\"2h\""), 7_200_000);
+        assert_eq!(ttl("\"1d\""), 86_400_000);
+    }
+
+    #[test]
+    fn unknown_keys_name_file_line_and_key() {
+        assert_eq!(
+            err("[locks]\ndefault_tll = \"5m\"\n"),
+            "wit.toml:2:1: locks.default_tll: unknown field `default_tll`, expected `default_ttl`"
+        );
+        assert_eq!(
+            err("colour = \"blue\"\n"),
+            "wit.toml:1:1: colour: unknown field `colour`, expected `locks` or `analyzers`"
+        );
+        assert_eq!(
+            err(
+                "[[analyzers]]\npath = \"a.so\"\n\n[[analyzers]]\npath = \"b.so\"\nextension = [\"b\"]\n"
+            ),
+            "wit.toml:6:1: analyzers[1].extension: unknown field `extension`, expected `path` or `extensions`"
+        );
+    }
+
+    #[test]
+    fn wrong_types_name_file_line_and_key() {
+        assert_eq!(
+            err("[locks]\ndefault_ttl = true\n"),
+            "wit.toml:2:15: locks.default_ttl: invalid type: boolean `true`, expected a duration string such as \"30m\" or an integer number of milliseconds"
+        );
+        assert_eq!(
+            err("[[analyzers]]\npath = 3\n"),
+            "wit.toml:2:8: analyzers[0].path: invalid type: integer `3`, expected a string"
+        );
+        assert_eq!(
+            err("[[analyzers]]\npath = \"a.so\"\nextensions = \"go\"\n"),
+            "wit.toml:3:14: analyzers[0].extensions: invalid type: string \"go\", expected a sequence"
+        );
+        assert_eq!(
+            err("locks = 5\n"),
+            "wit.toml:1:9: locks: invalid type: integer `5`, expected a table"
+        );
+    }
+
+    #[test]
+    fn bad_values_name_file_line_and_key() {
+        assert_eq!(
+            err("[locks]\ndefault_ttl = \"30 minutes\"\n"),
+            "wit.toml:2:15: locks.default_ttl: unknown unit \"minutes\" in duration \"30 minutes\"; use ms, s, m, h or d"
+        );
+        assert_eq!(
+            err("[locks]\ndefault_ttl = \"1800\"\n"),
+            "wit.toml:2:15: locks.default_ttl: duration \"1800\" lacks a unit (ms, s, m, h or d); write an integer, not a string, for milliseconds"
+        );
+        assert_eq!(
+            err("[locks]\ndefault_ttl = 0\n"),
+            "wit.toml:2:15: locks.default_ttl: the duration must be positive"
+        );
+        assert_eq!(
+            err("[locks]\ndefault_ttl = -5\n"),
+            "wit.toml:2:15: locks.default_ttl: the duration must be positive"
+        );
+        assert_eq!(
+            err("[[analyzers]]\npath = \"a.so\"\nextensions = [\"go\", \".ts\"]\n"),
+            "wit.toml:3:21: analyzers[0].extensions[1]: extension \".ts\" must be given without a dot and contain no '.', '/', '\\' or whitespace"
+        );
+        assert_eq!(
+            err("[[analyzers]]\npath = \"a.so\"\nextensions = []\n"),
+            "wit.toml:3:14: analyzers[0].extensions: the extension list is empty (leave the key out to keep the library's own)"
+        );
+        assert_eq!(
+            err("[[analyzers]]\npath = \"\"\n"),
+            "wit.toml:2:8: analyzers[0].path: the library path is empty"
+        );
+        assert_eq!(
+            err("[[analyzers]]\npath = \"a.so\"\n[[analyzers]]\npath = \"a.so\"\n"),
+            "wit.toml:4:8: analyzers[1].path: a.so is already listed as analyzers[0]"
+        );
+    }
+
+    #[test]
+    fn missing_required_keys_and_syntax_errors_are_located() {
+        let e =
+            Config::parse("[[analyzers]]\nextensions = [\"go\"]\n", "repo/wit.toml").unwrap_err();
+        assert_eq!(e.message, "missing field `path`");
+        assert_eq!(e.file, PathBuf::from("repo/wit.toml"));
+        assert_eq!(e.line, 1);
+        let e = Config::parse("[locks\n", "wit.toml").unwrap_err();
+        assert_eq!(e.line, 1);
+        assert_eq!(e.key, None);
+        assert!(e.to_string().starts_with("wit.toml:1:"), "{e}");
+    }
+
+    #[test]
+    fn duration_strings() {
+        assert_eq!(parse_duration_ms("1h30m"), Ok(5_400_000));
+        assert_eq!(parse_duration_ms(" 45s "), Ok(45_000));
+        assert_eq!(parse_duration_ms("1h 30m"), Ok(5_400_000));
+        assert!(parse_duration_ms("").is_err());
+        assert!(parse_duration_ms("m").is_err());
+        assert!(parse_duration_ms("0s").is_err());
+        assert!(parse_duration_ms("99999999999999999999d").is_err());
+        assert!(
+            parse_duration_ms("9999999999999999d")
+                .unwrap_err()
+                .contains("too large")
+        );
+    }
+}
