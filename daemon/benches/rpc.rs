@@ -1,0 +1,2 @@
+//! Latency bench (placeholder while the daemon is built).
+fn main() {}

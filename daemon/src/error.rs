@@ -1,0 +1,51 @@
+//! The daemon's startup and shutdown errors (request errors are JSON-RPC errors instead).
+
+use std::path::PathBuf;
+
+/// Why [`crate::run_blocking`] could not serve, or stopped with a failure.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    /// Another daemon holds this repository's lock file; it was left alone.
+    #[error("a daemon is already running for this repository (pid {}, socket {})",
+        .pid.map_or_else(|| "unknown".to_owned(), |p| p.to_string()), .socket.display())]
+    AlreadyRunning {
+        /// The running daemon's pid, when its pid file could be read.
+        pid: Option<u32>,
+        /// Its socket.
+        socket: PathBuf,
+    },
+    /// The repository root is not a usable directory.
+    #[error("repository root {}: {reason}", .root.display())]
+    InvalidRoot {
+        /// The root as given.
+        root: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A file-system or socket operation failed.
+    #[error("{context}: {source}")]
+    Io {
+        /// What the daemon was doing.
+        context: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The state database could not be opened or migrated.
+    #[error("state database: {0}")]
+    Store(#[from] rusqlite::Error),
+}
+
+impl DaemonError {
+    pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        DaemonError::Io {
+            context: context.into(),
+            source,
+        }
+    }
+
+    /// Whether this is [`DaemonError::AlreadyRunning`].
+    pub fn is_already_running(&self) -> bool {
+        matches!(self, DaemonError::AlreadyRunning { .. })
+    }
+}

@@ -1,0 +1,75 @@
+//! `check-contracts`: passed content only, never the disk.
+
+use serde_json::{Map, Value};
+use wit_core::SymbolPath;
+use wit_core::protocol::{CheckResult, SYMBOL_NOT_FOUND_IN_STAGED, Violation};
+
+use super::{Failure, to_value, validated};
+use crate::analysis::FileOutcome;
+use crate::params::Params;
+use crate::state::AppState;
+use crate::store::contracts;
+
+/// `check-contracts {files: [{path, content}]}` → `{violations}`.
+pub(crate) async fn check_contracts(
+    state: &AppState,
+    params: &Map<String, Value>,
+) -> Result<Value, Failure> {
+    let mut p = Params::new(params);
+    let files = p.file_contents("files");
+    p.finish()?;
+    let files: Vec<_> = validated(files)?
+        .into_iter()
+        .filter(|f| state.analysis.supports(&f.path))
+        .collect();
+    if files.is_empty() {
+        return to_value(&CheckResult::default());
+    }
+    let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
+    let contracts_per_file = state
+        .read(move |conn| {
+            paths
+                .iter()
+                .map(|p| contracts::accepted_in_file(conn, p).map_err(Failure::from))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .await?;
+
+    let analysis = state.analysis.clone();
+    let violations = tokio::task::spawn_blocking(move || {
+        let mut violations = Vec::new();
+        for (file, contracts) in files.iter().zip(contracts_per_file) {
+            if contracts.is_empty() {
+                continue;
+            }
+            // Content an analyzer refuses (binary) defines no symbols.
+            let outcome = analysis.analyse_content(&file.path, &file.content);
+            let parsed = match &outcome {
+                FileOutcome::Analysed(a) => Some(a),
+                _ => None,
+            };
+            for contract in contracts {
+                let Some(sp) = SymbolPath::parse(&contract.symbol_path) else {
+                    continue;
+                };
+                let actual = parsed
+                    .and_then(|a| a.find(sp.name))
+                    .filter(|s| s.kind.is_callable())
+                    .and_then(|s| s.signature.clone());
+                match actual {
+                    Some(actual) if actual == contract.signature => {}
+                    actual => violations.push(Violation {
+                        contract_id: contract.contract_id,
+                        symbol_path: contract.symbol_path,
+                        expected: contract.signature,
+                        actual: actual.unwrap_or_else(|| SYMBOL_NOT_FOUND_IN_STAGED.to_owned()),
+                    }),
+                }
+            }
+        }
+        violations
+    })
+    .await
+    .map_err(Failure::from_join)?;
+    to_value(&CheckResult { violations })
+}

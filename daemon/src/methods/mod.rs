@@ -1,0 +1,77 @@
+//! One module per method family. Handlers know nothing of HTTP: params in, JSON out.
+
+pub(crate) mod checks;
+pub(crate) mod contracts;
+pub(crate) mod intents;
+pub(crate) mod locks;
+pub(crate) mod register;
+pub(crate) mod status;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use wit_core::protocol::{ErrorCode, RpcError};
+
+use crate::store::StoreError;
+
+/// A handler's error: the JSON-RPC error to answer with.
+#[derive(Debug)]
+pub(crate) struct Failure(pub RpcError);
+
+impl Failure {
+    /// A domain error (`-32000`) with `data`.
+    pub fn domain(code: ErrorCode, data: Value) -> Self {
+        Failure(RpcError::new(code, Some(data)))
+    }
+
+    /// A domain error without `data`.
+    pub fn bare(code: ErrorCode) -> Self {
+        Failure(RpcError::new(code, None))
+    }
+
+    /// `INTERNAL_ERROR` with a reason.
+    pub fn internal(reason: impl std::fmt::Display) -> Self {
+        let reason = reason.to_string();
+        tracing::error!("internal error: {reason}");
+        Failure(RpcError::new(
+            ErrorCode::InternalError,
+            Some(json!({ "reason": reason })),
+        ))
+    }
+
+    /// A blocking task that failed to finish (it panicked or was cancelled).
+    pub fn from_join(e: tokio::task::JoinError) -> Self {
+        if e.is_panic() {
+            Failure::internal("the request handler panicked")
+        } else {
+            Failure::internal("the request was cancelled")
+        }
+    }
+}
+
+impl From<RpcError> for Failure {
+    fn from(e: RpcError) -> Self {
+        Failure(e)
+    }
+}
+
+impl From<rusqlite::Error> for Failure {
+    fn from(e: rusqlite::Error) -> Self {
+        Failure::internal(format!("state database: {e}"))
+    }
+}
+
+impl From<StoreError> for Failure {
+    fn from(e: StoreError) -> Self {
+        Failure::internal(e)
+    }
+}
+
+/// Serializes a result type to JSON.
+pub(crate) fn to_value<T: Serialize>(v: &T) -> Result<Value, Failure> {
+    serde_json::to_value(v).map_err(Failure::internal)
+}
+
+/// Unwraps a parameter that [`crate::params::Params::finish`] has vouched for.
+pub(crate) fn validated<T>(v: Option<T>) -> Result<T, Failure> {
+    v.ok_or_else(|| Failure::internal("parameter validation let a missing value through"))
+}

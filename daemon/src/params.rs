@@ -1,0 +1,324 @@
+//! Parameter validation that names every offending field.
+//!
+//! Errors take the shape of a flattened Zod error, which is what clients of the first
+//! implementation read: `{"formErrors": [...], "fieldErrors": {"files": ["..."]}}`.
+//! Unknown fields are ignored. `null` is not accepted for an optional field (as in Zod,
+//! where `optional` means "may be absent").
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+use wit_core::protocol::{ErrorCode, RpcError};
+
+/// Builds the `INVALID_REQUEST` error with `formErrors` and `fieldErrors`.
+pub(crate) fn invalid_request(
+    form: Vec<String>,
+    fields: BTreeMap<String, Vec<String>>,
+) -> RpcError {
+    RpcError::new(
+        ErrorCode::InvalidRequest,
+        Some(json!({ "formErrors": form, "fieldErrors": fields })),
+    )
+}
+
+/// A reader over a params object that collects every field error before failing.
+pub(crate) struct Params<'a> {
+    map: &'a Map<String, Value>,
+    errors: BTreeMap<String, Vec<String>>,
+}
+
+/// One entry of `check-contracts`' `files`.
+#[derive(Debug, Clone)]
+pub(crate) struct FileContent {
+    pub path: String,
+    pub content: String,
+}
+
+impl<'a> Params<'a> {
+    /// Starts reading `map`.
+    pub fn new(map: &'a Map<String, Value>) -> Self {
+        Self {
+            map,
+            errors: BTreeMap::new(),
+        }
+    }
+
+    fn fail(&mut self, field: &str, reason: impl Into<String>) {
+        self.errors
+            .entry(field.to_owned())
+            .or_default()
+            .push(reason.into());
+    }
+
+    fn required(&mut self, field: &str) -> Option<&'a Value> {
+        let v = self.map.get(field);
+        if v.is_none() {
+            self.fail(field, "is required");
+        }
+        v
+    }
+
+    fn string_value(&mut self, field: &str, v: &'a Value, non_empty: bool) -> Option<String> {
+        match v {
+            Value::String(s) if non_empty && s.is_empty() => {
+                self.fail(field, "must not be empty");
+                None
+            }
+            Value::String(s) => Some(s.clone()),
+            other => {
+                self.fail(field, format!("must be a string, got {}", type_name(other)));
+                None
+            }
+        }
+    }
+
+    /// A required non-empty string.
+    pub fn req_str(&mut self, field: &str) -> Option<String> {
+        let v = self.required(field)?;
+        self.string_value(field, v, true)
+    }
+
+    /// An optional string (empty allowed: it then matches nothing).
+    pub fn opt_str(&mut self, field: &str) -> Option<String> {
+        let v = self.map.get(field)?;
+        self.string_value(field, v, false)
+    }
+
+    /// A required symbol path: a non-empty string containing `:`.
+    pub fn symbol_path(&mut self, field: &str) -> Option<String> {
+        let s = self.req_str(field)?;
+        if !s.contains(':') {
+            self.fail(field, "must have the form 'file:symbol' (contain ':')");
+            return None;
+        }
+        Some(s)
+    }
+
+    /// An optional positive integer.
+    pub fn opt_positive_int(&mut self, field: &str, max: u64) -> Option<u64> {
+        let v = self.map.get(field)?;
+        match v.as_u64() {
+            Some(n) if n > 0 && n <= max => Some(n),
+            Some(0) => {
+                self.fail(field, "must be a positive integer");
+                None
+            }
+            Some(_) => {
+                self.fail(field, format!("must be at most {max}"));
+                None
+            }
+            None => {
+                self.fail(
+                    field,
+                    format!("must be a positive integer, got {}", describe(v)),
+                );
+                None
+            }
+        }
+    }
+
+    /// A required boolean.
+    pub fn req_bool(&mut self, field: &str) -> Option<bool> {
+        match self.required(field)? {
+            Value::Bool(b) => Some(*b),
+            other => {
+                self.fail(
+                    field,
+                    format!("must be a boolean, got {}", type_name(other)),
+                );
+                None
+            }
+        }
+    }
+
+    /// A required string that is one of `allowed`.
+    pub fn req_enum(&mut self, field: &str, allowed: &[&str]) -> Option<String> {
+        let v = self.required(field)?;
+        self.enum_value(field, v, allowed)
+    }
+
+    /// An optional string that is one of `allowed`.
+    pub fn opt_enum(&mut self, field: &str, allowed: &[&str]) -> Option<String> {
+        let v = self.map.get(field)?;
+        self.enum_value(field, v, allowed)
+    }
+
+    fn enum_value(&mut self, field: &str, v: &'a Value, allowed: &[&str]) -> Option<String> {
+        let s = self.string_value(field, v, false)?;
+        if allowed.contains(&s.as_str()) {
+            Some(s)
+        } else {
+            self.fail(field, format!("must be one of: {}", allowed.join(", ")));
+            None
+        }
+    }
+
+    /// A string array: required or not, with a minimum length, items non-empty or not.
+    pub fn str_array(
+        &mut self,
+        field: &str,
+        required: bool,
+        min_items: usize,
+        non_empty_items: bool,
+    ) -> Option<Vec<String>> {
+        let v = if required {
+            self.required(field)?
+        } else {
+            self.map.get(field)?
+        };
+        let Value::Array(items) = v else {
+            self.fail(field, format!("must be an array, got {}", type_name(v)));
+            return None;
+        };
+        if items.len() < min_items {
+            let noun = if min_items == 1 { "item" } else { "items" };
+            self.fail(field, format!("must contain at least {min_items} {noun}"));
+            return None;
+        }
+        let mut out = Vec::with_capacity(items.len());
+        let mut ok = true;
+        for (i, item) in items.iter().enumerate() {
+            match item {
+                Value::String(s) if non_empty_items && s.is_empty() => {
+                    self.fail(field, format!("item {i} must not be empty"));
+                    ok = false;
+                }
+                Value::String(s) => out.push(s.clone()),
+                other => {
+                    self.fail(
+                        field,
+                        format!("item {i} must be a string, got {}", type_name(other)),
+                    );
+                    ok = false;
+                }
+            }
+        }
+        ok.then_some(out)
+    }
+
+    /// `check-contracts`' `files`: an array of `{path: non-empty string, content: string}`.
+    pub fn file_contents(&mut self, field: &str) -> Option<Vec<FileContent>> {
+        let v = self.required(field)?;
+        let Value::Array(items) = v else {
+            self.fail(field, format!("must be an array, got {}", type_name(v)));
+            return None;
+        };
+        let mut out = Vec::with_capacity(items.len());
+        let mut ok = true;
+        for (i, item) in items.iter().enumerate() {
+            let Value::Object(obj) = item else {
+                self.fail(
+                    field,
+                    format!("item {i} must be an object, got {}", type_name(item)),
+                );
+                ok = false;
+                continue;
+            };
+            let path = match obj.get("path") {
+                Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+                Some(Value::String(_)) => {
+                    self.fail(field, format!("item {i}: path must not be empty"));
+                    None
+                }
+                Some(other) => {
+                    self.fail(
+                        field,
+                        format!("item {i}: path must be a string, got {}", type_name(other)),
+                    );
+                    None
+                }
+                None => {
+                    self.fail(field, format!("item {i}: path is required"));
+                    None
+                }
+            };
+            let content = match obj.get("content") {
+                Some(Value::String(s)) => Some(s.clone()),
+                Some(other) => {
+                    self.fail(
+                        field,
+                        format!(
+                            "item {i}: content must be a string, got {}",
+                            type_name(other)
+                        ),
+                    );
+                    None
+                }
+                None => {
+                    self.fail(field, format!("item {i}: content is required"));
+                    None
+                }
+            };
+            match (path, content) {
+                (Some(path), Some(content)) => out.push(FileContent { path, content }),
+                _ => ok = false,
+            }
+        }
+        ok.then_some(out)
+    }
+
+    /// `Ok` when every field was valid, else the `INVALID_REQUEST` naming them.
+    pub fn finish(self) -> Result<(), RpcError> {
+        if self.errors.is_empty() {
+            Ok(())
+        } else {
+            Err(invalid_request(Vec::new(), self.errors))
+        }
+    }
+}
+
+/// The JSON type name of a value, for messages.
+pub(crate) fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Number(n) => n.to_string(),
+        other => type_name(other).to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_bad_field_is_named() {
+        let v = json!({"files": [], "ttlMs": 0, "symbols": ["a", 3], "accept": "yes"});
+        let map = v.as_object().unwrap();
+        let mut p = Params::new(map);
+        assert!(p.req_str("sessionId").is_none());
+        assert!(p.str_array("files", true, 1, true).is_none());
+        assert!(p.str_array("symbols", false, 0, false).is_none());
+        assert!(p.opt_positive_int("ttlMs", u64::MAX).is_none());
+        assert!(p.req_bool("accept").is_none());
+        let err = p.finish().unwrap_err();
+        let data = err.data.unwrap();
+        let fields = data["fieldErrors"].as_object().unwrap();
+        let names: Vec<&str> = fields.keys().map(String::as_str).collect();
+        assert_eq!(names, ["accept", "files", "sessionId", "symbols", "ttlMs"]);
+        assert_eq!(fields["sessionId"], json!(["is required"]));
+        assert_eq!(fields["files"], json!(["must contain at least 1 item"]));
+    }
+
+    #[test]
+    fn ttl_must_be_a_positive_integer() {
+        for bad in [json!(-5), json!(1.5), json!("100"), json!(null), json!(0)] {
+            let v = json!({ "ttlMs": bad });
+            let mut p = Params::new(v.as_object().unwrap());
+            assert!(p.opt_positive_int("ttlMs", u64::MAX).is_none(), "{bad}");
+            assert!(p.finish().is_err());
+        }
+        let v = json!({ "ttlMs": 250 });
+        let mut p = Params::new(v.as_object().unwrap());
+        assert_eq!(p.opt_positive_int("ttlMs", u64::MAX), Some(250));
+    }
+}

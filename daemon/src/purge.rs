@@ -1,0 +1,24 @@
+//! Periodic purge of expired locks. Reads filter on expiry anyway; this keeps the table
+//! small.
+
+use std::sync::Arc;
+
+use crate::state::{AppState, now_ms};
+use crate::store::locks;
+
+/// Runs forever (abort the task to stop it), purging every `config.purge_interval`.
+pub(crate) async fn run(state: Arc<AppState>) {
+    let mut interval = tokio::time::interval(state.config.purge_interval);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        interval.tick().await;
+        match state
+            .write(|tx| Ok(locks::purge_expired(tx, now_ms())?))
+            .await
+        {
+            Ok(0) => {}
+            Ok(n) => tracing::info!("purged {n} expired lock(s)"),
+            Err(e) => tracing::warn!("purging expired locks failed: {:?}", e.0),
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! Steps 4–6 of the validation order: method lookup, params shape, then the handler.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+use wit_core::protocol::{ErrorCode, RpcError};
+
+use crate::methods::{self, Failure};
+use crate::params::{invalid_request, type_name};
+use crate::state::AppState;
+
+/// Every method this daemon answers: protocol v1 plus the `rpc.discover` and
+/// `daemon.status` extensions.
+pub(crate) const METHODS: &[&str] = &[
+    "ping",
+    "register",
+    "lock.acquire",
+    "lock.release",
+    "lock.query",
+    "intent.declare",
+    "intent.update",
+    "intent.query",
+    "contract.propose",
+    "contract.respond",
+    "contract.query",
+    "check-contracts",
+    "rpc.discover",
+    "daemon.status",
+];
+
+/// Whether `method` exists (step 4).
+pub(crate) fn is_known(method: &str) -> bool {
+    METHODS.contains(&method)
+}
+
+/// Runs a known method: omitted params are `{}`, non-object params are INVALID_REQUEST.
+pub(crate) async fn call(
+    state: Arc<AppState>,
+    method: String,
+    params: Option<Value>,
+) -> Result<Value, RpcError> {
+    let params = match params {
+        None => Map::new(),
+        Some(Value::Object(map)) => map,
+        Some(other) => {
+            return Err(invalid_request(
+                vec![format!(
+                    "params must be an object, got {}",
+                    type_name(&other)
+                )],
+                BTreeMap::new(),
+            ));
+        }
+    };
+    let result = match method.as_str() {
+        "ping" => Ok(Value::String("pong".into())),
+        "register" => methods::register::register(&state, &params).await,
+        "lock.acquire" => methods::locks::acquire(&state, &params).await,
+        "lock.release" => methods::locks::release(&state, &params).await,
+        "lock.query" => methods::locks::query(&state, &params).await,
+        "intent.declare" => methods::intents::declare(&state, &params).await,
+        "intent.update" => methods::intents::update(&state, &params).await,
+        "intent.query" => methods::intents::query(&state, &params).await,
+        "contract.propose" => methods::contracts::propose(&state, &params).await,
+        "contract.respond" => methods::contracts::respond(&state, &params).await,
+        "contract.query" => methods::contracts::query(&state, &params).await,
+        "check-contracts" => methods::checks::check_contracts(&state, &params).await,
+        "rpc.discover" => Ok(state.openrpc.clone()),
+        "daemon.status" => methods::status::status(&state).await,
+        _ => Err(Failure(RpcError::new(ErrorCode::MethodNotFound, None))),
+    };
+    result.map_err(|f| f.0)
+}

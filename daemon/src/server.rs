@@ -1,0 +1,216 @@
+//! The socket server: HTTP/1.1 with keep-alive over the Unix socket, `POST /rpc` only.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::pin;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, HeaderValue};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use serde_json::json;
+use tokio::net::UnixListener;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+use wit_core::protocol::{ErrorCode, RpcError};
+
+use crate::envelope::{self, error_response, ok_response};
+use crate::methods::Failure;
+use crate::router;
+use crate::state::AppState;
+
+/// Largest accepted request body: 16 MiB. A larger body is answered with HTTP 413 and a
+/// JSON-RPC `INVALID_REQUEST` (id `null`) whose `data` is
+/// `{"reason": "...", "limitBytes": 16777216}`; the connection is then closed, and the
+/// daemon goes on serving everyone else.
+pub const BODY_LIMIT_BYTES: usize = 16 * 1024 * 1024;
+
+/// How long a client may take to send its request headers.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long in-flight requests get to finish at shutdown.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// Accepts connections until `shutdown` resolves, then lets open connections finish their
+/// current request (bounded by [`DRAIN_TIMEOUT`]).
+pub(crate) async fn serve(
+    listener: UnixListener,
+    state: Arc<AppState>,
+    shutdown: impl Future<Output = ()>,
+) {
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let mut connections = JoinSet::new();
+    let mut shutdown = pin!(shutdown);
+    loop {
+        tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    connections.spawn(serve_connection(stream, state.clone(), stop_rx.clone()));
+                }
+                Err(e) => {
+                    // Typically EMFILE; back off instead of spinning.
+                    tracing::warn!("accept failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+    drop(listener);
+    let _ = stop_tx.send(true);
+    let drained = tokio::time::timeout(DRAIN_TIMEOUT, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        tracing::warn!(
+            "closing {} connection(s) still busy at shutdown",
+            connections.len()
+        );
+        connections.abort_all();
+    }
+}
+
+async fn serve_connection(
+    stream: tokio::net::UnixStream,
+    state: Arc<AppState>,
+    mut stop: watch::Receiver<bool>,
+) {
+    let service = service_fn(move |req| handle(state.clone(), req));
+    let conn = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT)
+        .keep_alive(true)
+        .serve_connection(TokioIo::new(stream), service);
+    let mut conn = pin!(conn);
+    tokio::select! {
+        result = conn.as_mut() => {
+            if let Err(e) = result {
+                tracing::debug!("connection ended: {e}");
+            }
+        }
+        _ = stop.changed() => {
+            conn.as_mut().graceful_shutdown();
+            let _ = conn.await;
+        }
+    }
+}
+
+async fn handle(
+    state: Arc<AppState>,
+    req: Request<Incoming>,
+) -> Result<Response<Full<Bytes>>, Infallible> {
+    if req.uri().path() != "/rpc" {
+        return Ok(plain(
+            StatusCode::NOT_FOUND,
+            "not found: the wit daemon serves POST /rpc\n",
+        ));
+    }
+    if req.method() != Method::POST {
+        let mut resp = plain(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method not allowed: use POST /rpc\n",
+        );
+        resp.headers_mut()
+            .insert(ALLOW, HeaderValue::from_static("POST"));
+        return Ok(resp);
+    }
+    let declared_len = req
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared_len.is_some_and(|n| n > BODY_LIMIT_BYTES as u64) {
+        return Ok(too_large());
+    }
+    let body = match Limited::new(req.into_body(), BODY_LIMIT_BYTES)
+        .collect()
+        .await
+    {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => return Ok(too_large()),
+        Err(e) => {
+            // The client went away or broke the framing; nobody is left to read much.
+            tracing::debug!("reading a request body failed: {e}");
+            return Ok(plain(
+                StatusCode::BAD_REQUEST,
+                "could not read the request body\n",
+            ));
+        }
+    };
+
+    let call = match envelope::check(&body) {
+        Ok(call) => call,
+        Err(rejection) => return Ok(json_response(rejection.status, &rejection.body)),
+    };
+    if !router::is_known(&call.method) {
+        let resp = error_response(
+            Some(call.id),
+            RpcError::new(ErrorCode::MethodNotFound, None),
+        );
+        return Ok(json_response(StatusCode::OK, &resp));
+    }
+    let started = Instant::now();
+    let id = call.id;
+    let method = call.method.clone();
+    // A separate task, so that a panicking handler fails this request only.
+    let outcome = tokio::spawn(router::call(state, call.method, call.params)).await;
+    let response = match outcome {
+        Ok(Ok(result)) => ok_response(id, result),
+        Ok(Err(error)) => error_response(Some(id), error),
+        Err(join) => error_response(Some(id), Failure::from_join(join).0),
+    };
+    tracing::debug!(
+        method,
+        elapsed_us = started.elapsed().as_micros() as u64,
+        error = response.error.as_ref().map(|e| e.message.as_str()),
+        "rpc"
+    );
+    Ok(json_response(StatusCode::OK, &response))
+}
+
+fn json_response(status: StatusCode, body: &wit_core::protocol::Response) -> Response<Full<Bytes>> {
+    let bytes = match serde_json::to_vec(body) {
+        Ok(b) => b,
+        Err(e) => {
+            tracing::error!("serializing a response: {e}");
+            br#"{"jsonrpc":"2.0","witVersion":"1","id":null,"error":{"code":-32603,"message":"INTERNAL_ERROR"}}"#.to_vec()
+        }
+    };
+    let mut resp = Response::new(Full::new(Bytes::from(bytes)));
+    *resp.status_mut() = status;
+    resp.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    resp
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Response<Full<Bytes>> {
+    let mut resp = Response::new(Full::new(Bytes::from_static(text.as_bytes())));
+    *resp.status_mut() = status;
+    resp.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    resp
+}
+
+fn too_large() -> Response<Full<Bytes>> {
+    let error = RpcError::new(
+        ErrorCode::InvalidRequest,
+        Some(json!({
+            "reason": format!("request body exceeds the limit of {BODY_LIMIT_BYTES} bytes"),
+            "limitBytes": BODY_LIMIT_BYTES,
+        })),
+    );
+    let mut resp = json_response(StatusCode::PAYLOAD_TOO_LARGE, &error_response(None, error));
+    // The rest of the body is never read, so this connection cannot carry another request.
+    resp.headers_mut()
+        .insert(CONNECTION, HeaderValue::from_static("close"));
+    resp
+}

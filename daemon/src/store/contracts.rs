@@ -1,0 +1,108 @@
+//! Contracts.
+
+use rusqlite::{Connection, OptionalExtension};
+use wit_core::protocol::{ContractRecord, ContractStatus};
+
+const COLUMNS: &str = "id, proposer_session_id, symbol_path, signature, status, \
+                       responder_session_id, proposed_at, responded_at";
+
+/// Stores a new contract; `file` is the part of its symbol path before the first colon.
+pub(crate) fn insert(conn: &Connection, c: &ContractRecord, file: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO contracts (id, proposer_session_id, symbol_path, file, signature, status,
+                                responder_session_id, proposed_at, responded_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?
+    .execute((
+        &c.contract_id,
+        &c.proposer_session_id,
+        &c.symbol_path,
+        file,
+        &c.signature,
+        c.status.as_str(),
+        &c.responder_session_id,
+        c.proposed_at,
+        c.responded_at,
+    ))?;
+    Ok(())
+}
+
+/// The contract `contract_id`.
+pub(crate) fn get(
+    conn: &Connection,
+    contract_id: &str,
+) -> rusqlite::Result<Option<ContractRecord>> {
+    conn.prepare_cached(&format!("SELECT {COLUMNS} FROM contracts WHERE id = ?1"))?
+        .query_row([contract_id], record)
+        .optional()
+}
+
+/// Records the response to a contract.
+pub(crate) fn respond(
+    conn: &Connection,
+    contract_id: &str,
+    status: ContractStatus,
+    responder: &str,
+    now_ms: i64,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE contracts SET status = ?2, responder_session_id = ?3, responded_at = ?4
+         WHERE id = ?1",
+    )?
+    .execute((contract_id, status.as_str(), responder, now_ms))?;
+    Ok(())
+}
+
+/// Contracts matching the exact filters, oldest first.
+pub(crate) fn query(
+    conn: &Connection,
+    symbol_path: Option<&str>,
+    status: Option<ContractStatus>,
+) -> rusqlite::Result<Vec<ContractRecord>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM contracts
+         WHERE (?1 IS NULL OR symbol_path = ?1) AND (?2 IS NULL OR status = ?2)
+         ORDER BY proposed_at, rowid"
+    ))?
+    .query_map((symbol_path, status.map(ContractStatus::as_str)), record)?
+    .collect()
+}
+
+/// Accepted contracts on symbols of exactly `file`.
+pub(crate) fn accepted_in_file(
+    conn: &Connection,
+    file: &str,
+) -> rusqlite::Result<Vec<ContractRecord>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM contracts WHERE file = ?1 AND status = 'accepted'
+         ORDER BY proposed_at, rowid"
+    ))?
+    .query_map([file], record)?
+    .collect()
+}
+
+/// Number of contracts.
+pub(crate) fn count(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.prepare_cached("SELECT COUNT(*) FROM contracts")?
+        .query_row([], |r| r.get(0))
+}
+
+fn record(r: &rusqlite::Row<'_>) -> rusqlite::Result<ContractRecord> {
+    let status: String = r.get(4)?;
+    Ok(ContractRecord {
+        contract_id: r.get(0)?,
+        proposer_session_id: r.get(1)?,
+        symbol_path: r.get(2)?,
+        signature: r.get(3)?,
+        status: ContractStatus::parse(&status).ok_or_else(|| {
+            rusqlite::Error::FromSqlConversionFailure(
+                4,
+                rusqlite::types::Type::Text,
+                format!("unknown contract status {status:?}").into(),
+            )
+        })?,
+        responder_session_id: r.get(5)?,
+        proposed_at: r.get(6)?,
+        responded_at: r.get(7)?,
+    })
+}

@@ -1,0 +1,89 @@
+//! Schema and forward migrations, versioned with `PRAGMA user_version`.
+
+use rusqlite::Connection;
+
+/// Migration `i` takes the schema from version `i` to `i + 1`. Append only.
+const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE agents (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id    TEXT NOT NULL UNIQUE,
+    name          TEXT NOT NULL,
+    registered_at INTEGER NOT NULL
+);
+CREATE TABLE locks (
+    symbol_path TEXT PRIMARY KEY,
+    session_id  TEXT NOT NULL,
+    acquired_at INTEGER NOT NULL,
+    expires_at  INTEGER NOT NULL
+);
+CREATE INDEX locks_by_session ON locks(session_id);
+CREATE INDEX locks_by_expiry ON locks(expires_at);
+CREATE TABLE intents (
+    id          TEXT PRIMARY KEY,
+    session_id  TEXT NOT NULL,
+    description TEXT NOT NULL,
+    files       TEXT NOT NULL,
+    symbols     TEXT NOT NULL,
+    start_byte  INTEGER,
+    end_byte    INTEGER,
+    status      TEXT NOT NULL,
+    declared_at INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL
+);
+CREATE INDEX intents_by_session ON intents(session_id);
+CREATE INDEX intents_by_status ON intents(status);
+-- One row per (intent, file) with that file's own byte range, so that the `file` filter
+-- and overlap checks are exact index lookups and ranges never mix across files.
+CREATE TABLE intent_files (
+    intent_id  TEXT NOT NULL REFERENCES intents(id) ON DELETE CASCADE,
+    file       TEXT NOT NULL,
+    start_byte INTEGER,
+    end_byte   INTEGER,
+    PRIMARY KEY (intent_id, file)
+);
+CREATE INDEX intent_files_by_file ON intent_files(file);
+CREATE TABLE contracts (
+    id                   TEXT PRIMARY KEY,
+    proposer_session_id  TEXT NOT NULL,
+    symbol_path          TEXT NOT NULL,
+    file                 TEXT NOT NULL,
+    signature            TEXT NOT NULL,
+    status               TEXT NOT NULL,
+    responder_session_id TEXT,
+    proposed_at          INTEGER NOT NULL,
+    responded_at         INTEGER
+);
+CREATE INDEX contracts_by_symbol ON contracts(symbol_path);
+CREATE INDEX contracts_by_file_status ON contracts(file, status);
+"#];
+
+/// The schema version this build writes.
+pub(crate) const CURRENT_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Connection settings: WAL, foreign keys, a busy timeout for outside readers.
+pub(crate) fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    Ok(())
+}
+
+/// Applies every migration newer than the database's `user_version`, each in its own
+/// transaction together with the version bump.
+pub(crate) fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version > CURRENT_VERSION {
+        return Err(rusqlite::Error::InvalidParameterName(format!(
+            "state.db has schema version {version}, newer than this wit ({CURRENT_VERSION}); \
+             upgrade wit or remove .wit/state.db"
+        )));
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
