@@ -1,0 +1,77 @@
+//! `wit-bench`: the benchmark suite of issue 6.
+//!
+//! Starts the real daemon (`wit daemon run`, the sibling binary of this one) on a temp
+//! repository with generated fixtures and measures it over its socket. Prints a table and
+//! writes JSON (`--json PATH`). Run:
+//!
+//! ```sh
+//! cargo build --release -p wit-cli -p wit-bench && target/release/wit-bench
+//! ```
+
+mod client;
+mod daemon;
+mod fixtures;
+mod scenarios;
+mod stats;
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+
+/// Command-line options.
+pub struct Options {
+    /// The `wit` binary.
+    pub wit: PathBuf,
+    /// Divide iteration counts by this (for a quick smoke run).
+    pub scale_down: usize,
+    /// Where to write the JSON report.
+    pub json: Option<PathBuf>,
+}
+
+fn parse_args() -> Result<Options> {
+    let mut opts = Options {
+        wit: std::env::current_exe()?
+            .parent()
+            .context("no parent directory")?
+            .join("wit"),
+        scale_down: 1,
+        json: None,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--quick" => opts.scale_down = 10,
+            "--json" => opts.json = Some(args.next().context("--json needs a path")?.into()),
+            "--wit" => opts.wit = args.next().context("--wit needs a path")?.into(),
+            "-h" | "--help" => {
+                println!(
+                    "wit-bench [--quick] [--json PATH] [--wit PATH]\n\n\
+                     Benchmarks the real wit daemon on a generated repository.\n\
+                     --quick      run a tenth of the iterations (smoke test)\n\
+                     --json PATH  also write the results as JSON\n\
+                     --wit PATH   the wit binary (default: next to this binary)"
+                );
+                std::process::exit(0);
+            }
+            other => bail!("unknown argument {other:?} (see --help)"),
+        }
+    }
+    if !opts.wit.exists() {
+        bail!(
+            "{} not found: build it first with `cargo build --release -p wit-cli`",
+            opts.wit.display()
+        );
+    }
+    Ok(opts)
+}
+
+fn main() -> Result<()> {
+    let opts = parse_args()?;
+    let report = scenarios::run_all(&opts)?;
+    print!("{}", report.table());
+    if let Some(path) = &opts.json {
+        std::fs::write(path, serde_json::to_string_pretty(&report.json())?)?;
+        println!("\nJSON written to {}", path.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,579 @@
+//! The measured scenarios, in the order of issue 6.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Barrier;
+use std::time::{Duration, Instant};
+
+use anyhow::{Result, ensure};
+use serde_json::{Value, json};
+
+use crate::Options;
+use crate::client::Conn;
+use crate::daemon::{Daemon, time_process};
+use crate::fixtures;
+use crate::stats::{Samples, rss_kib, us};
+
+const TS: &str = "src/big.ts";
+const PY: &str = "src/big.py";
+const FUNCTIONS: usize = 200;
+
+/// One line of the report.
+pub struct Row {
+    name: String,
+    value: String,
+    target: String,
+    json: Value,
+}
+
+/// All results.
+#[derive(Default)]
+pub struct Report {
+    rows: Vec<Row>,
+}
+
+impl Report {
+    fn latency(&mut self, name: &str, s: &Samples, target: &str) {
+        self.rows.push(Row {
+            name: name.into(),
+            value: format!(
+                "p50 {:>8.1} µs   p99 {:>8.1} µs   (n={})",
+                us(s.p50()),
+                us(s.p99()),
+                s.0.len()
+            ),
+            target: target.into(),
+            json: json!({"p50_us": us(s.p50()), "p99_us": us(s.p99()), "n": s.0.len()}),
+        });
+    }
+
+    fn value(&mut self, name: &str, value: String, target: &str, json: Value) {
+        self.rows.push(Row {
+            name: name.into(),
+            value,
+            target: target.into(),
+            json,
+        });
+    }
+
+    /// A plain-text table.
+    pub fn table(&self) -> String {
+        let w = self.rows.iter().map(|r| r.name.len()).max().unwrap_or(0);
+        let v = self
+            .rows
+            .iter()
+            .map(|r| r.value.chars().count())
+            .max()
+            .unwrap_or(0);
+        let mut out = format!("{:w$}  {:v$}  target\n", "measure", "result");
+        for r in &self.rows {
+            let pad = v - r.value.chars().count();
+            out += &format!(
+                "{:w$}  {}{}  {}\n",
+                r.name,
+                r.value,
+                " ".repeat(pad),
+                r.target
+            );
+        }
+        out
+    }
+
+    /// The JSON form: one object keyed by measure name.
+    pub fn json(&self) -> Value {
+        let mut m = serde_json::Map::new();
+        for r in &self.rows {
+            m.insert(r.name.clone(), r.json.clone());
+        }
+        Value::Object(m)
+    }
+}
+
+fn timed<T>(f: impl FnOnce() -> Result<T>) -> Result<(Duration, T)> {
+    let t = Instant::now();
+    let v = f()?;
+    Ok((t.elapsed(), v))
+}
+
+fn setup_repo(root: &Path) -> Result<()> {
+    std::fs::create_dir_all(root.join("src"))?;
+    std::fs::write(root.join(TS), fixtures::typescript(FUNCTIONS))?;
+    std::fs::write(root.join(PY), fixtures::python(FUNCTIONS))?;
+    Ok(())
+}
+
+fn rss(d: &Daemon) -> u64 {
+    rss_kib(d.pid()).unwrap_or(0)
+}
+
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+/// Runs every scenario and returns the report.
+pub fn run_all(opts: &Options) -> Result<Report> {
+    let n = |full: usize| (full / opts.scale_down).max(10);
+    let mut report = Report::default();
+    let dir = tempfile::tempdir()?;
+    let root = dir.path().canonicalize()?;
+    setup_repo(&root)?;
+    let ts_lines = fixtures::typescript(FUNCTIONS).lines().count();
+    let py_lines = fixtures::python(FUNCTIONS).lines().count();
+    eprintln!("fixtures: {TS} {ts_lines} lines, {PY} {py_lines} lines, {FUNCTIONS} functions each");
+
+    // Cold start: several fresh daemons, median.
+    let mut starts = Samples::default();
+    for _ in 0..n(10).min(10) {
+        let d = Daemon::start(&opts.wit, &root)?;
+        starts.0.push(d.cold_start);
+    }
+    report.latency("cold start to first pong", &starts, "≤ 15 ms (p50)");
+
+    let daemon = Daemon::start(&opts.wit, &root)?;
+    std::thread::sleep(Duration::from_millis(200));
+    let idle_rss = rss(&daemon);
+    report.value(
+        "RSS idle",
+        format!("{:.1} MiB", mib(idle_rss)),
+        "≤ 10 MB",
+        json!({"kib": idle_rss}),
+    );
+
+    let mut c = daemon.connect()?;
+
+    // ping, keep-alive.
+    for _ in 0..200 {
+        c.ok("ping", json!({}))?;
+    }
+    let mut s = Samples::default();
+    for _ in 0..n(5000) {
+        let (t, _) = timed(|| c.ok("ping", json!({})))?;
+        s.0.push(t);
+    }
+    report.latency("ping (keep-alive)", &s, "p50 ≤ 30 µs");
+
+    // lock.acquire + lock.release, file unchanged (warm analysis).
+    let (mut acq, mut rel) = (Samples::default(), Samples::default());
+    for i in 0..n(2000) {
+        let path = format!("{TS}:fn{}", i % FUNCTIONS);
+        let (t, _) = timed(|| {
+            c.ok(
+                "lock.acquire",
+                json!({"symbolPath": path, "sessionId": "bench"}),
+            )
+        })?;
+        acq.0.push(t);
+        let (t, _) = timed(|| {
+            c.ok(
+                "lock.release",
+                json!({"symbolPath": path, "sessionId": "bench"}),
+            )
+        })?;
+        rel.0.push(t);
+    }
+    report.latency("lock.acquire, warm (2,200-line TS)", &acq, "p50 ≤ 300 µs");
+    report.latency("lock.release", &rel, "");
+
+    // lock.acquire with the file changed before every call (forces a parse).
+    let base = fixtures::typescript(FUNCTIONS);
+    let mut s = Samples::default();
+    for i in 0..n(300) {
+        std::fs::write(root.join(TS), format!("{base}// edit {i}\n"))?;
+        let path = format!("{TS}:fn{}", i % FUNCTIONS);
+        let (t, _) = timed(|| {
+            c.ok(
+                "lock.acquire",
+                json!({"symbolPath": path, "sessionId": "bench"}),
+            )
+        })?;
+        s.0.push(t);
+        c.ok(
+            "lock.release",
+            json!({"symbolPath": path, "sessionId": "bench"}),
+        )?;
+    }
+    report.latency("lock.acquire, file changed each call", &s, "p50 ≤ 5 ms");
+
+    let declare = |c: &mut Conn, i: usize| -> Result<String> {
+        let v = c.ok(
+            "intent.declare",
+            json!({"sessionId": "bench", "description": "bench", "files": [TS],
+                   "symbols": [format!("fn{}", i % FUNCTIONS), format!("fn{}", (i + 1) % FUNCTIONS)]}),
+        )?;
+        Ok(v["intentId"].as_str().unwrap_or_default().to_owned())
+    };
+    let finish = |c: &mut Conn, id: &str| -> Result<()> {
+        c.ok(
+            "intent.update",
+            json!({"intentId": id, "sessionId": "bench", "status": "resolved"}),
+        )?;
+        Ok(())
+    };
+    let mut s = Samples::default();
+    for i in 0..n(1000) {
+        let (t, id) = timed(|| declare(&mut c, i))?;
+        s.0.push(t);
+        finish(&mut c, &id)?;
+    }
+    report.latency("intent.declare, 2 symbols, warm", &s, "p50 ≤ 500 µs");
+    let warm_declare = s.p50();
+    let mut s = Samples::default();
+    for i in 0..n(300) {
+        std::fs::write(root.join(TS), format!("{base}// edit d{i}\n"))?;
+        let (t, id) = timed(|| declare(&mut c, i))?;
+        s.0.push(t);
+        finish(&mut c, &id)?;
+    }
+    std::fs::write(root.join(TS), &base)?;
+    report.latency("intent.declare, 2 symbols, file changed", &s, "p50 ≤ 5 ms");
+
+    // contract.propose, then 20 accepted contracts for check-contracts.
+    let mut s = Samples::default();
+    let mut ids = Vec::new();
+    for i in 0..n(500) {
+        let path = format!("{TS}:fn{}", i % FUNCTIONS);
+        let (t, v) = timed(|| {
+            c.ok(
+                "contract.propose",
+                json!({"sessionId": "bench", "symbolPath": path}),
+            )
+        })?;
+        s.0.push(t);
+        ids.push(v["contractId"].as_str().unwrap_or_default().to_owned());
+    }
+    report.latency("contract.propose", &s, "");
+    for id in ids.iter().take(20) {
+        c.ok(
+            "contract.respond",
+            json!({"contractId": id, "sessionId": "reviewer", "accept": true}),
+        )?;
+    }
+    for id in ids.iter().skip(20) {
+        c.ok(
+            "contract.respond",
+            json!({"contractId": id, "sessionId": "reviewer", "accept": false}),
+        )?;
+    }
+    let files = json!({"files": [{"path": TS, "content": base}]});
+    let mut s = Samples::default();
+    for _ in 0..n(500) {
+        let (t, v) = timed(|| c.ok("check-contracts", files.clone()))?;
+        ensure!(
+            v["violations"].as_array().is_some_and(Vec::is_empty),
+            "unexpected violations: {v}"
+        );
+        s.0.push(t);
+    }
+    report.latency(
+        "check-contracts, 2,200 lines, 20 contracts",
+        &s,
+        "p50 ≤ 5 ms",
+    );
+
+    // wit status as a whole process, with a little state to show.
+    c.ok(
+        "lock.acquire",
+        json!({"symbolPath": format!("{TS}:fn1"), "sessionId": "bench"}),
+    )?;
+    let mut walls = Samples::default();
+    let mut max_rss = 0;
+    for _ in 0..n(50).min(50) {
+        let (wall, rss) = time_process(
+            Command::new(&opts.wit)
+                .args(["status", "--json"])
+                .env("WIT_REPO_ROOT", &root)
+                .env("WIT_SESSION", "bench")
+                .current_dir(&root),
+        )?;
+        walls.0.push(wall);
+        max_rss = max_rss.max(rss);
+    }
+    report.latency("wit status (whole process)", &walls, "≤ 5 ms wall");
+    report.value(
+        "wit status max RSS",
+        format!("{:.1} MiB", mib(max_rss)),
+        "≤ 10 MB",
+        json!({"kib": max_rss}),
+    );
+
+    throughput(&daemon, &mut report, n(20_000))?;
+    contention(&daemon, &mut report)?;
+
+    let after_rss = rss(&daemon);
+    report.value(
+        "RSS after the workload",
+        format!("{:.1} MiB", mib(after_rss)),
+        "≤ 40 MB",
+        json!({"kib": after_rss}),
+    );
+
+    scale(&daemon, &mut c, &mut report, n(10_000), warm_declare)?;
+    soak(&daemon, &mut report, n(100_000))?;
+    Ok(report)
+}
+
+/// Acquire/release cycles from 1, 4, 16 and 64 clients, each on its own symbols.
+fn throughput(daemon: &Daemon, report: &mut Report, per_level: usize) -> Result<()> {
+    for clients in [1usize, 4, 16, 64] {
+        let per_client = (per_level / clients).max(10);
+        let barrier = Barrier::new(clients);
+        let t0 = Instant::now();
+        let results: Vec<Result<(usize, usize)>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..clients)
+                .map(|k| {
+                    let barrier = &barrier;
+                    s.spawn(move || -> Result<(usize, usize)> {
+                        let mut c = daemon.connect()?;
+                        let session = format!("tp{k}");
+                        barrier.wait();
+                        // Each client cycles over its own real functions, so no two
+                        // clients ever contend and every error is a real failure.
+                        let mine: Vec<usize> = (k..FUNCTIONS).step_by(clients).collect();
+                        let (mut ok, mut err) = (0, 0);
+                        for i in 0..per_client {
+                            let path = format!("{TS}:fn{}", mine[i % mine.len()]);
+                            for m in ["lock.acquire", "lock.release"] {
+                                match c
+                                    .call(m, json!({"symbolPath": path, "sessionId": session}))?
+                                {
+                                    Ok(_) => ok += 1,
+                                    Err(_) => err += 1,
+                                }
+                            }
+                        }
+                        Ok((ok, err))
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("client thread"))
+                .collect()
+        });
+        let elapsed = t0.elapsed();
+        let (mut ok, mut err) = (0, 0);
+        for r in results {
+            let (o, e) = r?;
+            ok += o;
+            err += e;
+        }
+        let rps = (ok + err) as f64 / elapsed.as_secs_f64();
+        report.value(
+            &format!("acquire+release throughput, {clients} clients"),
+            format!("{rps:>9.0} req/s   errors {err}"),
+            if clients == 16 {
+                "≥ 20,000 req/s"
+            } else {
+                ""
+            },
+            json!({"requests_per_s": rps, "ok": ok, "errors": err}),
+        );
+    }
+    Ok(())
+}
+
+/// 32 sessions race for one symbol, 20 rounds; exactly one may win each round.
+fn contention(daemon: &Daemon, report: &mut Report) -> Result<()> {
+    let mut winners = Vec::new();
+    for round in 0..20 {
+        let barrier = Barrier::new(32);
+        let path = format!("{TS}:fn{round}");
+        let wins: Vec<Result<Option<String>>> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..32)
+                .map(|k| {
+                    let (barrier, path) = (&barrier, &path);
+                    s.spawn(move || -> Result<Option<String>> {
+                        let mut c = daemon.connect()?;
+                        let session = format!("race{round}-{k}");
+                        barrier.wait();
+                        Ok(
+                            match c.call(
+                                "lock.acquire",
+                                json!({"symbolPath": path, "sessionId": session}),
+                            )? {
+                                Ok(_) => Some(session),
+                                Err(e) => {
+                                    ensure!(
+                                        e["message"] == "LOCK_CONFLICT",
+                                        "unexpected error {e}"
+                                    );
+                                    None
+                                }
+                            },
+                        )
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().expect("racer")).collect()
+        });
+        let mut won = Vec::new();
+        for w in wins {
+            if let Some(s) = w? {
+                won.push(s);
+            }
+        }
+        winners.push(won.len());
+        let mut c = daemon.connect()?;
+        for s in won {
+            c.ok("lock.release", json!({"symbolPath": path, "sessionId": s}))?;
+        }
+    }
+    let all_one = winners.iter().all(|&w| w == 1);
+    report.value(
+        "contention: 32 sessions × 20 rounds",
+        format!("winners per round {winners:?}"),
+        "exactly 1 each",
+        json!({"winners": winners, "exactly_one": all_one}),
+    );
+    ensure!(all_one, "a round had other than one winner: {winners:?}");
+    Ok(())
+}
+
+/// Latencies with many active locks and intents in the store.
+fn scale(
+    daemon: &Daemon,
+    c: &mut Conn,
+    report: &mut Report,
+    count: usize,
+    empty_declare: Duration,
+) -> Result<()> {
+    let mut s = Samples::default();
+    for i in 0..200 {
+        let path = format!("{TS}:fn{}", i % FUNCTIONS);
+        let (t, _) = timed(|| {
+            c.ok(
+                "lock.acquire",
+                json!({"symbolPath": path, "sessionId": "bench"}),
+            )
+        })?;
+        s.0.push(t);
+        c.ok(
+            "lock.release",
+            json!({"symbolPath": path, "sessionId": "bench"}),
+        )?;
+    }
+    let empty_acquire = s.p50();
+    // Fill the store from 4 connections: locks and intents of other sessions on other files.
+    std::thread::scope(|sc| -> Result<()> {
+        let hs: Vec<_> = (0..4)
+            .map(|k| {
+                sc.spawn(move || -> Result<()> {
+                    let mut c = daemon.connect()?;
+                    for i in (k..count).step_by(4) {
+                        let file = format!("gen/m{}.ts", i % 1000);
+                        c.ok("lock.acquire", json!({"symbolPath": format!("{file}:f{i}"), "sessionId": format!("filler{}", i % 50)}))?;
+                        c.ok(
+                            "intent.declare",
+                            json!({"sessionId": format!("filler{}", i % 50), "description": "filler", "files": [file], "symbols": [format!("f{i}")]}),
+                        )?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        for h in hs {
+            h.join().expect("filler")?;
+        }
+        Ok(())
+    })?;
+    let mut acq = Samples::default();
+    let mut dec = Samples::default();
+    for i in 0..200 {
+        let path = format!("{TS}:fn{}", i % FUNCTIONS);
+        let (t, _) = timed(|| {
+            c.ok(
+                "lock.acquire",
+                json!({"symbolPath": path, "sessionId": "bench"}),
+            )
+        })?;
+        acq.0.push(t);
+        c.ok(
+            "lock.release",
+            json!({"symbolPath": path, "sessionId": "bench"}),
+        )?;
+        let (t, v) = timed(|| {
+            c.ok(
+                "intent.declare",
+                json!({"sessionId": "bench", "description": "bench", "files": [TS], "symbols": [format!("fn{i}"), format!("fn{}", i + 1)]}),
+            )
+        })?;
+        dec.0.push(t);
+        c.ok(
+            "intent.update",
+            json!({"intentId": v["intentId"], "sessionId": "bench", "status": "resolved"}),
+        )?;
+    }
+    report.latency(
+        &format!("lock.acquire with {count} locks + intents"),
+        &acq,
+        "≤ 2× empty",
+    );
+    report.value(
+        "  ratio to empty store (acquire)",
+        format!("{:.2}×", us(acq.p50()) / us(empty_acquire)),
+        "≤ 2×",
+        json!(us(acq.p50()) / us(empty_acquire)),
+    );
+    report.latency(
+        &format!("intent.declare with {count} locks + intents"),
+        &dec,
+        "≤ 2× empty",
+    );
+    report.value(
+        "  ratio to empty store (declare)",
+        format!("{:.2}×", us(dec.p50()) / us(empty_declare)),
+        "≤ 2×",
+        json!(us(dec.p50()) / us(empty_declare)),
+    );
+    Ok(())
+}
+
+/// RSS over many acquire/release cycles: it must stay flat.
+fn soak(daemon: &Daemon, report: &mut Report, cycles: usize) -> Result<()> {
+    let run = |count: usize| -> Result<()> {
+        std::thread::scope(|sc| -> Result<()> {
+            let hs: Vec<_> = (0..4)
+                .map(|k| {
+                    sc.spawn(move || -> Result<()> {
+                        let mut c = daemon.connect()?;
+                        for i in 0..count / 4 {
+                            // Clients use disjoint functions (k, k+4, …): no contention.
+                            let path = format!("{TS}:fn{}", (k + 4 * i) % FUNCTIONS);
+                            let session = format!("soak{k}");
+                            c.ok(
+                                "lock.acquire",
+                                json!({"symbolPath": path, "sessionId": session}),
+                            )?;
+                            c.ok(
+                                "lock.release",
+                                json!({"symbolPath": path, "sessionId": session}),
+                            )?;
+                        }
+                        Ok(())
+                    })
+                })
+                .collect();
+            for h in hs {
+                h.join().expect("soak client")?;
+            }
+            Ok(())
+        })
+    };
+    // Warm up to a steady state, then compare.
+    run(cycles / 10)?;
+    let before = rss(daemon);
+    run(cycles)?;
+    let after = rss(daemon);
+    let growth = (after as f64 - before as f64) / before.max(1) as f64 * 100.0;
+    report.value(
+        &format!("RSS over {cycles} acquire/release cycles"),
+        format!(
+            "{:.1} → {:.1} MiB ({growth:+.1} %)",
+            mib(before),
+            mib(after)
+        ),
+        "growth ≤ 10 %",
+        json!({"before_kib": before, "after_kib": after, "growth_percent": growth}),
+    );
+    Ok(())
+}
