@@ -31,7 +31,7 @@ pub(crate) struct Rejection {
 }
 
 /// Checks `body` against steps 1–3 of the validation order.
-pub(crate) fn check(body: &[u8]) -> Result<Call, Rejection> {
+pub(crate) fn check(body: &[u8]) -> Result<Call, Box<Rejection>> {
     let value: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(e) => {
@@ -77,10 +77,10 @@ pub(crate) fn check(body: &[u8]) -> Result<Call, Rejection> {
     let wit_version = obj.get("witVersion");
     let version_ok = wit_version == Some(&Value::String(WIT_VERSION.into()));
     if !fields.is_empty() {
-        if let Some(Value::String(_)) = wit_version {
-            if !version_ok {
-                return Err(reject(id, version_mismatch(wit_version)));
-            }
+        if let Some(Value::String(_)) = wit_version
+            && !version_ok
+        {
+            return Err(reject(id, version_mismatch(wit_version)));
         }
         return Err(reject(None, invalid_request(Vec::new(), fields)));
     }
@@ -106,11 +106,11 @@ fn version_mismatch(received: Option<&Value>) -> RpcError {
     )
 }
 
-fn reject(id: Option<String>, error: RpcError) -> Rejection {
-    Rejection {
+fn reject(id: Option<String>, error: RpcError) -> Box<Rejection> {
+    Box::new(Rejection {
         status: StatusCode::BAD_REQUEST,
         body: error_response(id, error),
-    }
+    })
 }
 
 /// A success response.

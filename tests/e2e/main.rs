@@ -1,1 +1,18 @@
 //! End-to-end tests: the real `wit` binary, a real daemon on a temp repo, real git.
+//!
+//! Shared helpers live in `support/` (temp repos, the daemon guard, the socket client).
+
+mod support;
+
+mod daemon_contracts;
+mod daemon_envelope;
+mod daemon_intents;
+mod daemon_lifecycle;
+mod daemon_locks;
+mod daemon_robustness;
+mod cli_basics;
+mod cli_coordination;
+mod cli_daemon;
+mod cli_init;
+mod cli_watch;
+mod hooks_commit;

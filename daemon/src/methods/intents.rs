@@ -142,28 +142,28 @@ pub(crate) async fn declare(
             for file in &unique_files {
                 for name in &unique_symbols {
                     let path = format!("{file}:{name}");
-                    if let Some(lock) = locks::get(tx, &path, now)? {
-                        if lock.session_id != me {
-                            items.push(ConflictItem::LockIntersection {
-                                symbol_path: path,
-                                held_by: lock.session_id,
-                                expires_at: iso8601_millis(lock.expires_at),
-                            });
-                        }
+                    if let Some(lock) = locks::get(tx, &path, now)?
+                        && lock.session_id != me
+                    {
+                        items.push(ConflictItem::LockIntersection {
+                            symbol_path: path,
+                            held_by: lock.session_id,
+                            expires_at: iso8601_millis(lock.expires_at),
+                        });
                     }
                 }
             }
 
             // 3. DEP_CHAIN for each callee of a declared symbol.
             for (intent_symbol, callee) in dep_pairs {
-                if let Some(lock) = locks::get(tx, &callee, now)? {
-                    if lock.session_id != me {
-                        items.push(ConflictItem::DepChain {
-                            intent_symbol,
-                            locked_callee: callee,
-                            held_by: lock.session_id,
-                        });
-                    }
+                if let Some(lock) = locks::get(tx, &callee, now)?
+                    && lock.session_id != me
+                {
+                    items.push(ConflictItem::DepChain {
+                        intent_symbol,
+                        locked_callee: callee,
+                        held_by: lock.session_id,
+                    });
                 }
             }
 

@@ -102,15 +102,15 @@ async fn caller_warnings(
                     if candidate == locked {
                         continue;
                     }
-                    if let Some(lock) = locks::get(conn, &candidate, now)? {
-                        if lock.session_id != me {
-                            warnings.push(CallerWarning {
-                                locked_symbol: candidate.clone(),
-                                held_by: lock.session_id,
-                                chain: vec![candidate, locked.clone()],
-                            });
-                            break;
-                        }
+                    if let Some(lock) = locks::get(conn, &candidate, now)?
+                        && lock.session_id != me
+                    {
+                        warnings.push(CallerWarning {
+                            locked_symbol: candidate.clone(),
+                            held_by: lock.session_id,
+                            chain: vec![candidate, locked.clone()],
+                        });
+                        break;
                     }
                 }
             }

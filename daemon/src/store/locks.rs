@@ -34,10 +34,10 @@ pub(crate) fn acquire(
     now_ms: i64,
     expires_at: i64,
 ) -> rusqlite::Result<Result<LockRow, LockRow>> {
-    if let Some(holder) = get(conn, symbol_path, now_ms)? {
-        if holder.session_id != session_id {
-            return Ok(Err(holder));
-        }
+    if let Some(holder) = get(conn, symbol_path, now_ms)?
+        && holder.session_id != session_id
+    {
+        return Ok(Err(holder));
     }
     conn.prepare_cached(
         "INSERT INTO locks (symbol_path, session_id, acquired_at, expires_at)

@@ -75,10 +75,10 @@ impl Store {
     /// Closes the database (checkpointing the WAL); later calls get [`StoreError::Closed`].
     pub fn close(&self) {
         let mut guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(conn) = guard.take() {
-            if let Err((_, e)) = conn.close() {
-                tracing::warn!("closing the state database: {e}");
-            }
+        if let Some(conn) = guard.take()
+            && let Err((_, e)) = conn.close()
+        {
+            tracing::warn!("closing the state database: {e}");
         }
     }
 }

@@ -1,0 +1,20 @@
+//! Shared helpers for the end-to-end tests.
+//!
+//! - [`repo::TempRepo`]: a temporary repository with files written into it.
+//! - [`daemon::Daemon`]: a real `wit daemon run` child on a repo, ready when it answers
+//!   `ping`, killed on drop.
+//! - [`client::Client`]: HTTP/1.1 over `std::os::unix::net::UnixStream` with keep-alive,
+//!   plus raw byte access for malformed-input tests; [`client::rpc_request`] builds a v1
+//!   request body.
+
+#![allow(dead_code)]
+
+pub mod cli;
+pub mod client;
+pub mod daemon;
+pub mod repo;
+
+/// Path of the `wit` binary under test.
+pub fn wit_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_wit")
+}
