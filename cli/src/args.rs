@@ -1,0 +1,394 @@
+//! The command line.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::duration::parse_duration_ms;
+use crate::exit::EXIT_CODES_HELP;
+
+/// `wit`: coordination for AI coding agents sharing one repository.
+#[derive(Parser, Debug)]
+#[command(
+    name = "wit",
+    version,
+    about = "Coordination for AI coding agents sharing one repository",
+    long_about = "Coordination for AI coding agents sharing one repository: declare intents, lock \
+                  symbols, agree on signature contracts. Talks to the repository's daemon \
+                  (.wit/daemon.sock), starting it when none runs."
+)]
+pub struct Cli {
+    /// Machine output: exactly one JSON document on stdout.
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Adds the exit-code table to the top-level help (a `const` cannot be `concat!`ed).
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let base = Cli::command();
+    let help = format!(
+        "Example:\n  wit init && export WIT_SESSION=agent-a && wit status\n\n{EXIT_CODES_HELP}"
+    );
+    base.after_help(help.clone()).after_long_help(help)
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Set up wit in this repository: .wit/, .gitignore, a session id, the daemon, and
+    /// coordination instructions in CLAUDE.md and AGENTS.md.
+    #[command(after_help = "Example:\n  wit init")]
+    Init,
+
+    /// Show intents, locks (with time left) and contracts.
+    #[command(after_help = "Example:\n  wit status\n  wit status --json")]
+    Status,
+
+    /// Declare what you are about to change; prints the conflicts found (exit 0 even with
+    /// conflicts: the intent is stored either way).
+    #[command(
+        after_help = "Example:\n  wit declare --description \"refactor token checks\" \
+                            --files src/auth.ts src/api.ts --symbols validateToken"
+    )]
+    Declare(DeclareArgs),
+
+    /// Update or list intents.
+    #[command(subcommand)]
+    Intent(IntentCmd),
+
+    /// Lock symbols (`file:name`) for your session. All or nothing: when one is locked by
+    /// another session, none is taken.
+    #[command(
+        after_help = "Example:\n  wit lock src/auth.ts:validateToken --ttl 45m\n  \
+                            wit lock --symbol src/auth.ts:validateToken"
+    )]
+    Lock(LockArgs),
+
+    /// Release locks of your session.
+    #[command(
+        after_help = "Example:\n  wit release src/auth.ts:validateToken\n  wit release --all"
+    )]
+    Release(ReleaseArgs),
+
+    /// Propose, accept, reject and list signature contracts.
+    #[command(subcommand)]
+    Contract(ContractCmd),
+
+    /// A live view of intents, locks and contracts; Ctrl-C to quit. With --json, one JSON
+    /// document per line each time the state changes.
+    #[command(after_help = "Example:\n  wit watch")]
+    Watch {
+        /// How often to poll the daemon, e.g. 500ms or 2s.
+        #[arg(long, default_value = "500ms", value_parser = parse_duration_ms)]
+        interval: u64,
+    },
+
+    /// Install or remove the git hooks (pre-commit contract check, Wit-Intent trailers).
+    #[command(subcommand)]
+    Hook(HookCmd),
+
+    /// Check files against the accepted contracts (exit 5 on violations). With no FILE,
+    /// every file that has an accepted contract.
+    #[command(
+        name = "check-contracts",
+        after_help = "Example:\n  wit check-contracts src/auth.ts\n  wit check-contracts --staged"
+    )]
+    CheckContracts {
+        /// Files to check, relative to the current directory.
+        files: Vec<String>,
+        /// Check the staged (index) content instead of the working tree, like the
+        /// pre-commit hook.
+        #[arg(long)]
+        staged: bool,
+    },
+
+    /// Run or manage the repository's daemon.
+    #[command(subcommand)]
+    Daemon(DaemonCmd),
+}
+
+/// `wit declare`.
+#[derive(Args, Debug)]
+pub struct DeclareArgs {
+    /// What you mean to do, for the other agents.
+    #[arg(long, short = 'd')]
+    pub description: String,
+    /// Files you will change, relative to the repository root (space- or comma-separated).
+    #[arg(long, short = 'f', num_args = 1.., value_delimiter = ',', required = true)]
+    pub files: Vec<String>,
+    /// Symbol names (not paths) you will change in those files.
+    #[arg(long, short = 's', num_args = 1.., value_delimiter = ',')]
+    pub symbols: Vec<String>,
+}
+
+/// Intent statuses a session may set.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetStatus {
+    /// Work is under way.
+    Active,
+    /// Done.
+    Resolved,
+    /// Given up.
+    Abandoned,
+}
+
+impl TargetStatus {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TargetStatus::Active => "active",
+            TargetStatus::Resolved => "resolved",
+            TargetStatus::Abandoned => "abandoned",
+        }
+    }
+}
+
+/// Any intent status, for filters.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AnyStatus {
+    /// Declared, not started.
+    Declared,
+    /// Under way.
+    Active,
+    /// Done.
+    Resolved,
+    /// Given up.
+    Abandoned,
+}
+
+/// `wit intent …`.
+#[derive(Subcommand, Debug)]
+pub enum IntentCmd {
+    /// Set an intent's status (declared → active → resolved, or abandoned).
+    #[command(after_help = "Example:\n  wit intent update 3f2a…-… active")]
+    Update {
+        /// The intent id.
+        id: String,
+        /// The new status.
+        status: TargetStatus,
+    },
+    /// Mark an intent active (work under way).
+    #[command(after_help = "Example:\n  wit intent start <intent-id>")]
+    Start {
+        /// The intent id.
+        id: String,
+    },
+    /// Mark an intent resolved.
+    #[command(
+        after_help = "Example:\n  wit intent done <intent-id>",
+        visible_alias = "resolve"
+    )]
+    Done {
+        /// The intent id.
+        id: String,
+    },
+    /// Mark an intent abandoned.
+    #[command(after_help = "Example:\n  wit intent abandon <intent-id>")]
+    Abandon {
+        /// The intent id.
+        id: String,
+    },
+    /// List intents (declared and active ones unless --all or --status).
+    #[command(
+        after_help = "Example:\n  wit intent list --mine\n  wit intent list --all --file src/auth.ts"
+    )]
+    List {
+        /// Every status, finished ones included.
+        #[arg(long, conflicts_with = "status")]
+        all: bool,
+        /// Only this status.
+        #[arg(long)]
+        status: Option<AnyStatus>,
+        /// Only intents naming this file (exact, repo-relative).
+        #[arg(long)]
+        file: Option<String>,
+        /// Only your session's intents.
+        #[arg(long)]
+        mine: bool,
+    },
+}
+
+/// `wit lock`.
+#[derive(Args, Debug)]
+pub struct LockArgs {
+    /// Symbol paths, `file:name` (file relative to the repository root).
+    pub symbols: Vec<String>,
+    /// A symbol path (as the first implementation spelled it); repeatable.
+    #[arg(long = "symbol", value_name = "PATH")]
+    pub symbol: Vec<String>,
+    /// How long the lock lasts: 90s, 30m, 2h, 1h30m (a bare number is milliseconds).
+    /// Default: the daemon's (30m unless wit.toml says otherwise).
+    #[arg(long, value_parser = parse_duration_ms)]
+    pub ttl: Option<u64>,
+}
+
+/// `wit release`.
+#[derive(Args, Debug)]
+pub struct ReleaseArgs {
+    /// Symbol paths to release.
+    pub symbols: Vec<String>,
+    /// A symbol path (as the first implementation spelled it); repeatable.
+    #[arg(long = "symbol", value_name = "PATH")]
+    pub symbol: Vec<String>,
+    /// Release every lock of your session.
+    #[arg(long, conflicts_with_all = ["symbols", "symbol"])]
+    pub all: bool,
+}
+
+/// `wit contract …`.
+#[derive(Subcommand, Debug)]
+pub enum ContractCmd {
+    /// Capture a function's current signature as a contract for others to accept.
+    #[command(after_help = "Example:\n  wit contract propose src/api.ts:handleLogin")]
+    Propose {
+        /// `file:name` of a function or method.
+        symbol: String,
+    },
+    /// Accept another session's contract; commits breaking it are then refused.
+    #[command(after_help = "Example:\n  wit contract accept <contract-id>")]
+    Accept {
+        /// The contract id.
+        id: String,
+    },
+    /// Reject another session's contract.
+    #[command(after_help = "Example:\n  wit contract reject <contract-id>")]
+    Reject {
+        /// The contract id.
+        id: String,
+    },
+    /// List contracts.
+    #[command(after_help = "Example:\n  wit contract list --status accepted")]
+    List {
+        /// Only this status: proposed, accepted or rejected.
+        #[arg(long, value_parser = ["proposed", "accepted", "rejected"])]
+        status: Option<String>,
+        /// Only this symbol path.
+        #[arg(long)]
+        symbol: Option<String>,
+    },
+}
+
+/// Git hooks wit provides.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HookName {
+    /// Refuses commits that break accepted contracts.
+    PreCommit,
+    /// Adds `Wit-Intent:` trailers.
+    PrepareCommitMsg,
+}
+
+/// `wit hook …`.
+#[derive(Subcommand, Debug)]
+pub enum HookCmd {
+    /// Install the pre-commit and prepare-commit-msg hooks (respects core.hooksPath). An
+    /// existing hook not made by wit is kept: with --force it is moved to `<hook>.pre-wit`
+    /// and run before wit's; without, nothing is changed.
+    #[command(
+        after_help = "Example:\n  wit hook install\n  wit hook install --force   # keep and chain to an existing hook"
+    )]
+    Install {
+        /// Chain to (rather than refuse) an existing hook not made by wit.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Remove wit's hooks and restore what was there before.
+    #[command(after_help = "Example:\n  wit hook uninstall")]
+    Uninstall,
+    /// Run a hook (called by the installed hook scripts).
+    #[command(hide = true)]
+    Run {
+        /// Which hook.
+        hook: HookName,
+        /// The arguments git passed to the hook.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+}
+
+/// `wit daemon …`.
+#[derive(Subcommand, Debug)]
+pub enum DaemonCmd {
+    /// Serve the repository in the foreground until SIGINT/SIGTERM.
+    #[command(after_help = "Example:\n  wit daemon run")]
+    Run,
+    /// Start the daemon in the background (no-op when it runs).
+    #[command(after_help = "Example:\n  wit daemon start")]
+    Start,
+    /// Stop the daemon (SIGTERM, then wait for it to exit).
+    #[command(after_help = "Example:\n  wit daemon stop")]
+    Stop,
+    /// Stop the daemon and start it again (e.g. after upgrading wit).
+    #[command(after_help = "Example:\n  wit daemon restart")]
+    Restart,
+    /// One line: pid, socket, uptime, counts, analyzers. Does not start the daemon
+    /// (exit 4 when it is not running).
+    #[command(after_help = "Example:\n  wit daemon status")]
+    Status,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::FromArgMatches;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        let m =
+            command().try_get_matches_from(std::iter::once("wit").chain(args.iter().copied()))?;
+        Cli::from_arg_matches(&m)
+    }
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        command().debug_assert();
+    }
+
+    #[test]
+    fn lock_accepts_positional_and_symbol_flag_and_ttl() {
+        let Cli {
+            command: Command::Lock(l),
+            ..
+        } = parse(&["lock", "a.ts:f", "--symbol", "b.ts:g", "--ttl", "90s"]).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(l.symbols, ["a.ts:f"]);
+        assert_eq!(l.symbol, ["b.ts:g"]);
+        assert_eq!(l.ttl, Some(90_000));
+        assert!(parse(&["lock", "a.ts:f", "--ttl", "soon"]).is_err());
+    }
+
+    #[test]
+    fn declare_takes_lists_and_json_is_global() {
+        let cli = parse(&[
+            "declare",
+            "-d",
+            "x",
+            "--files",
+            "a.ts",
+            "b.ts",
+            "--symbols",
+            "f,g",
+            "--json",
+        ])
+        .unwrap();
+        assert!(cli.json);
+        let Command::Declare(d) = cli.command else {
+            panic!()
+        };
+        assert_eq!(d.files, ["a.ts", "b.ts"]);
+        assert_eq!(d.symbols, ["f", "g"]);
+        assert!(
+            parse(&["declare", "-d", "x"]).is_err(),
+            "--files is required"
+        );
+    }
+
+    #[test]
+    fn release_all_excludes_symbols() {
+        assert!(parse(&["release", "--all", "a.ts:f"]).is_err());
+        assert!(parse(&["release", "--all"]).is_ok());
+    }
+}

@@ -1,0 +1,250 @@
+//! `wit daemon start|stop|restart|status` (and the shared `daemon.status` shape).
+
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::args::DaemonCmd;
+use crate::autostart;
+use crate::client::{Client, ConnectError};
+use crate::context::{Ctx, failure};
+use crate::duration::human_span;
+use crate::exit::{CmdResult, Failure};
+use crate::output::print_json;
+use crate::root::Repo;
+
+/// The `daemon.status` extension's result.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct DaemonStatus {
+    /// The daemon's pid.
+    pub pid: u32,
+    /// The daemon's version (`CARGO_PKG_VERSION` of its build).
+    pub version: String,
+    /// Unix ms.
+    pub started_at: i64,
+    /// Milliseconds since start.
+    pub uptime_ms: i64,
+    /// The repository it serves.
+    pub root: String,
+    /// Its socket.
+    pub socket: String,
+    /// How many locks, live intents and contracts it holds.
+    pub counts: Counts,
+    /// Loaded analyzers.
+    pub analyzers: Vec<AnalyzerInfo>,
+}
+
+/// `daemon.status` counts.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Counts {
+    /// Unexpired locks.
+    pub locks: u64,
+    /// Declared and active intents.
+    pub intents: u64,
+    /// Contracts.
+    pub contracts: u64,
+}
+
+/// One loaded analyzer.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AnalyzerInfo {
+    /// `typescript`, `python`, …
+    pub id: String,
+    /// Extensions without the dot.
+    pub extensions: Vec<String>,
+    /// `builtin` or a plugin path.
+    pub origin: serde_json::Value,
+}
+
+/// This CLI's version, compared with the daemon's.
+pub const CLI_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Asks the daemon for its status.
+pub async fn fetch_status(client: &mut Client) -> CmdResult<DaemonStatus> {
+    client
+        .call("daemon.status", json!({}))
+        .await
+        .map_err(|e| failure(e, "daemon.status"))
+}
+
+/// Prints a one-line notice when the daemon runs another version of wit.
+pub fn notice_version(st: &DaemonStatus) {
+    if !st.version.is_empty() && st.version != CLI_VERSION {
+        eprintln!(
+            "wit: notice: the daemon runs wit {} but this is wit {CLI_VERSION}; run `wit daemon restart`",
+            st.version
+        );
+    }
+}
+
+/// One line describing a running daemon.
+pub fn status_line(st: &DaemonStatus) -> String {
+    let analyzers: Vec<String> = st
+        .analyzers
+        .iter()
+        .map(|a| {
+            let origin = match &a.origin {
+                serde_json::Value::String(s) if s == "builtin" => String::new(),
+                serde_json::Value::String(s) => format!(" from {s}"),
+                serde_json::Value::Null => String::new(),
+                other => format!(" from {other}"),
+            };
+            format!("{} ({}){origin}", a.id, a.extensions.join(", "))
+        })
+        .collect();
+    format!(
+        "daemon running · pid {} · wit {} · socket {} · up {} · {} locks, {} intents, {} contracts · analyzers: {}",
+        st.pid,
+        st.version,
+        st.socket,
+        human_span(st.uptime_ms),
+        st.counts.locks,
+        st.counts.intents,
+        st.counts.contracts,
+        if analyzers.is_empty() {
+            "none".to_owned()
+        } else {
+            analyzers.join(", ")
+        }
+    )
+}
+
+/// Runs a `wit daemon` subcommand.
+pub async fn run(ctx: &Ctx, cmd: DaemonCmd) -> CmdResult {
+    match cmd {
+        DaemonCmd::Run => unreachable!("handled in main"),
+        DaemonCmd::Start => start(ctx).await,
+        DaemonCmd::Stop => {
+            let stopped = stop(&ctx.repo).await?;
+            if ctx.json {
+                print_json(&json!({"stopped": stopped.is_some(), "pid": stopped}));
+            } else {
+                match stopped {
+                    Some(pid) => println!("daemon stopped (pid {pid})"),
+                    None => println!("daemon not running"),
+                }
+            }
+            Ok(())
+        }
+        DaemonCmd::Restart => {
+            stop(&ctx.repo).await?;
+            start(ctx).await
+        }
+        DaemonCmd::Status => {
+            let mut client = match autostart::connect_existing(&ctx.repo, autostart::CALL_TIMEOUT)
+                .await
+            {
+                Ok(c) => c,
+                Err(e) => {
+                    return Err(Failure::Unreachable(format!(
+                        "daemon not running for {} ({e}); any wit command starts it, or `wit daemon start`",
+                        ctx.repo.root.display()
+                    )));
+                }
+            };
+            let st = fetch_status(&mut client).await?;
+            notice_version(&st);
+            if ctx.json {
+                print_json(&st);
+            } else {
+                println!("{}", status_line(&st));
+            }
+            Ok(())
+        }
+    }
+}
+
+async fn start(ctx: &Ctx) -> CmdResult {
+    let (mut client, started) = autostart::ensure_running(&ctx.repo).await?;
+    let st = fetch_status(&mut client).await?;
+    notice_version(&st);
+    if ctx.json {
+        print_json(&json!({"started": started, "status": st}));
+    } else {
+        println!(
+            "{}{}",
+            if started {
+                "started: "
+            } else {
+                "already running: "
+            },
+            status_line(&st)
+        );
+    }
+    Ok(())
+}
+
+/// Stops the repository's daemon and waits until it has exited; returns its pid, or
+/// `None` when none was running.
+pub async fn stop(repo: &Repo) -> CmdResult<Option<u32>> {
+    let pid = match autostart::connect_existing(repo, Duration::from_secs(5)).await {
+        Ok(mut client) => match fetch_status(&mut client).await {
+            Ok(st) if st.pid > 0 => Some(st.pid),
+            _ => read_pid(repo),
+        },
+        Err(ConnectError::Refused) => {
+            // A daemon that died without cleaning up; nothing to stop.
+            let _ = std::fs::remove_file(repo.socket());
+            return Ok(None);
+        }
+        Err(ConnectError::Missing) => return Ok(None),
+        Err(ConnectError::Other(m)) => return Err(Failure::Unreachable(m)),
+    };
+    let Some(pid) = pid else {
+        return Err(Failure::other(
+            "the daemon answers but its pid is unknown (no daemon.status, no .wit/daemon.pid)",
+        ));
+    };
+    let Ok(pid_t) = libc::pid_t::try_from(pid) else {
+        return Err(Failure::other(format!("invalid daemon pid {pid}")));
+    };
+    signal(pid_t, libc::SIGTERM);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while alive(pid_t) {
+        if Instant::now() >= deadline {
+            signal(pid_t, libc::SIGKILL);
+            eprintln!("wit: the daemon (pid {pid}) did not exit within 10 s; killed it");
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    Ok(Some(pid))
+}
+
+fn read_pid(repo: &Repo) -> Option<u32> {
+    std::fs::read_to_string(repo.pid_file())
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+fn signal(pid: libc::pid_t, sig: libc::c_int) {
+    // SAFETY: kill(2) has no memory-safety preconditions; a stale pid yields ESRCH.
+    unsafe {
+        libc::kill(pid, sig);
+    }
+}
+
+fn alive(pid: libc::pid_t) -> bool {
+    // SAFETY: signal 0 only checks that the process exists and may be signalled.
+    let r = unsafe { libc::kill(pid, 0) };
+    let exists = r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+    // An exited daemon whose parent has not reaped it yet (a zombie: in containers, pid 1
+    // often never reaps) still "exists" for kill(2), but it is gone for our purpose.
+    exists && !is_zombie(pid)
+}
+
+fn is_zombie(pid: libc::pid_t) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // Format: `pid (comm) state …`; comm may contain spaces and parentheses.
+    stat.rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .is_some_and(|state| state == "Z" || state == "X")
+}

@@ -1,0 +1,96 @@
+//! `wit declare`: store an intent and explain each conflict it meets.
+
+use serde_json::json;
+use wit_core::protocol::{ConflictItem, IntentDeclared};
+
+use crate::args::DeclareArgs;
+use crate::context::{Ctx, call};
+use crate::exit::{CmdResult, Failure};
+use crate::output::{Style, print_json, until};
+
+/// `wit declare`. Exits 0 even with conflicts: the intent is stored either way, and the
+/// conflicts are information for coordinating, not a refusal.
+pub async fn run(ctx: &Ctx, a: DeclareArgs) -> CmdResult {
+    let files: Vec<String> = a
+        .files
+        .into_iter()
+        .map(|f| f.trim().to_owned())
+        .filter(|f| !f.is_empty())
+        .collect();
+    if files.is_empty() {
+        return Err(Failure::Usage("--files needs at least one file".into()));
+    }
+    if a.description.trim().is_empty() {
+        return Err(Failure::Usage("--description must not be empty".into()));
+    }
+    let symbols: Vec<String> = a
+        .symbols
+        .into_iter()
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .collect();
+    let session = ctx.session()?;
+    session.warn_if_shared();
+    let mut client = ctx.client().await?;
+    let mut params = json!({"sessionId": session.id, "description": a.description, "files": files});
+    if !symbols.is_empty() {
+        params["symbols"] = json!(symbols);
+    }
+    let r: IntentDeclared = call(&mut client, "intent.declare", params, "intent").await?;
+    if ctx.json {
+        print_json(&r);
+        return Ok(());
+    }
+    let n = r.conflicts.items.len();
+    if n == 0 {
+        println!(
+            "Declared intent {} — no conflicts.",
+            ctx.style.bold(&r.intent_id)
+        );
+    } else {
+        println!(
+            "Declared intent {} — {}:",
+            ctx.style.bold(&r.intent_id),
+            ctx.style
+                .yellow(&format!("{n} conflict{}", if n == 1 { "" } else { "s" }))
+        );
+        for item in &r.conflicts.items {
+            println!("  {}", describe(item, &ctx.style));
+        }
+    }
+    println!("When done: wit intent done {}", r.intent_id);
+    Ok(())
+}
+
+/// One conflict on one line: what it is, what it means, who to coordinate with.
+pub fn describe(item: &ConflictItem, style: &Style) -> String {
+    match item {
+        ConflictItem::IntentOverlap {
+            overlapping_intent_id,
+            overlapping_session_id,
+            description,
+        } => format!(
+            "{}  {overlapping_session_id} intends to change the same code: \"{description}\" (intent \
+             {overlapping_intent_id}); agree with {overlapping_session_id} on who goes first",
+            style.yellow("INTENT_OVERLAP   ")
+        ),
+        ConflictItem::LockIntersection {
+            symbol_path,
+            held_by,
+            expires_at,
+        } => format!(
+            "{}  {symbol_path} is locked by {held_by} {}; wait for the release or ask {held_by}",
+            style.red("LOCK_INTERSECTION"),
+            until(expires_at)
+        ),
+        ConflictItem::DepChain {
+            intent_symbol,
+            locked_callee,
+            held_by,
+        } => format!(
+            "{}  {intent_symbol} calls {locked_callee}, which {held_by} has locked; it may change \
+             under you, so check its signature with {held_by}",
+            style.yellow("DEP_CHAIN        ")
+        ),
+    }
+}

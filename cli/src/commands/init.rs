@@ -1,0 +1,211 @@
+//! `wit init`: `.wit/`, `.gitignore`, the shared session id, the daemon, and the
+//! coordination instructions for agents in CLAUDE.md and AGENTS.md.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::commands::daemon::{fetch_status, notice_version};
+use crate::context::Ctx;
+use crate::exit::{CmdResult, Failure};
+use crate::output::print_json;
+use crate::session;
+
+/// Marks the start of wit's section; its presence means "already written, leave alone".
+pub const SECTION_MARKER: &str = "<!-- wit:coordination -->";
+
+/// The instructions appended to CLAUDE.md and AGENTS.md.
+pub const INSTRUCTIONS: &str = r#"<!-- wit:coordination -->
+## Coordinating with other agents (wit)
+
+Several agents may edit this repository at the same time; `wit` keeps them out of each
+other's way. Follow this workflow for every change:
+
+1. Give yourself a unique identity, once per shell: `export WIT_SESSION=<your-session-id>`.
+   Without it every agent shares one identity and conflicts go unnoticed.
+2. Look first: `wit status` shows who intends to change what, the locks held (with time
+   left) and the signature contracts.
+3. Declare what you are about to change:
+   `wit declare --description "what and why" --files src/a.ts src/b.ts --symbols fnA fnB`.
+   Read every conflict it prints and coordinate with the session it names before you
+   touch the same code.
+4. Lock each symbol right before editing it: `wit lock src/a.ts:fnA --ttl 30m`.
+5. Re-read the file right before you edit it: another agent may have changed it since you
+   last read it.
+6. If `wit lock` fails with LOCK_CONFLICT (exit code 3), do not edit anyway and do not give
+   up: do other work and retry later; the message says who holds it and until when.
+7. Release as soon as you are done: `wit release src/a.ts:fnA` (or `wit release --all`).
+8. Close your intent: `wit intent done <intent-id>` (or `wit intent abandon <intent-id>`).
+
+Contracts: `wit contract propose src/api.ts:handler` captures a function's signature; once
+another session accepts it (`wit contract accept <id>`), commits that change it are
+refused. Every command takes `--json` for machine-readable output; `wit --help` lists the
+exit codes.
+<!-- /wit:coordination -->
+"#;
+
+/// What happened to one file.
+#[derive(Debug, Serialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum FileOutcome {
+    /// The file did not exist and was written.
+    Created,
+    /// The file existed; wit's part was appended.
+    Appended,
+    /// Nothing to do.
+    Unchanged,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct InitReport {
+    root: String,
+    session_id: String,
+    gitignore: FileOutcome,
+    claude_md: FileOutcome,
+    agents_md: FileOutcome,
+    daemon_pid: Option<u32>,
+}
+
+/// `wit init`. Idempotent: a second run changes nothing.
+pub async fn run(ctx: &Ctx) -> CmdResult {
+    let root = &ctx.repo.root;
+    ctx.repo.ensure_wit_dir()?;
+    let gitignore =
+        ensure_gitignore(root).map_err(|e| Failure::other(format!(".gitignore: {e}")))?;
+    let session_id = match std::fs::read_to_string(ctx.repo.session_file()) {
+        Ok(s) if !s.trim().is_empty() => s.trim().to_owned(),
+        _ => session::write_shared(&ctx.repo)?,
+    };
+    let claude_md = append_section(&root.join("CLAUDE.md"))
+        .map_err(|e| Failure::other(format!("CLAUDE.md: {e}")))?;
+    let agents_md = append_section(&root.join("AGENTS.md"))
+        .map_err(|e| Failure::other(format!("AGENTS.md: {e}")))?;
+    let mut client = ctx.client().await?;
+    let status = fetch_status(&mut client).await.ok();
+    if let Some(st) = &status {
+        notice_version(st);
+    }
+    let report = InitReport {
+        root: root.display().to_string(),
+        session_id,
+        gitignore,
+        claude_md,
+        agents_md,
+        daemon_pid: status.map(|s| s.pid),
+    };
+    if ctx.json {
+        print_json(&report);
+        return Ok(());
+    }
+    let say = |o: FileOutcome| match o {
+        FileOutcome::Created => "created",
+        FileOutcome::Appended => "instructions appended",
+        FileOutcome::Unchanged => "already set up",
+    };
+    println!("wit is set up in {}", ctx.style.bold(&report.root));
+    println!(
+        "  .wit/        state, socket and log (ignored by git: {})",
+        say(report.gitignore)
+    );
+    println!("  CLAUDE.md    {}", say(report.claude_md));
+    println!("  AGENTS.md    {}", say(report.agents_md));
+    match report.daemon_pid {
+        Some(pid) => println!("  daemon       running (pid {pid})"),
+        None => println!("  daemon       running"),
+    }
+    println!(
+        "  session      {} (shared fallback; each agent should set WIT_SESSION)",
+        report.session_id
+    );
+    println!("Next: wit hook install   (refuse commits that break accepted contracts)");
+    Ok(())
+}
+
+/// Adds `.wit/` to `.gitignore` unless a line already ignores it.
+pub fn ensure_gitignore(root: &Path) -> std::io::Result<FileOutcome> {
+    let path = root.join(".gitignore");
+    let existing = match std::fs::read_to_string(&path) {
+        Ok(s) => Some(s),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    let ignored = existing.as_deref().is_some_and(|s| {
+        s.lines()
+            .map(str::trim)
+            .any(|l| matches!(l, ".wit" | ".wit/" | "/.wit" | "/.wit/"))
+    });
+    if ignored {
+        return Ok(FileOutcome::Unchanged);
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)?;
+    let sep = match &existing {
+        Some(s) if !s.is_empty() && !s.ends_with('\n') => "\n",
+        _ => "",
+    };
+    write!(f, "{sep}# wit coordination state\n.wit/\n")?;
+    Ok(if existing.is_some() {
+        FileOutcome::Appended
+    } else {
+        FileOutcome::Created
+    })
+}
+
+/// Appends [`INSTRUCTIONS`] to `path` once; never rewrites what is there.
+pub fn append_section(path: &Path) -> std::io::Result<FileOutcome> {
+    let existing = match std::fs::read_to_string(path) {
+        Ok(s) => Some(s),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    if existing
+        .as_deref()
+        .is_some_and(|s| s.contains(SECTION_MARKER))
+    {
+        return Ok(FileOutcome::Unchanged);
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    let sep = match &existing {
+        None => "",
+        Some(s) if s.is_empty() => "",
+        Some(s) if s.ends_with("\n\n") => "",
+        Some(s) if s.ends_with('\n') => "\n",
+        Some(_) => "\n\n",
+    };
+    write!(f, "{sep}{INSTRUCTIONS}")?;
+    Ok(if existing.is_some() {
+        FileOutcome::Appended
+    } else {
+        FileOutcome::Created
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instructions_teach_the_whole_workflow() {
+        for needle in [
+            "WIT_SESSION",
+            "wit status",
+            "wit declare",
+            "wit lock",
+            "Re-read the file",
+            "LOCK_CONFLICT",
+            "retry later",
+            "wit release",
+            "wit intent done",
+        ] {
+            assert!(INSTRUCTIONS.contains(needle), "missing {needle}");
+        }
+        assert!(INSTRUCTIONS.starts_with(SECTION_MARKER));
+    }
+}

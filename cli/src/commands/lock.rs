@@ -1,0 +1,175 @@
+//! `wit lock` and `wit release`.
+
+use serde_json::json;
+use wit_core::protocol::{LockAcquired, LockRecord};
+
+use crate::args::{LockArgs, ReleaseArgs};
+use crate::context::{Ctx, call};
+use crate::exit::{CmdResult, Failure};
+use crate::output::{print_json, until};
+
+fn symbol_paths(positional: Vec<String>, flagged: Vec<String>) -> CmdResult<Vec<String>> {
+    let mut paths: Vec<String> = Vec::new();
+    for p in positional.into_iter().chain(flagged) {
+        let p = p.trim().to_owned();
+        if !p.contains(':') {
+            return Err(Failure::Usage(format!(
+                "{p:?} is not a symbol path; write file:name, e.g. src/auth.ts:validateToken"
+            )));
+        }
+        if !paths.contains(&p) {
+            paths.push(p);
+        }
+    }
+    if paths.is_empty() {
+        return Err(Failure::Usage(
+            "name at least one symbol path (file:name)".into(),
+        ));
+    }
+    Ok(paths)
+}
+
+/// `wit lock`: all or nothing. On a conflict, the locks this call took are released again
+/// (locks the session already held stay, refreshed), so a failed `wit lock A B` never
+/// leaves the session holding half of what it asked for.
+pub async fn lock(ctx: &Ctx, a: LockArgs) -> CmdResult {
+    let paths = symbol_paths(a.symbols, a.symbol)?;
+    let session = ctx.session()?;
+    session.warn_if_shared();
+    let mut client = ctx.client().await?;
+    let held_before: Vec<String> = if paths.len() > 1 {
+        let mine: Vec<LockRecord> = call(
+            &mut client,
+            "lock.query",
+            json!({"sessionId": session.id}),
+            "locks",
+        )
+        .await?;
+        mine.into_iter().map(|l| l.symbol_path).collect()
+    } else {
+        Vec::new()
+    };
+    let mut acquired: Vec<LockAcquired> = Vec::new();
+    for p in &paths {
+        let mut params = json!({"symbolPath": p, "sessionId": session.id});
+        if let Some(ttl) = a.ttl {
+            params["ttlMs"] = json!(ttl);
+        }
+        match call::<LockAcquired>(&mut client, "lock.acquire", params, p).await {
+            Ok(r) => acquired.push(r),
+            Err(failure) => {
+                for r in &acquired {
+                    if !held_before.contains(&r.symbol_path) {
+                        let _ = client
+                            .call_value(
+                                "lock.release",
+                                json!({"symbolPath": r.symbol_path, "sessionId": session.id}),
+                            )
+                            .await;
+                    }
+                }
+                if !acquired.is_empty() && !ctx.json {
+                    eprintln!(
+                        "wit: nothing locked: {} of {} could not be taken",
+                        p,
+                        paths.len()
+                    );
+                }
+                return Err(failure);
+            }
+        }
+    }
+    if ctx.json {
+        if acquired.len() == 1 {
+            print_json(&acquired[0]);
+        } else {
+            print_json(&json!({"locks": acquired}));
+        }
+        return Ok(());
+    }
+    for r in &acquired {
+        println!(
+            "Locked {} {}.",
+            ctx.style.bold(&r.symbol_path),
+            until(&r.expires_at)
+        );
+        for w in &r.warnings {
+            println!(
+                "  {} {} calls it and is locked by {}; changes here may break their work, coordinate with {}",
+                ctx.style.yellow("warning:"),
+                w.locked_symbol,
+                w.held_by,
+                w.held_by
+            );
+        }
+    }
+    println!(
+        "Re-read the file before editing it; release with: wit release {}",
+        paths.join(" ")
+    );
+    Ok(())
+}
+
+/// `wit release`: each path in turn; the first failure decides the exit code, the others
+/// are still released.
+pub async fn release(ctx: &Ctx, a: ReleaseArgs) -> CmdResult {
+    let session = ctx.session()?;
+    let mut client = ctx.client().await?;
+    let paths = if a.all {
+        let mine: Vec<LockRecord> = call(
+            &mut client,
+            "lock.query",
+            json!({"sessionId": session.id}),
+            "locks",
+        )
+        .await?;
+        mine.into_iter().map(|l| l.symbol_path).collect()
+    } else {
+        symbol_paths(a.symbols, a.symbol)?
+    };
+    let mut released = Vec::new();
+    let mut first_failure = None;
+    for p in &paths {
+        let r: CmdResult<serde_json::Value> = call(
+            &mut client,
+            "lock.release",
+            json!({"symbolPath": p, "sessionId": session.id}),
+            p,
+        )
+        .await;
+        match r {
+            Ok(_) => released.push(p.clone()),
+            Err(f) => {
+                if !ctx.json {
+                    eprintln!("wit: {}", f.human());
+                }
+                first_failure.get_or_insert(f);
+            }
+        }
+    }
+    if let Some(f) = first_failure {
+        if ctx.json && !released.is_empty() {
+            let mut doc = f.json();
+            doc["released"] = json!(released);
+            print_json(&doc);
+            return Err(Failure::Reported(Box::new(f)));
+        }
+        if !ctx.json {
+            for p in &released {
+                println!("Released {p}.");
+            }
+            return Err(Failure::Reported(Box::new(f)));
+        }
+        return Err(f);
+    }
+    if ctx.json {
+        print_json(&json!({"released": released}));
+    } else if released.is_empty() {
+        println!("No locks to release.");
+    } else {
+        for p in &released {
+            println!("Released {}.", ctx.style.bold(p));
+        }
+    }
+    Ok(())
+}

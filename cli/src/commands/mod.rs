@@ -1,0 +1,36 @@
+//! One module per command family; [`run`] dispatches.
+
+pub mod check;
+pub mod contract;
+pub mod daemon;
+pub mod declare;
+pub mod init;
+pub mod intent;
+pub mod lock;
+pub mod status;
+pub mod watch;
+
+use crate::args::{Command, HookCmd};
+use crate::context::Ctx;
+use crate::exit::CmdResult;
+use crate::hooks;
+
+/// Runs a parsed command (except `daemon run` and `hook run`, which `main` handles
+/// before any runtime exists).
+pub async fn run(ctx: &Ctx, command: Command) -> CmdResult {
+    match command {
+        Command::Init => init::run(ctx).await,
+        Command::Status => status::run(ctx).await,
+        Command::Declare(a) => declare::run(ctx, a).await,
+        Command::Intent(c) => intent::run(ctx, c).await,
+        Command::Lock(a) => lock::lock(ctx, a).await,
+        Command::Release(a) => lock::release(ctx, a).await,
+        Command::Contract(c) => contract::run(ctx, c).await,
+        Command::Watch { interval } => watch::run(ctx, interval).await,
+        Command::Hook(HookCmd::Install { force }) => hooks::install::install(ctx, force),
+        Command::Hook(HookCmd::Uninstall) => hooks::install::uninstall(ctx),
+        Command::Hook(HookCmd::Run { .. }) => unreachable!("handled in main"),
+        Command::CheckContracts { files, staged } => check::run(ctx, files, staged).await,
+        Command::Daemon(c) => daemon::run(ctx, c).await,
+    }
+}

@@ -1,0 +1,33 @@
+//! Git hooks: installing them, and what they do when git runs them.
+//!
+//! The hooks never start a daemon: starting one can take longer than the hooks' time
+//! limits (2 s, 500 ms), and a commit must never wait on it. With no daemon running, the
+//! pre-commit check is skipped (one line on stderr) and no trailers are added.
+
+pub mod install;
+pub mod pre_commit;
+pub mod prepare_msg;
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// Runs `work` on its own thread and waits at most `limit` for it. `None` on timeout:
+/// the caller then exits, abandoning the thread (the process ends with it).
+pub fn with_deadline<T: Send + 'static>(
+    limit: Duration,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Option<T> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(work());
+    });
+    rx.recv_timeout(limit).ok()
+}
+
+/// A current-thread runtime for a hook's few calls.
+pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("starting the async runtime: {e}"))
+}

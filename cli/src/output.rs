@@ -1,0 +1,240 @@
+//! Terminal output: colour (only on a terminal, never with `NO_COLOR`), aligned tables,
+//! relative and local times.
+
+use std::io::IsTerminal;
+
+use serde::Serialize;
+
+use crate::duration::human_span;
+
+/// Whether and how to colour.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    color: bool,
+}
+
+impl Style {
+    /// Colour when stdout is a terminal and `NO_COLOR` is unset or empty.
+    pub fn detect() -> Self {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        Style {
+            color: !no_color && std::io::stdout().is_terminal(),
+        }
+    }
+
+    /// No colour at all.
+    pub fn plain() -> Self {
+        Style { color: false }
+    }
+
+    fn paint(&self, code: &str, s: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_owned()
+        }
+    }
+
+    /// Bold.
+    pub fn bold(&self, s: &str) -> String {
+        self.paint("1", s)
+    }
+    /// Dimmed.
+    pub fn dim(&self, s: &str) -> String {
+        self.paint("2", s)
+    }
+    /// Red.
+    pub fn red(&self, s: &str) -> String {
+        self.paint("31", s)
+    }
+    /// Green.
+    pub fn green(&self, s: &str) -> String {
+        self.paint("32", s)
+    }
+    /// Yellow.
+    pub fn yellow(&self, s: &str) -> String {
+        self.paint("33", s)
+    }
+    /// Cyan.
+    pub fn cyan(&self, s: &str) -> String {
+        self.paint("36", s)
+    }
+}
+
+/// Prints `value` as the one JSON document of this command.
+pub fn print_json<T: Serialize>(value: &T) {
+    match serde_json::to_string_pretty(value) {
+        Ok(s) => println!("{s}"),
+        Err(e) => println!(
+            "{{\"error\":{{\"code\":1,\"message\":\"ERROR\",\"data\":{{\"explanation\":{:?}}}}}}}",
+            e.to_string()
+        ),
+    }
+}
+
+/// A table cell: its plain text (for width) and how it is shown (maybe coloured).
+pub struct Cell {
+    text: String,
+    shown: String,
+}
+
+impl Cell {
+    /// An uncoloured cell.
+    pub fn plain(s: impl Into<String>) -> Self {
+        let text = s.into();
+        Cell {
+            shown: text.clone(),
+            text,
+        }
+    }
+
+    /// A cell shown through `paint` (which must not change its visible width).
+    pub fn styled(s: impl Into<String>, paint: impl Fn(&str) -> String) -> Self {
+        let text = s.into();
+        Cell {
+            shown: paint(&text),
+            text,
+        }
+    }
+}
+
+/// Renders rows as aligned columns, two spaces apart, indented by two; the header dimmed.
+pub fn table(style: &Style, header: &[&str], rows: Vec<Vec<Cell>>) -> String {
+    let cols = header.len();
+    let mut width: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in &rows {
+        for (i, c) in row.iter().enumerate().take(cols) {
+            width[i] = width[i].max(c.text.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let line = |cells: Vec<(String, usize)>, out: &mut String| {
+        out.push_str("  ");
+        let n = cells.len();
+        for (i, (shown, visible)) in cells.into_iter().enumerate() {
+            out.push_str(&shown);
+            if i + 1 < n {
+                out.push_str(&" ".repeat(width[i] - visible + 2));
+            }
+        }
+        out.push('\n');
+    };
+    line(
+        header
+            .iter()
+            .map(|h| (style.dim(h), h.chars().count()))
+            .collect(),
+        &mut out,
+    );
+    for row in rows {
+        line(
+            row.into_iter()
+                .map(|c| {
+                    let w = c.text.chars().count();
+                    (c.shown, w)
+                })
+                .collect(),
+            &mut out,
+        );
+    }
+    out
+}
+
+/// Now, in Unix milliseconds.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// `12 min ago` (or `just now`).
+pub fn ago(unix_ms: i64) -> String {
+    let d = now_ms() - unix_ms;
+    if d < 1000 {
+        "just now".into()
+    } else {
+        format!("{} ago", human_span(d))
+    }
+}
+
+/// The local wall-clock time of `unix_ms` as `HH:MM`, with the date when it is not today.
+pub fn local_clock(unix_ms: i64) -> String {
+    let (Some(t), Some(today)) = (local_tm(unix_ms), local_tm(now_ms())) else {
+        return wit_core::protocol::iso8601_millis(unix_ms);
+    };
+    if (t.tm_year, t.tm_yday) == (today.tm_year, today.tm_yday) {
+        format!("{:02}:{:02}", t.tm_hour, t.tm_min)
+    } else {
+        format!(
+            "{}-{:02}-{:02} {:02}:{:02}",
+            t.tm_year + 1900,
+            t.tm_mon + 1,
+            t.tm_mday,
+            t.tm_hour,
+            t.tm_min
+        )
+    }
+}
+
+fn local_tm(unix_ms: i64) -> Option<libc::tm> {
+    // time_t is i64 on every platform wit supports.
+    let secs: libc::time_t = unix_ms.div_euclid(1000);
+    // SAFETY: `tm` is plain old data for which all-zero bytes are a valid value.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are valid for the duration of the call; localtime_r is the
+    // re-entrant variant and writes only into `tm`.
+    let r = unsafe { libc::localtime_r(&secs, &mut tm) };
+    (!r.is_null()).then_some(tm)
+}
+
+/// `until 14:32 (12 min left)` for an ISO 8601 expiry.
+pub fn until(expires_iso: &str) -> String {
+    match wit_core::protocol::parse_iso8601_millis(expires_iso) {
+        Some(ms) => format!(
+            "until {} ({} left)",
+            local_clock(ms),
+            human_span(ms - now_ms())
+        ),
+        None => format!("until {expires_iso}"),
+    }
+}
+
+/// Shortens `s` to at most `max` characters, ending with `…` when cut.
+pub fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_owned()
+    } else {
+        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_align_on_visible_width() {
+        let s = Style::plain();
+        let out = table(
+            &s,
+            &["A", "BB"],
+            vec![
+                vec![Cell::plain("long value"), Cell::plain("x")],
+                vec![Cell::plain("é"), Cell::plain("y")],
+            ],
+        );
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], "  A           BB");
+        assert_eq!(lines[1], "  long value  x");
+        assert_eq!(lines[2], "  é           y");
+    }
+
+    #[test]
+    fn truncation_marks_the_cut() {
+        assert_eq!(truncate("abcdef", 4), "abc…");
+        assert_eq!(truncate("abc", 4), "abc");
+    }
+}
