@@ -517,6 +517,33 @@ path = "/opt/wit/libzig.so"
     }
 
     #[test]
+    fn the_documented_example_parses_to_the_defaults() {
+        let example = include_str!("../../wit.toml.example");
+        assert_eq!(
+            Config::parse(example, "wit.toml.example").unwrap(),
+            Config::default()
+        );
+        // With its commented-out [[analyzers]] table switched on, it parses too.
+        let enabled: String = example
+            .lines()
+            .map(|l| {
+                let on = ["# [[analyzers]]", "# path =", "# extensions ="]
+                    .iter()
+                    .any(|p| l.starts_with(p));
+                if on { &l[2..] } else { l }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let c = Config::parse(&enabled, "wit.toml.example").unwrap();
+        assert_eq!(c.analyzers.len(), 1);
+        assert_eq!(
+            c.analyzers[0].path,
+            PathBuf::from("tools/libwit_analyzer_go.so")
+        );
+        assert_eq!(c.analyzers[0].extensions, Some(vec!["go".to_owned()]));
+    }
+
+    #[test]
     fn duration_strings() {
         assert_eq!(parse_duration_ms("1h30m"), Ok(5_400_000));
         assert_eq!(parse_duration_ms(" 45s "), Ok(45_000));

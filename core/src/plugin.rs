@@ -845,10 +845,8 @@ mod tests {
     #[test]
     fn tables_are_checked_before_any_call() {
         // SAFETY: null is explicitly allowed.
-        assert_eq!(
-            unsafe { PluginAnalyzer::from_table(std::ptr::null()) }.unwrap_err(),
-            PluginError::NullTable
-        );
+        let null = unsafe { PluginAnalyzer::from_table(std::ptr::null()) };
+        assert_eq!(null.unwrap_err(), PluginError::NullTable);
         let e = refuse(table_with(|t| t.abi_version = 7));
         assert_eq!(
             e,

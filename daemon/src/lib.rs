@@ -39,6 +39,9 @@ mod state;
 mod store;
 mod witdir;
 
+pub mod plugins;
+pub mod trust;
+
 pub use error::DaemonError;
 pub use server::BODY_LIMIT_BYTES;
 pub use witdir::WitDir;

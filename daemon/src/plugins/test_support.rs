@@ -1,0 +1,93 @@
+//! Builds the real plugin libraries for tests: the Go analyzer (examples/analyzer-go) and
+//! the broken plugins (tests/plugins), each once per test process.
+//!
+//! They are built by a nested `cargo build` into their own target directory,
+//! `target/e2e-plugins`, so that the nested cargo never waits for the build-directory lock
+//! that the outer `cargo test` holds on `target/`. Meant to move to tests/e2e/support once
+//! the end-to-end tests need it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The repository's root (the parent of daemon/).
+pub(crate) fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("daemon/ has a parent")
+        .to_owned()
+}
+
+/// The target directory the plugins are built into.
+pub(crate) fn plugin_target_dir() -> PathBuf {
+    repo_root().join("target").join("e2e-plugins")
+}
+
+fn cargo_build(manifest: &Path) {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .arg("build")
+        .arg("--quiet")
+        .arg("--manifest-path")
+        .arg(manifest)
+        .arg("--workspace")
+        .arg("--target-dir")
+        .arg(plugin_target_dir())
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "building {} failed:\n{}",
+        manifest.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn library(crate_name: &str) -> PathBuf {
+    let file = format!(
+        "{}{}{}",
+        std::env::consts::DLL_PREFIX,
+        crate_name.replace('-', "_"),
+        std::env::consts::DLL_SUFFIX
+    );
+    let path = plugin_target_dir().join("debug").join(file);
+    assert!(path.is_file(), "{} was not built", path.display());
+    path
+}
+
+/// The Go analyzer plugin, built once per process.
+pub(crate) fn go_plugin() -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    // The Go crate is a member of the main workspace; `--workspace` with its manifest would
+    // build every member, so build it by package instead.
+    BUILT.get_or_init(|| {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let output = Command::new(cargo)
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "wit-analyzer-go",
+                "--manifest-path",
+            ])
+            .arg(repo_root().join("Cargo.toml"))
+            .arg("--target-dir")
+            .arg(plugin_target_dir())
+            .output()
+            .expect("cargo runs");
+        assert!(
+            output.status.success(),
+            "building wit-analyzer-go failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    });
+    library("wit-analyzer-go")
+}
+
+/// One of the broken plugins under tests/plugins (`"abi-mismatch"`, `"panicking"`, …),
+/// all built once per process.
+pub(crate) fn broken_plugin(name: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| cargo_build(&repo_root().join("tests/plugins/Cargo.toml")));
+    library(&format!("wit-test-{name}"))
+}

@@ -1,0 +1,331 @@
+//! Loader tests against real libraries: the Go plugin and the broken ones (test_support).
+
+use std::fs;
+use std::path::Path;
+use std::sync::Arc;
+
+use wit_core::{
+    AnalyzeError, AnalyzerOrigin, Config, FileAnalysis, LanguageAnalyzer, Registry, SymbolKind,
+};
+
+use super::test_support::{broken_plugin, go_plugin};
+use super::*;
+
+fn config_for(entries: &[(&Path, Option<&[&str]>)]) -> Config {
+    let mut text = String::new();
+    for (path, exts) in entries {
+        text.push_str(&format!(
+            "[[analyzers]]\npath = {:?}\n",
+            path.display().to_string()
+        ));
+        if let Some(exts) = exts {
+            text.push_str(&format!("extensions = {exts:?}\n"));
+        }
+    }
+    Config::parse(&text, "wit.toml").unwrap()
+}
+
+fn root() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+/// Loads `broken` next to the Go plugin and returns the failure; the Go plugin must load.
+fn refuse(broken: &Path) -> PluginFailure {
+    let go = go_plugin();
+    let dir = root();
+    let config = config_for(&[(broken, None), (&go, None)]);
+    let mut registry = Registry::new();
+    let report = load_into(&mut registry, dir.path(), &config, &TrustStatus::Trusted);
+    assert_eq!(
+        report.loaded.len(),
+        1,
+        "the good plugin still loads: {report:?}"
+    );
+    assert_eq!(report.loaded[0].path, go);
+    assert_eq!(registry.for_extension("go").unwrap().id(), "go");
+    assert_eq!(report.failed.len(), 1, "{report:?}");
+    let failure = report.failed.into_iter().next().unwrap();
+    assert_eq!(failure.path, broken);
+    assert!(
+        failure
+            .to_string()
+            .starts_with(&format!("analyzer plugin {}: ", broken.display())),
+        "{failure}"
+    );
+    failure
+}
+
+#[test]
+fn a_missing_file_is_refused() {
+    let dir = root();
+    let missing = dir.path().join("plugins/libnope.so");
+    let f = refuse(&missing);
+    assert_eq!(f.error, LoadError::Missing);
+    assert_eq!(
+        f.to_string(),
+        format!("analyzer plugin {}: file not found", missing.display())
+    );
+}
+
+#[test]
+fn a_file_that_is_not_a_library_is_refused() {
+    let dir = root();
+    let fake = dir.path().join("libfake.so");
+    fs::write(&fake, "this is text, not ELF").unwrap();
+    let f = refuse(&fake);
+    let LoadError::NotALibrary(why) = &f.error else {
+        panic!("{f}")
+    };
+    assert!(
+        why.contains("libfake.so"),
+        "the dlopen error names the file: {why}"
+    );
+    assert!(
+        f.to_string().contains("not a loadable shared library: "),
+        "{f}"
+    );
+}
+
+#[test]
+fn a_library_without_the_entry_symbol_is_refused() {
+    let f = refuse(&broken_plugin("no-entry"));
+    assert_eq!(f.error, LoadError::NoEntrySymbol);
+    assert!(
+        f.to_string()
+            .ends_with("not a wit analyzer plugin: the entry symbol `wit_analyzer_v1` is missing"),
+        "{f}"
+    );
+}
+
+#[test]
+fn another_abi_version_is_refused() {
+    let f = refuse(&broken_plugin("abi-mismatch"));
+    assert_eq!(
+        f.error,
+        LoadError::AbiMismatch {
+            found: 999,
+            expected: 1
+        }
+    );
+    assert!(
+        f.to_string()
+            .contains("plugin ABI version 999, but this wit speaks version 1"),
+        "{f}"
+    );
+}
+
+#[test]
+fn a_table_too_small_is_refused() {
+    let f = refuse(&broken_plugin("small-table"));
+    assert!(
+        matches!(f.error, LoadError::TableTooSmall { found: 8, expected } if expected > 8),
+        "{f}"
+    );
+}
+
+#[test]
+fn an_invalid_id_is_refused() {
+    let f = refuse(&broken_plugin("bad-id"));
+    assert_eq!(
+        f.error,
+        LoadError::InvalidId(
+            "\"bad id!\" may contain only ASCII letters, digits, '-' and '_'".into()
+        )
+    );
+}
+
+#[test]
+fn an_extension_already_claimed_is_refused_by_the_registry() {
+    struct Builtin;
+    impl LanguageAnalyzer for Builtin {
+        fn id(&self) -> &str {
+            "builtin-panic"
+        }
+        fn extensions(&self) -> &[&str] {
+            &["panic"]
+        }
+        fn analyze(&self, _: &str) -> Result<FileAnalysis, AnalyzeError> {
+            Ok(FileAnalysis::default())
+        }
+    }
+    let go = go_plugin();
+    let panicking = broken_plugin("panicking");
+    let dir = root();
+    let mut registry = Registry::new();
+    registry
+        .add(Arc::new(Builtin), AnalyzerOrigin::Builtin, None)
+        .unwrap();
+    let config = config_for(&[(&panicking, None), (&go, None)]);
+    let report = load_into(&mut registry, dir.path(), &config, &TrustStatus::Trusted);
+    assert_eq!(report.loaded.len(), 1);
+    assert_eq!(
+        report.failed,
+        vec![PluginFailure {
+            path: panicking.clone(),
+            error: LoadError::ExtensionClaimed {
+                extension: "panic".into(),
+                owner: "builtin-panic".into()
+            }
+        }]
+    );
+    assert_eq!(
+        registry.for_extension("panic").unwrap().id(),
+        "builtin-panic"
+    );
+    assert_eq!(registry.for_extension("go").unwrap().id(), "go");
+    // wit.toml may route the plugin to other extensions instead, and then it loads.
+    let mut registry = Registry::new();
+    registry
+        .add(Arc::new(Builtin), AnalyzerOrigin::Builtin, None)
+        .unwrap();
+    let config = config_for(&[(&panicking, Some(&["boom"]))]);
+    let report = load_into(&mut registry, dir.path(), &config, &TrustStatus::Trusted);
+    assert!(report.failed.is_empty(), "{report:?}");
+    assert_eq!(report.loaded[0].extensions, vec!["boom".to_owned()]);
+    assert_eq!(registry.for_extension("boom").unwrap().id(), "panicking");
+}
+
+#[test]
+fn nothing_is_opened_unless_trusted() {
+    let go = go_plugin();
+    let dir = root();
+    let config = config_for(&[(&go, None)]);
+    let report = load(dir.path(), &config, &TrustStatus::Untrusted);
+    assert!(report.loaded.is_empty());
+    assert_eq!(report.failed[0].error, LoadError::Untrusted);
+    assert!(report.failed[0].to_string().contains("run `wit trust`"));
+    let changed = vec![dir.path().join("wit.toml")];
+    let report = load(
+        dir.path(),
+        &config,
+        &TrustStatus::Stale {
+            changed: changed.clone(),
+        },
+    );
+    assert_eq!(report.failed[0].error, LoadError::TrustStale { changed });
+    assert!(
+        report.failed[0].to_string().contains(&format!(
+            "({} changed since `wit trust`)",
+            dir.path().join("wit.toml").display()
+        )),
+        "{}",
+        report.failed[0]
+    );
+}
+
+#[test]
+fn relative_paths_resolve_against_the_repository_root() {
+    let go = go_plugin();
+    let dir = root();
+    fs::create_dir_all(dir.path().join("tools")).unwrap();
+    fs::copy(&go, dir.path().join("tools/libgo.so")).unwrap();
+    let config = Config::parse("[[analyzers]]\npath = \"tools/libgo.so\"\n", "wit.toml").unwrap();
+    let report = load(dir.path(), &config, &TrustStatus::Trusted);
+    assert!(report.failed.is_empty(), "{report:?}");
+    assert_eq!(report.loaded[0].path, dir.path().join("tools/libgo.so"));
+}
+
+const GO: &str = r#"package users
+
+import "context"
+
+type Store interface {
+	Get(ctx context.Context, id string) (*User, error)
+}
+
+type MemStore struct{}
+
+func (s *MemStore) Get(ctx context.Context, id string) (*User, error) {
+	if err := validate(id); err != nil {
+		return nil, err
+	}
+	return s.lookup(id), nil
+}
+
+func validate(id string) error { return nil }
+"#;
+
+#[test]
+fn the_go_plugin_analyzes_go_through_the_loader() {
+    let go = go_plugin();
+    let dir = root();
+    let mut registry = Registry::with_builtins();
+    let report = load_into(
+        &mut registry,
+        dir.path(),
+        &config_for(&[(&go, None)]),
+        &TrustStatus::Trusted,
+    );
+    assert!(report.failed.is_empty(), "{report:?}");
+    let entry = registry
+        .entries()
+        .iter()
+        .find(|e| e.analyzer.id() == "go")
+        .unwrap();
+    assert_eq!(entry.origin, AnalyzerOrigin::Plugin(go.clone()));
+    assert_eq!(entry.extensions, vec!["go".to_owned()]);
+
+    let analyzer = registry.for_path("pkg/users/store.go").unwrap();
+    let a = analyzer.analyze(GO).unwrap();
+    let kinds: Vec<(String, SymbolKind)> = a
+        .symbols
+        .iter()
+        .map(|s| (s.qualified_name(), s.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("Store".to_owned(), SymbolKind::Interface),
+            ("MemStore".to_owned(), SymbolKind::Type),
+            ("MemStore.Get".to_owned(), SymbolKind::Method),
+            ("validate".to_owned(), SymbolKind::Function),
+        ]
+    );
+    let get = a.find("MemStore.Get").unwrap();
+    assert_eq!(
+        get.signature.as_deref(),
+        Some("(ctx context.Context, id string) (*User, error)")
+    );
+    assert!(GO[get.start_byte..get.end_byte].starts_with("func (s *MemStore) Get("));
+    assert_eq!(
+        a.callees_of(get).collect::<Vec<_>>(),
+        ["validate", "lookup"]
+    );
+}
+
+#[test]
+fn a_panicking_plugin_gives_a_failed_error_and_the_process_survives() {
+    let dir = root();
+    let report = load(
+        dir.path(),
+        &config_for(&[(&broken_plugin("panicking"), None)]),
+        &TrustStatus::Trusted,
+    );
+    let analyzer = &report.loaded[0].analyzer;
+    for _ in 0..2 {
+        assert_eq!(
+            analyzer.analyze("x = 1").unwrap_err(),
+            AnalyzeError::Failed(
+                "analyzer \"panicking\" panicked: deliberate panic while analysing 5 bytes".into()
+            )
+        );
+    }
+}
+
+#[test]
+fn malformed_json_from_a_plugin_is_a_failed_error() {
+    let dir = root();
+    let report = load(
+        dir.path(),
+        &config_for(&[(&broken_plugin("bad-json"), None)]),
+        &TrustStatus::Trusted,
+    );
+    let AnalyzeError::Failed(why) = report.loaded[0].analyzer.analyze("anything").unwrap_err()
+    else {
+        panic!("expected Failed")
+    };
+    assert!(
+        why.starts_with("analyzer \"broken\": returned malformed analysis JSON: "),
+        "{why}"
+    );
+}

@@ -1,0 +1,545 @@
+//! Workspace trust: plugins load only for a repository the user has trusted.
+//!
+//! A `wit.toml` naming a shared library means running that library's code inside the
+//! daemon, and the daemon starts by itself on any `wit` command. So the grant (`wit trust`)
+//! is stored outside the repository, where a checked-out repository cannot forge it:
+//! `$XDG_CONFIG_HOME/wit/trust.json`, else `$HOME/.config/wit/trust.json`. A grant is keyed
+//! by the canonical repository root and pinned by the SHA-256 of `wit.toml` and of each
+//! library it names; when any of them changes (an edit, a rebuild, a `git pull`) the grant
+//! is *stale* and nothing loads until the user trusts again.
+//!
+//! The file is JSON, written atomically (temporary file + rename) with mode 0600:
+//! `{"version": 1, "repos": {"/abs/root": {"grantedAtMs": …, "files": {"/abs/root/wit.toml":
+//! "<sha256 hex>", "/abs/lib.so": "<sha256 hex>"}}}}`.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use wit_core::Config;
+use wit_core::config::FILE_NAME;
+
+/// Why the trust store could not be read or written, or a plan made.
+#[derive(Debug, thiserror::Error)]
+pub enum TrustError {
+    /// Neither `XDG_CONFIG_HOME` nor `HOME` is set to an absolute path.
+    #[error(
+        "cannot locate the trust store: neither XDG_CONFIG_HOME nor HOME is set to an absolute path"
+    )]
+    NoConfigDir,
+    /// A file could not be read (the store, `wit.toml`, a library to hash).
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The store exists but is not a trust file this wit understands.
+    #[error("the trust store {} is corrupt: {message}", path.display())]
+    Corrupt {
+        /// The store's path.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The store could not be written.
+    #[error("cannot write the trust store {}: {source}", path.display())]
+    Write {
+        /// The store's path.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+/// Whether a repository's plugins may load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TrustStatus {
+    /// Granted, and `wit.toml` and every library still hash as granted.
+    Trusted,
+    /// Never granted (or revoked).
+    Untrusted,
+    /// Granted, but these files changed (or appeared, or vanished) since.
+    Stale {
+        /// The changed files, absolute.
+        changed: Vec<PathBuf>,
+    },
+}
+
+/// One file a grant pins.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PinnedFile {
+    /// Absolute (canonical) path.
+    pub path: PathBuf,
+    /// SHA-256 of its content, lowercase hex.
+    pub sha256: String,
+}
+
+/// What `wit trust` would grant for a repository: show it to the user, then [`TrustStore::grant`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustPlan {
+    /// The canonical repository root.
+    pub root: PathBuf,
+    /// `wit.toml` first, then each library in file order.
+    pub files: Vec<PinnedFile>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct TrustFile {
+    version: u32,
+    repos: BTreeMap<String, Grant>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Grant {
+    granted_at_ms: u64,
+    files: BTreeMap<String, String>,
+}
+
+const STORE_VERSION: u32 = 1;
+
+/// The user's trust grants.
+#[derive(Debug)]
+pub struct TrustStore {
+    path: PathBuf,
+    data: TrustFile,
+}
+
+impl TrustStore {
+    /// `$XDG_CONFIG_HOME/wit/trust.json`, else `$HOME/.config/wit/trust.json` (relative
+    /// values are ignored, as the XDG spec says).
+    pub fn default_path() -> Result<PathBuf, TrustError> {
+        default_path_from(
+            std::env::var_os("XDG_CONFIG_HOME"),
+            std::env::var_os("HOME"),
+        )
+    }
+
+    /// Loads the store at [`TrustStore::default_path`]; a missing file is an empty store.
+    pub fn load() -> Result<Self, TrustError> {
+        Self::load_from(Self::default_path()?)
+    }
+
+    /// Loads the store at `path`; a missing file is an empty store.
+    pub fn load_from(path: impl Into<PathBuf>) -> Result<Self, TrustError> {
+        let path = path.into();
+        let data = read_store(&path)?;
+        Ok(Self { path, data })
+    }
+
+    /// Where this store lives.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Hashes `wit.toml` and each library `config` names, for the repository at `root`.
+    ///
+    /// # Errors
+    /// [`TrustError::Read`] when the root, `wit.toml` or a library cannot be read: only
+    /// files that exist can be pinned.
+    pub fn plan(&self, root: &Path, config: &Config) -> Result<TrustPlan, TrustError> {
+        let root = fs::canonicalize(root).map_err(|source| TrustError::Read {
+            path: root.to_owned(),
+            source,
+        })?;
+        let mut files = Vec::new();
+        for path in pinned_paths(&root, config) {
+            let sha256 = hash_file(&path).map_err(|source| TrustError::Read {
+                path: path.clone(),
+                source,
+            })?;
+            files.push(PinnedFile { path, sha256 });
+        }
+        Ok(TrustPlan { root, files })
+    }
+
+    /// Records `plan` as trusted (replacing any earlier grant for its root) and saves.
+    pub fn grant(&mut self, plan: &TrustPlan) -> Result<(), TrustError> {
+        let grant = Grant {
+            granted_at_ms: now_ms(),
+            files: plan
+                .files
+                .iter()
+                .map(|f| (key(&f.path), f.sha256.clone()))
+                .collect(),
+        };
+        self.update(|data| {
+            data.repos.insert(key(&plan.root), grant);
+        })
+    }
+
+    /// Removes the grant for `root`; returns whether there was one.
+    pub fn revoke(&mut self, root: &Path) -> Result<bool, TrustError> {
+        let root = fs::canonicalize(root).unwrap_or_else(|_| root.to_owned());
+        let mut removed = false;
+        self.update(|data| removed = data.repos.remove(&key(&root)).is_some())?;
+        Ok(removed)
+    }
+
+    /// Whether the plugins `config` names may load for the repository at `root`, given
+    /// the files on disk now.
+    pub fn check(&self, root: &Path, config: &Config) -> TrustStatus {
+        let Ok(root) = fs::canonicalize(root) else {
+            return TrustStatus::Untrusted;
+        };
+        let Some(grant) = self.data.repos.get(&key(&root)) else {
+            return TrustStatus::Untrusted;
+        };
+        let changed: Vec<PathBuf> = pinned_paths(&root, config)
+            .into_iter()
+            .filter(|path| {
+                let now = hash_file(path).ok();
+                now.is_none() || grant.files.get(&key(path)) != now.as_ref()
+            })
+            .collect();
+        if changed.is_empty() {
+            TrustStatus::Trusted
+        } else {
+            TrustStatus::Stale { changed }
+        }
+    }
+
+    /// Re-reads the file, applies `change` and writes it back, so that a grant made by
+    /// another `wit trust` since this store was loaded is not lost.
+    fn update(&mut self, change: impl FnOnce(&mut TrustFile)) -> Result<(), TrustError> {
+        let mut data = read_store(&self.path)?;
+        change(&mut data);
+        data.version = STORE_VERSION;
+        write_store(&self.path, &data)?;
+        self.data = data;
+        Ok(())
+    }
+}
+
+fn default_path_from(
+    xdg_config_home: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+) -> Result<PathBuf, TrustError> {
+    let absolute = |v: Option<std::ffi::OsString>| v.map(PathBuf::from).filter(|p| p.is_absolute());
+    if let Some(dir) = absolute(xdg_config_home) {
+        return Ok(dir.join("wit").join("trust.json"));
+    }
+    absolute(home)
+        .map(|home| home.join(".config").join("wit").join("trust.json"))
+        .ok_or(TrustError::NoConfigDir)
+}
+
+/// `wit.toml` then each library, absolute; libraries canonical when they exist, so that a
+/// grant does not depend on how the path was spelled.
+fn pinned_paths(root: &Path, config: &Config) -> Vec<PathBuf> {
+    let mut paths = vec![root.join(FILE_NAME)];
+    for analyzer in &config.analyzers {
+        let path = analyzer.resolve(root);
+        paths.push(fs::canonicalize(&path).unwrap_or(path));
+    }
+    paths
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+fn key(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+fn hash_file(path: &Path) -> std::io::Result<String> {
+    let mut file = fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    std::io::copy(&mut file, &mut hasher)?;
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+fn read_store(path: &Path) -> Result<TrustFile, TrustError> {
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(TrustFile {
+                version: STORE_VERSION,
+                repos: BTreeMap::new(),
+            });
+        }
+        Err(source) => {
+            return Err(TrustError::Read {
+                path: path.to_owned(),
+                source,
+            });
+        }
+    };
+    let data: TrustFile = serde_json::from_str(&text).map_err(|e| TrustError::Corrupt {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })?;
+    if data.version != STORE_VERSION {
+        return Err(TrustError::Corrupt {
+            path: path.to_owned(),
+            message: format!(
+                "version {} (this wit reads version {STORE_VERSION})",
+                data.version
+            ),
+        });
+    }
+    Ok(data)
+}
+
+/// Temp file (0600) in the same directory, fsync, rename: readers see the old or the new
+/// file, never half of one.
+fn write_store(path: &Path, data: &TrustFile) -> Result<(), TrustError> {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    let write_err = |source| TrustError::Write {
+        path: path.to_owned(),
+        source,
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(write_err)?;
+    let tmp = dir.join(format!(
+        ".trust.json.{}.{}.tmp",
+        std::process::id(),
+        now_ms()
+    ));
+    let json = serde_json::to_vec_pretty(data).expect("the trust file serializes");
+    let result = (|| {
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        file.write_all(&json)?;
+        file.write_all(b"\n")?;
+        file.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result.map_err(write_err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    struct Repo {
+        _dir: tempfile::TempDir,
+        root: PathBuf,
+        store: PathBuf,
+    }
+
+    fn repo(toml: &str) -> Repo {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        fs::create_dir_all(root.join("plugins")).unwrap();
+        fs::write(root.join("wit.toml"), toml).unwrap();
+        fs::write(root.join("plugins/liba.so"), b"library a").unwrap();
+        let store = dir.path().join("config/wit/trust.json");
+        Repo {
+            _dir: dir,
+            root,
+            store,
+        }
+    }
+
+    const TOML: &str = "[[analyzers]]\npath = \"plugins/liba.so\"\n";
+
+    fn config(r: &Repo) -> Config {
+        Config::parse(
+            &fs::read_to_string(r.root.join("wit.toml")).unwrap(),
+            "wit.toml",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn grant_then_check_is_trusted_and_survives_reload() {
+        let r = repo(TOML);
+        let mut store = TrustStore::load_from(&r.store).unwrap();
+        assert_eq!(store.check(&r.root, &config(&r)), TrustStatus::Untrusted);
+        let plan = store.plan(&r.root, &config(&r)).unwrap();
+        let canonical = fs::canonicalize(&r.root).unwrap();
+        assert_eq!(plan.root, canonical);
+        assert_eq!(
+            plan.files
+                .iter()
+                .map(|f| f.path.clone())
+                .collect::<Vec<_>>(),
+            vec![
+                canonical.join("wit.toml"),
+                canonical.join("plugins/liba.so")
+            ]
+        );
+        // sha256("library a")
+        assert_eq!(plan.files[1].sha256.len(), 64);
+        store.grant(&plan).unwrap();
+        assert_eq!(store.check(&r.root, &config(&r)), TrustStatus::Trusted);
+        let reloaded = TrustStore::load_from(&r.store).unwrap();
+        assert_eq!(reloaded.check(&r.root, &config(&r)), TrustStatus::Trusted);
+        // Spelled differently (with a `.` component), the root is the same repository.
+        assert_eq!(
+            reloaded.check(&r.root.join("."), &config(&r)),
+            TrustStatus::Trusted
+        );
+    }
+
+    #[test]
+    fn the_store_is_private_and_written_whole() {
+        let r = repo(TOML);
+        let mut store = TrustStore::load_from(&r.store).unwrap();
+        let plan = store.plan(&r.root, &config(&r)).unwrap();
+        store.grant(&plan).unwrap();
+        let mode = fs::metadata(&r.store).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        let leftovers: Vec<_> = fs::read_dir(r.store.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(leftovers, vec![std::ffi::OsString::from("trust.json")]);
+        let json: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(&r.store).unwrap()).unwrap();
+        assert_eq!(json["version"], 1);
+    }
+
+    #[test]
+    fn a_changed_library_or_wit_toml_makes_the_grant_stale() {
+        let r = repo(TOML);
+        let mut store = TrustStore::load_from(&r.store).unwrap();
+        store
+            .grant(&store.plan(&r.root, &config(&r)).unwrap())
+            .unwrap();
+        let canonical = fs::canonicalize(&r.root).unwrap();
+
+        fs::write(r.root.join("plugins/liba.so"), b"library a, rebuilt").unwrap();
+        assert_eq!(
+            store.check(&r.root, &config(&r)),
+            TrustStatus::Stale {
+                changed: vec![canonical.join("plugins/liba.so")]
+            }
+        );
+
+        fs::write(
+            r.root.join("wit.toml"),
+            format!("{TOML}\n[[analyzers]]\npath = \"plugins/libb.so\"\n"),
+        )
+        .unwrap();
+        assert_eq!(
+            store.check(&r.root, &config(&r)),
+            TrustStatus::Stale {
+                changed: vec![
+                    canonical.join("wit.toml"),
+                    canonical.join("plugins/liba.so"),
+                    canonical.join("plugins/libb.so"),
+                ]
+            }
+        );
+        // Granting again (once libb exists) makes it trusted again.
+        fs::write(r.root.join("plugins/libb.so"), b"library b").unwrap();
+        store
+            .grant(&store.plan(&r.root, &config(&r)).unwrap())
+            .unwrap();
+        assert_eq!(store.check(&r.root, &config(&r)), TrustStatus::Trusted);
+    }
+
+    #[test]
+    fn a_missing_library_cannot_be_planned_and_makes_a_grant_stale() {
+        let r = repo(TOML);
+        let mut store = TrustStore::load_from(&r.store).unwrap();
+        store
+            .grant(&store.plan(&r.root, &config(&r)).unwrap())
+            .unwrap();
+        fs::remove_file(r.root.join("plugins/liba.so")).unwrap();
+        assert!(matches!(
+            store.check(&r.root, &config(&r)),
+            TrustStatus::Stale { changed } if changed == vec![fs::canonicalize(&r.root).unwrap().join("plugins/liba.so")]
+        ));
+        let err = store.plan(&r.root, &config(&r)).unwrap_err();
+        assert!(
+            err.to_string().starts_with("cannot read ")
+                && err.to_string().contains("plugins/liba.so"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn revoke_removes_only_that_repository() {
+        let a = repo(TOML);
+        let b = repo(TOML);
+        // Both repositories share one store file.
+        let mut store = TrustStore::load_from(&a.store).unwrap();
+        store
+            .grant(&store.plan(&a.root, &config(&a)).unwrap())
+            .unwrap();
+        store
+            .grant(&store.plan(&b.root, &config(&b)).unwrap())
+            .unwrap();
+        assert!(store.revoke(&a.root).unwrap());
+        assert!(!store.revoke(&a.root).unwrap());
+        assert_eq!(store.check(&a.root, &config(&a)), TrustStatus::Untrusted);
+        assert_eq!(store.check(&b.root, &config(&b)), TrustStatus::Trusted);
+    }
+
+    #[test]
+    fn grants_made_by_another_process_are_kept() {
+        let a = repo(TOML);
+        let b = repo(TOML);
+        let mut first = TrustStore::load_from(&a.store).unwrap();
+        let mut second = TrustStore::load_from(&a.store).unwrap();
+        first
+            .grant(&first.plan(&a.root, &config(&a)).unwrap())
+            .unwrap();
+        second
+            .grant(&second.plan(&b.root, &config(&b)).unwrap())
+            .unwrap();
+        let reloaded = TrustStore::load_from(&a.store).unwrap();
+        assert_eq!(reloaded.check(&a.root, &config(&a)), TrustStatus::Trusted);
+        assert_eq!(reloaded.check(&b.root, &config(&b)), TrustStatus::Trusted);
+    }
+
+    #[test]
+    fn a_corrupt_store_is_an_error_naming_it() {
+        let r = repo(TOML);
+        fs::create_dir_all(r.store.parent().unwrap()).unwrap();
+        fs::write(&r.store, "{not json").unwrap();
+        let err = TrustStore::load_from(&r.store).unwrap_err();
+        assert!(
+            err.to_string().starts_with(&format!(
+                "the trust store {} is corrupt: ",
+                r.store.display()
+            )),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_default_path_follows_xdg_config_home_then_home() {
+        let os = |s: &str| Some(std::ffi::OsString::from(s));
+        assert_eq!(
+            default_path_from(os("/x/config"), os("/home/u")).unwrap(),
+            PathBuf::from("/x/config/wit/trust.json")
+        );
+        // A relative XDG_CONFIG_HOME is ignored, as the XDG spec says.
+        assert_eq!(
+            default_path_from(os("relative"), os("/home/u")).unwrap(),
+            PathBuf::from("/home/u/.config/wit/trust.json")
+        );
+        assert!(matches!(
+            default_path_from(None, None),
+            Err(TrustError::NoConfigDir)
+        ));
+    }
+}
