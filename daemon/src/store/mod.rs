@@ -109,4 +109,42 @@ mod tests {
             .unwrap();
         assert_eq!(version, schema::CURRENT_VERSION);
     }
+
+    #[test]
+    fn lock_acquire_conflicts_refreshes_takes_over_and_purges() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("state.db")).unwrap();
+        let acquire = |session: &str, now: i64, expires: i64| {
+            store
+                .write(|tx| {
+                    locks::acquire(tx, "a.ts:f", session, now, expires).map_err(StoreError::from)
+                })
+                .unwrap()
+        };
+        assert!(acquire("s1", 100, 200).is_ok());
+        let holder = acquire("s2", 150, 300).unwrap_err();
+        assert_eq!((holder.session_id.as_str(), holder.expires_at), ("s1", 200));
+        let refreshed = acquire("s1", 160, 400).unwrap();
+        assert_eq!((refreshed.acquired_at, refreshed.expires_at), (160, 400));
+        // At the expiry instant the lock is gone: another session takes it over.
+        let taken = acquire("s2", 400, 500).unwrap();
+        assert_eq!(taken.session_id, "s2");
+        let purged = store
+            .write(|tx| locks::purge_expired(tx, 500).map_err(StoreError::from))
+            .unwrap();
+        assert_eq!(purged, 1);
+        let left = store
+            .with(|c| locks::list(c, None, 0).map_err(StoreError::from))
+            .unwrap();
+        assert!(left.is_empty());
+    }
+
+    #[test]
+    fn a_closed_store_refuses_calls() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("state.db")).unwrap();
+        store.close();
+        let r = store.with(|c| locks::count(c, 0).map_err(StoreError::from));
+        assert!(matches!(r, Err(StoreError::Closed)));
+    }
 }
