@@ -12,7 +12,7 @@ use hyper::header::{ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, HeaderValue
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use serde_json::json;
 use tokio::net::UnixListener;
 use tokio::sync::watch;
@@ -29,9 +29,6 @@ use crate::state::AppState;
 /// `{"reason": "...", "limitBytes": 16777216}`; the connection is then closed, and the
 /// daemon goes on serving everyone else.
 pub const BODY_LIMIT_BYTES: usize = 16 * 1024 * 1024;
-
-/// How long a client may take to send its request headers.
-const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How long in-flight requests get to finish at shutdown.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(3);
@@ -83,9 +80,11 @@ async fn serve_connection(
     mut stop: watch::Receiver<bool>,
 ) {
     let service = service_fn(move |req| handle(state.clone(), req));
+    // No header-read timeout: in hyper it also runs while a keep-alive connection is idle,
+    // and clients (agents, `wit watch`) legitimately keep a connection open between
+    // requests. The socket is owner-only, so a slow client is the user's own process, and
+    // it costs one idle task.
     let conn = http1::Builder::new()
-        .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_TIMEOUT)
         .keep_alive(true)
         .serve_connection(TokioIo::new(stream), service);
     let mut conn = pin!(conn);
