@@ -20,11 +20,19 @@ fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
     Ok(out.stdout)
 }
 
-/// Repo-relative paths of staged added, copied and modified files.
+/// Repo-relative paths of staged added, copied and modified files. Renames are reported
+/// as delete + add (`--no-renames`), so a renamed and edited file is still checked.
 pub fn staged_paths(root: &Path) -> Result<Vec<String>, String> {
     let out = git(
         root,
-        &["diff", "--cached", "--name-only", "-z", "--diff-filter=ACM"],
+        &[
+            "diff",
+            "--cached",
+            "--name-only",
+            "-z",
+            "--no-renames",
+            "--diff-filter=ACM",
+        ],
     )?;
     Ok(out
         .split(|b| *b == 0)

@@ -4,11 +4,12 @@ use serde::Serialize;
 use serde_json::json;
 use wit_core::protocol::{ContractRecord, ContractStatus, IntentRecord, LockRecord};
 
+use crate::autostart::CALL_TIMEOUT;
 use crate::client::Client;
 use crate::commands::daemon::{DaemonStatus, fetch_status, notice_version};
 use crate::context::{Ctx, call};
 use crate::duration::human_span;
-use crate::exit::CmdResult;
+use crate::exit::{CmdResult, Failure};
 use crate::output::{Cell, Style, ago, local_clock, print_json, table, truncate};
 use crate::session::Session;
 
@@ -38,17 +39,28 @@ pub struct SessionInfo {
     pub source: &'static str,
 }
 
-/// Fetches a snapshot with four calls on one connection.
+/// Fetches a snapshot: four calls, issued concurrently on four connections (the daemon
+/// serves them in parallel), which keeps `wit status` near one round trip.
 pub async fn snapshot(
     ctx: &Ctx,
     client: &mut Client,
     session: Option<&Session>,
 ) -> CmdResult<Snapshot> {
-    let daemon = fetch_status(client).await.ok();
-    let intents: Vec<IntentRecord> = call(client, "intent.query", json!({}), "intents").await?;
-    let locks: Vec<LockRecord> = call(client, "lock.query", json!({}), "locks").await?;
-    let contracts: Vec<ContractRecord> =
-        call(client, "contract.query", json!({}), "contracts").await?;
+    let socket = ctx.repo.socket();
+    let extra = || async {
+        Client::connect(&socket, CALL_TIMEOUT)
+            .await
+            .map_err(|e| Failure::Unreachable(e.to_string()))
+    };
+    let (c2, c3, c4) = tokio::join!(extra(), extra(), extra());
+    let (mut c2, mut c3, mut c4) = (c2?, c3?, c4?);
+    let (daemon, intents, locks, contracts) = tokio::join!(
+        fetch_status(client),
+        call::<Vec<IntentRecord>>(&mut c2, "intent.query", json!({}), "intents"),
+        call::<Vec<LockRecord>>(&mut c3, "lock.query", json!({}), "locks"),
+        call::<Vec<ContractRecord>>(&mut c4, "contract.query", json!({}), "contracts"),
+    );
+    let (daemon, intents, locks, contracts) = (daemon.ok(), intents?, locks?, contracts?);
     Ok(Snapshot {
         root: ctx.repo.root.display().to_string(),
         session: session.map(|s| SessionInfo {
