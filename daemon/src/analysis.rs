@@ -14,10 +14,10 @@ use crate::paths;
 
 /// Builds the analyzer registry for the repository at `root`.
 ///
-/// The one place where analyzers are gathered: built-ins today; plugins from `wit.toml`
-/// are to be added here.
+/// The one place where analyzers are gathered: the built-ins of `wit-analyzers` today;
+/// plugins from `wit.toml` are to be added here.
 pub(crate) fn build_registry(_root: &Path) -> Registry {
-    wit_core::Registry::with_builtins()
+    wit_analyzers::builtin_registry()
 }
 
 /// What analysing a file gave.
@@ -92,10 +92,10 @@ impl Analysis {
             return FileOutcome::NotFound;
         };
         let fingerprint = fingerprint(&bytes);
-        if let Some(hit) = self.cache_lock().get(&path) {
-            if hit.fingerprint == fingerprint {
-                return FileOutcome::Analysed(hit.analysis.clone());
-            }
+        if let Some(hit) = self.cache_lock().get(&path)
+            && hit.fingerprint == fingerprint
+        {
+            return FileOutcome::Analysed(hit.analysis.clone());
         }
         let text = match source_text(&bytes) {
             Ok(t) => t,
