@@ -42,7 +42,10 @@ impl SymbolKind {
 
     /// Whether symbols of this kind are callable and so carry a signature.
     pub fn is_callable(self) -> bool {
-        matches!(self, SymbolKind::Function | SymbolKind::Arrow | SymbolKind::Method)
+        matches!(
+            self,
+            SymbolKind::Function | SymbolKind::Arrow | SymbolKind::Method
+        )
     }
 }
 
@@ -178,6 +181,9 @@ mod tests {
 
     #[test]
     fn symbol_kind_serializes_lowercase() {
-        assert_eq!(serde_json::to_string(&SymbolKind::Arrow).unwrap(), "\"arrow\"");
+        assert_eq!(
+            serde_json::to_string(&SymbolKind::Arrow).unwrap(),
+            "\"arrow\""
+        );
     }
 }

@@ -160,7 +160,11 @@ pub struct Request {
 
 impl Request {
     /// A v1 request.
-    pub fn new(id: impl Into<String>, method: impl Into<String>, params: serde_json::Value) -> Self {
+    pub fn new(
+        id: impl Into<String>,
+        method: impl Into<String>,
+        params: serde_json::Value,
+    ) -> Self {
         Self {
             jsonrpc: JSONRPC_VERSION.into(),
             wit_version: WIT_VERSION.into(),
@@ -531,7 +535,13 @@ pub fn iso8601_millis(unix_ms: i64) -> String {
 /// Parses the format of [`iso8601_millis`] back to Unix milliseconds.
 pub fn parse_iso8601_millis(s: &str) -> Option<i64> {
     let b = s.as_bytes();
-    if b.len() != 24 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[19] != b'.' || b[23] != b'Z' {
+    if b.len() != 24
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || b[10] != b'T'
+        || b[19] != b'.'
+        || b[23] != b'Z'
+    {
         return None;
     }
     let num = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
@@ -577,7 +587,10 @@ mod tests {
     #[test]
     fn timestamps_format_and_round_trip() {
         assert_eq!(iso8601_millis(0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(iso8601_millis(1_705_314_600_000), "2024-01-15T10:30:00.000Z");
+        assert_eq!(
+            iso8601_millis(1_705_314_600_000),
+            "2024-01-15T10:30:00.000Z"
+        );
         assert_eq!(iso8601_millis(951_782_400_123), "2000-02-29T00:00:00.123Z");
         for t in [0, 1_705_314_600_000, 951_782_400_123, 4_102_444_799_999] {
             assert_eq!(parse_iso8601_millis(&iso8601_millis(t)), Some(t));

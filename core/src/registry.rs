@@ -85,8 +85,9 @@ impl Registry {
     /// If two built-ins claim one extension: that is a bug in wit, caught by its tests.
     pub fn with_builtins() -> Self {
         let mut reg = Self::new();
-        let mut builtins: Vec<Box<dyn LanguageAnalyzer>> =
-            inventory::iter::<BuiltinAnalyzer>().map(|b| (b.make)()).collect();
+        let mut builtins: Vec<Box<dyn LanguageAnalyzer>> = inventory::iter::<BuiltinAnalyzer>()
+            .map(|b| (b.make)())
+            .collect();
         // inventory's order depends on link order; sort so listings are stable.
         builtins.sort_by(|a, b| a.id().cmp(b.id()));
         for analyzer in builtins {
@@ -115,7 +116,11 @@ impl Registry {
                 .into_iter()
                 .map(|e| e.trim_start_matches('.').to_owned())
                 .collect(),
-            None => analyzer.extensions().iter().map(|e| (*e).to_owned()).collect(),
+            None => analyzer
+                .extensions()
+                .iter()
+                .map(|e| (*e).to_owned())
+                .collect(),
         };
         if exts.is_empty() {
             return Err(RegistryError::NoExtensions(id));
@@ -187,13 +192,21 @@ mod tests {
     #[test]
     fn routes_by_extension_and_refuses_claimed_extensions() {
         let mut r = Registry::new();
-        r.add(Arc::new(Fake("a", &["x", "y"])), AnalyzerOrigin::Builtin, None)
-            .unwrap();
+        r.add(
+            Arc::new(Fake("a", &["x", "y"])),
+            AnalyzerOrigin::Builtin,
+            None,
+        )
+        .unwrap();
         assert_eq!(r.for_path("src/f.y").unwrap().id(), "a");
         assert!(r.for_path("src/f.z").is_none());
         assert!(r.for_path("Makefile").is_none());
         let err = r
-            .add(Arc::new(Fake("b", &["z", "y"])), AnalyzerOrigin::Builtin, None)
+            .add(
+                Arc::new(Fake("b", &["z", "y"])),
+                AnalyzerOrigin::Builtin,
+                None,
+            )
             .unwrap_err();
         assert_eq!(
             err,
