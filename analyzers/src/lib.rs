@@ -1,1 +1,55 @@
-//! Built-in language analyzers. (Under construction.)
+//! wit's built-in language analyzers: TypeScript, TSX, JavaScript and Python, on tree-sitter.
+//!
+//! Every language is the same generic analyzer ([`TreeSitterAnalyzer`]) driven by a grammar
+//! and query files in its own folder (`src/<language>/symbols.scm`, `calls.scm`), with
+//! small per-language rules in that folder's `mod.rs`.
+//!
+//! | id           | extensions          | grammar    |
+//! |--------------|---------------------|------------|
+//! | `typescript` | `ts`, `mts`, `cts`  | TypeScript |
+//! | `tsx`        | `tsx`, `jsx`        | TSX        |
+//! | `javascript` | `js`, `mjs`, `cjs`  | TSX        |
+//! | `python`     | `py`, `pyi`         | Python     |
+//!
+//! # Linking
+//! The analyzers register themselves with `inventory`, which only sees crates that are
+//! linked into the binary. A binary that never names an item of this crate may have it
+//! dropped by the linker, and then [`wit_core::Registry::with_builtins`] finds nothing.
+//! Binaries therefore build their registry with [`builtin_registry`] (or call [`link`]
+//! once) rather than calling `Registry::with_builtins` directly.
+//!
+//! # What the analyzers produce
+//! See PROTOCOL-NOTES "What the analyzers must produce". Decisions beyond the notes:
+//! - A symbol's range covers the whole definition: the `export` keyword, decorators (a
+//!   Python `decorated_definition`, TypeScript method decorators), and for
+//!   `const f = () => …` the whole declaration statement.
+//! - Signatures include generic type parameters (`<T>(x: T): T`): changing them breaks
+//!   callers as surely as changing a parameter. Decorators are never part of a signature.
+//!   Each parameter keeps its own text (whitespace collapsed), so `x=1` and `x = 1` differ.
+//! - Call edges come from call expressions only; `new Foo()` is not a call edge.
+//! - Class fields holding an arrow or function expression (`handle = () => {…}`) are
+//!   methods; abstract method signatures are methods; TypeScript overload signatures and
+//!   interface members are not symbols. Methods of an anonymous class have no container.
+
+mod engine;
+#[doc(hidden)]
+pub mod fixtures;
+pub mod python;
+pub mod typescript;
+
+pub use engine::TreeSitterAnalyzer;
+
+/// A registry holding every built-in analyzer (and nothing else).
+///
+/// Same as [`wit_core::Registry::with_builtins`], but calling it from a binary makes the
+/// linker keep this crate and so its `inventory` registrations.
+pub fn builtin_registry() -> wit_core::Registry {
+    link();
+    wit_core::Registry::with_builtins()
+}
+
+/// Does nothing, but referencing it forces this crate to be linked, so that its built-in
+/// analyzers are visible to [`wit_core::Registry::with_builtins`]. Call it once at start-up
+/// in any binary that builds its registry some other way.
+#[inline(never)]
+pub fn link() {}

@@ -1,0 +1,99 @@
+//! Time of one `analyze` call (parse + queries + call graph) on generated ~2,000-line files,
+//! with tree-sitter's bare parse of the same files for scale.
+//!
+//! Run with `cargo bench -p wit-analyzers`. No timing is asserted anywhere: this prints
+//! median, p90 and throughput so that regressions are visible.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use wit_analyzers::fixtures::{
+    PYTHON_UNIT_LINES, TYPESCRIPT_UNIT_LINES, generate_python, generate_typescript,
+};
+use wit_core::LanguageAnalyzer;
+
+const WARM_UP: usize = 30;
+const ITERATIONS: usize = 300;
+
+fn main() {
+    let typescript = generate_typescript(2_000 / TYPESCRIPT_UNIT_LINES);
+    let python = generate_python(2_000 / PYTHON_UNIT_LINES);
+    let small = "export function f(a: string): number {\n  return g(a.length);\n}\n";
+
+    println!(
+        "{:<28} {:>7} {:>8} {:>11} {:>11} {:>14}",
+        "case", "lines", "symbols", "median", "p90", "lines/s"
+    );
+    let ts = wit_analyzers::typescript::typescript();
+    let tsx = wit_analyzers::typescript::tsx();
+    let py = wit_analyzers::python::python();
+    bench_analyze("analyze typescript", &ts, &typescript);
+    bench_analyze("analyze tsx", &tsx, &typescript);
+    bench_analyze("analyze python", &py, &python);
+    bench_analyze("analyze typescript, small", &ts, small);
+
+    // The floor under any analysis of these files.
+    bench_parse(
+        "parse only typescript",
+        &tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        &typescript,
+    );
+    bench_parse(
+        "parse only python",
+        &tree_sitter_python::LANGUAGE.into(),
+        &python,
+    );
+}
+
+fn bench_analyze(label: &str, analyzer: &dyn LanguageAnalyzer, source: &str) {
+    // The first call compiles the query and creates this thread's parser; the warm-up in
+    // `report` keeps that (and cold caches) out of the figures, as in a long-running daemon.
+    let symbols = analyzer
+        .analyze(source)
+        .expect("analysis succeeds")
+        .symbols
+        .len();
+    report(label, source, symbols, || {
+        black_box(
+            analyzer
+                .analyze(black_box(source))
+                .expect("analysis succeeds"),
+        );
+    });
+}
+
+fn bench_parse(label: &str, language: &tree_sitter::Language, source: &str) {
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(language).expect("grammar loads");
+    report(label, source, 0, || {
+        black_box(
+            parser
+                .parse(black_box(source), None)
+                .expect("parse succeeds"),
+        );
+    });
+}
+
+/// Times `run` after a warm-up and prints one line of figures.
+fn report(label: &str, source: &str, symbols: usize, mut run: impl FnMut()) {
+    let lines = source.lines().count();
+    for _ in 0..WARM_UP {
+        run();
+    }
+    let mut times: Vec<Duration> = (0..ITERATIONS)
+        .map(|_| {
+            let started = Instant::now();
+            run();
+            started.elapsed()
+        })
+        .collect();
+    times.sort_unstable();
+    let median = times[times.len() / 2];
+    let p90 = times[times.len() * 9 / 10];
+    let lines_per_second = lines as f64 / median.as_secs_f64();
+    println!(
+        "{label:<28} {lines:>7} {symbols:>8} {:>9.3}ms {:>9.3}ms {lines_per_second:>14.0}",
+        median.as_secs_f64() * 1e3,
+        p90.as_secs_f64() * 1e3,
+    );
+}

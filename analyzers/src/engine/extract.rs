@@ -1,0 +1,301 @@
+//! One pass over the query's matches, then symbols built from what it found.
+//!
+//! Nothing here asks a node for its parent or siblings: tree-sitter answers those by
+//! descending from the root, which makes them linear in the file and the whole analysis
+//! quadratic. Everything structural (wrappers, containing classes) comes from query
+//! captures instead, joined by node id or by the range sweep in [`super::nesting`].
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use tree_sitter::{Node, QueryCursor, StreamingIterator, Tree};
+use wit_core::{Symbol, SymbolKind, signature::canonicalize};
+
+use super::Syntax;
+use super::nesting::{Span, innermost};
+use super::query::{CompiledQuery, Role};
+
+/// A call site: where it starts and the called name.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Call<'s> {
+    pub(super) at: usize,
+    pub(super) callee: &'s str,
+}
+
+/// What one pass over a tree found.
+pub(super) struct Found<'s> {
+    /// Symbols in source order.
+    pub(super) symbols: Vec<Symbol>,
+    /// The call-owning range of every callable symbol (value: its index in `symbols`).
+    pub(super) scopes: Vec<Span<usize>>,
+    /// Call sites, unordered.
+    pub(super) calls: Vec<Call<'s>>,
+}
+
+/// A definition as matched, before the pass is over.
+struct Definition<'t> {
+    kind: SymbolKind,
+    node: Node<'t>,
+    name: Node<'t>,
+    callable: Option<Node<'t>>,
+    scope: Option<Node<'t>>,
+}
+
+/// A finished symbol with what ordering and call attribution still need.
+struct Built {
+    symbol: Symbol,
+    /// Orders declarators sharing one statement by the position of their names.
+    name_start: usize,
+    /// The range owning the symbol's calls (callables only).
+    scope: Option<std::ops::Range<usize>>,
+}
+
+/// Where a wrapped node's definition really starts: its wrapper's start and the wrapper's
+/// id (the wrapper may be wrapped in turn).
+#[derive(Clone, Copy)]
+struct WrapperStart {
+    id: usize,
+    byte: usize,
+    row: usize,
+}
+
+thread_local! {
+    /// A query cursor keeps its match-state buffers between runs; reuse one per thread.
+    static CURSOR: RefCell<QueryCursor> = RefCell::new(QueryCursor::new());
+}
+
+/// Runs `query` over `tree` once and turns its matches into symbols, scopes and calls.
+pub(super) fn extract<'s>(
+    query: &CompiledQuery,
+    syntax: &Syntax,
+    tree: &Tree,
+    source: &'s str,
+) -> Found<'s> {
+    let text = |node: Node| -> &'s str { &source[node.byte_range()] };
+    let mut definitions: Vec<Definition> = Vec::new();
+    // A definition matched by several patterns (a Python method is also a `def`) is one
+    // symbol. The key is the definition node and the name, since
+    // `const a = () => 1, b = () => 2;` defines two symbols in one node.
+    let mut seen: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut wrappers: HashMap<usize, WrapperStart> = HashMap::new();
+    let mut classes: Vec<Span<Option<&'s str>>> = Vec::new();
+    let mut calls: Vec<Call<'s>> = Vec::new();
+
+    CURSOR.with(|cell| {
+        let mut cursor = cell.borrow_mut();
+        let mut matches = cursor.matches(&query.query, tree.root_node(), source.as_bytes());
+        while let Some(m) = matches.next() {
+            let mut definition = None;
+            let mut name = None;
+            let mut callable = None;
+            let mut scope = None;
+            let mut call = None;
+            let mut wrapper = None;
+            let mut wrapped = None;
+            let mut container_body = None;
+            let mut container_name = None;
+            for cap in m.captures() {
+                let node = cap.node;
+                match query.roles[cap.index as usize] {
+                    Role::Definition(kind) => definition = Some((kind, node)),
+                    Role::Name => name = Some(node),
+                    Role::Callable => callable = Some(node),
+                    Role::Scope => scope = Some(node),
+                    Role::Call => call = Some(node),
+                    Role::Wrapper => wrapper = Some(node),
+                    Role::Wrapped => wrapped = Some(node),
+                    Role::ContainerBody => container_body = Some(node),
+                    Role::ContainerName => container_name = Some(node),
+                    Role::Ignored => {}
+                }
+            }
+            if let (Some(call), Some(name)) = (call, name) {
+                calls.push(Call {
+                    at: call.start_byte(),
+                    callee: text(name),
+                });
+            } else if let (Some((kind, node)), Some(name)) = (definition, name) {
+                let def = Definition {
+                    kind,
+                    node,
+                    name,
+                    callable,
+                    scope,
+                };
+                match seen.get(&(node.id(), name.id())) {
+                    // A method is the more specific reading of a def inside a class body.
+                    Some(&i) => {
+                        if kind == SymbolKind::Method {
+                            definitions[i] = def;
+                        }
+                    }
+                    None => {
+                        seen.insert((node.id(), name.id()), definitions.len());
+                        definitions.push(def);
+                    }
+                }
+            } else if let (Some(wrapper), Some(wrapped)) = (wrapper, wrapped) {
+                wrappers.insert(
+                    wrapped.id(),
+                    WrapperStart {
+                        id: wrapper.id(),
+                        byte: wrapper.start_byte(),
+                        row: wrapper.start_position().row,
+                    },
+                );
+            } else if let Some(body) = container_body {
+                classes.push(Span {
+                    start: body.start_byte(),
+                    end: body.end_byte(),
+                    value: container_name.map(text),
+                });
+            }
+        }
+    });
+
+    let containers = method_containers(&definitions, &mut classes);
+    let mut built: Vec<Built> = definitions
+        .iter()
+        .zip(containers)
+        .map(|(def, container)| {
+            let symbol = symbol(def, container, &wrappers, syntax, source);
+            let scope = symbol.kind.is_callable().then(|| {
+                let node = def.scope.or(def.callable).unwrap_or(def.node);
+                node.byte_range()
+            });
+            Built {
+                symbol,
+                name_start: def.name.start_byte(),
+                scope,
+            }
+        })
+        .collect();
+    // Source order; declarators sharing one statement (`const a = …, b = …`) by name.
+    built.sort_by_key(|b| (b.symbol.start_byte, b.name_start));
+    let mut scopes = Vec::new();
+    let symbols = built
+        .into_iter()
+        .enumerate()
+        .map(|(i, b)| {
+            if let Some(range) = b.scope {
+                scopes.push(Span {
+                    start: range.start,
+                    end: range.end,
+                    value: i,
+                });
+            }
+            b.symbol
+        })
+        .collect();
+    Found {
+        symbols,
+        scopes,
+        calls,
+    }
+}
+
+/// For each definition, the name of its class if it is a method: the innermost class body
+/// around it. An anonymous class (`export default class { … }`) gives `None`.
+fn method_containers<'s>(
+    definitions: &[Definition],
+    classes: &mut [Span<Option<&'s str>>],
+) -> Vec<Option<&'s str>> {
+    let mut methods: Vec<(usize, usize)> = definitions
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.kind == SymbolKind::Method)
+        .map(|(i, d)| (d.node.start_byte(), i))
+        .collect();
+    methods.sort_unstable();
+    let points: Vec<usize> = methods.iter().map(|&(at, _)| at).collect();
+    let mut containers = vec![None; definitions.len()];
+    for ((_, i), class) in methods.iter().zip(innermost(classes, &points)) {
+        containers[*i] = class.flatten();
+    }
+    containers
+}
+
+/// Builds the symbol for one definition.
+fn symbol(
+    def: &Definition,
+    container: Option<&str>,
+    wrappers: &HashMap<usize, WrapperStart>,
+    syntax: &Syntax,
+    source: &str,
+) -> Symbol {
+    let node = def.node;
+    // Widen over wrappers (`export`, decorators), following chains of them.
+    let mut start = WrapperStart {
+        id: node.id(),
+        byte: node.start_byte(),
+        row: node.start_position().row,
+    };
+    while let Some(&outer) = wrappers.get(&start.id) {
+        start = outer;
+    }
+    let end = node.end_byte();
+    let end_point = node.end_position();
+    // A node ending just after a newline ends on the line before.
+    let end_line = if end_point.column == 0 && end_point.row > start.row {
+        end_point.row - 1
+    } else {
+        end_point.row
+    };
+    Symbol {
+        name: source[def.name.byte_range()].to_owned(),
+        kind: def.kind,
+        container: container.map(str::to_owned),
+        start_byte: start.byte,
+        end_byte: end,
+        start_line: start.row,
+        end_line,
+        // Only a query bug leaves a callable without @callable; `()` then keeps the
+        // symbol usable rather than losing it.
+        signature: def.kind.is_callable().then(|| {
+            def.callable
+                .map_or_else(|| "()".to_owned(), |c| signature(c, syntax, source))
+        }),
+    }
+}
+
+/// The canonical signature of a function node: its type parameters, its parameters joined
+/// by `", "` inside parentheses, then the separator and return type.
+///
+/// The pieces are the grammar's fields `type_parameters`, `parameters` (or an arrow's bare
+/// `parameter`) and `return_type`, names the TypeScript and Python grammars share. Reading
+/// fields is cheap; optional captures for them cost the query engine far more (measured).
+/// Parameters are taken one by one rather than as the list's text so that comments between
+/// them and a trailing comma never count as a change.
+fn signature(function: Node, syntax: &Syntax, source: &str) -> String {
+    let text = |node: Node| &source[node.byte_range()];
+    let mut out = String::with_capacity(64);
+    if let Some(tp) = function.child_by_field_name("type_parameters") {
+        out.push_str(text(tp));
+    }
+    out.push('(');
+    if let Some(params) = function.child_by_field_name("parameters") {
+        let mut walk = params.walk();
+        let mut first = true;
+        for param in params.named_children(&mut walk) {
+            // Comments are extras: they can appear anywhere and are never part of the API.
+            if param.is_extra() {
+                continue;
+            }
+            if !first {
+                out.push_str(", ");
+            }
+            first = false;
+            out.push_str(text(param));
+        }
+    } else if let Some(param) = function.child_by_field_name("parameter") {
+        out.push_str(text(param));
+    }
+    out.push(')');
+    if let Some(ret) = function.child_by_field_name("return_type") {
+        // TypeScript's return annotation node includes its colon; the separator supplies it.
+        let ret = text(ret).trim_start_matches(':').trim_start();
+        out.push_str(syntax.return_separator);
+        out.push_str(ret);
+    }
+    canonicalize(&out)
+}

@@ -1,0 +1,77 @@
+//! Parsing with one reusable parser per grammar and thread, under a time limit.
+
+use std::cell::RefCell;
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
+
+use tree_sitter::{ParseOptions, ParseState, Parser, Tree};
+use wit_core::AnalyzeError;
+
+use super::Grammar;
+
+/// Tree-sitter parses linearly, so a source file that takes this long is pathological
+/// (or enormous); the daemon gets an error rather than a stuck worker thread.
+const PARSE_TIME_LIMIT: Duration = Duration::from_secs(5);
+
+/// How many progress callbacks pass between two clock reads; the callback runs often and a
+/// clock read per call would show up in profiles.
+const CLOCK_EVERY: u32 = 64;
+
+thread_local! {
+    /// A parser allocates its stacks once and reuses them, so keep one per grammar per
+    /// thread rather than one per call. Few grammars exist; a linear scan is fastest.
+    static PARSERS: RefCell<Vec<(&'static str, Parser)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Parses `source` with `grammar`'s language.
+pub(super) fn parse(grammar: &'static Grammar, source: &str) -> Result<Tree, AnalyzeError> {
+    PARSERS.with(|cell| {
+        let mut parsers = cell.borrow_mut();
+        let index = match parsers.iter().position(|(name, _)| *name == grammar.name) {
+            Some(i) => i,
+            None => {
+                let mut parser = Parser::new();
+                parser
+                    .set_language(&(grammar.language)())
+                    .map_err(|e| AnalyzeError::Failed(format!("{} grammar: {e}", grammar.name)))?;
+                parsers.push((grammar.name, parser));
+                parsers.len() - 1
+            }
+        };
+        let parser = &mut parsers[index].1;
+
+        let started = Instant::now();
+        let mut calls = 0u32;
+        let mut timed_out = false;
+        let mut progress = |_: &ParseState| {
+            calls = calls.wrapping_add(1);
+            if calls.is_multiple_of(CLOCK_EVERY) && started.elapsed() > PARSE_TIME_LIMIT {
+                timed_out = true;
+                return ControlFlow::Break(());
+            }
+            ControlFlow::Continue(())
+        };
+        let bytes = source.as_bytes();
+        let tree = parser.parse_with_options(
+            &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
+            None,
+            Some(ParseOptions::new().progress_callback(&mut progress)),
+        );
+        match tree {
+            Some(tree) => Ok(tree),
+            None => {
+                // A cancelled parse leaves state behind that the next parse would resume.
+                parser.reset();
+                Err(AnalyzeError::Failed(if timed_out {
+                    format!(
+                        "{} parse gave up after {} s",
+                        grammar.name,
+                        PARSE_TIME_LIMIT.as_secs()
+                    )
+                } else {
+                    format!("{} parser returned no tree", grammar.name)
+                }))
+            }
+        }
+    })
+}

@@ -1,0 +1,10 @@
+; Calls in Python. Captures: @reference.call on the call, @name on the called name.
+
+; f()
+(call
+  function: (identifier) @name) @reference.call
+
+; obj.f(), self.f(), module.f(): the callee is the attribute name.
+(call
+  function: (attribute
+    attribute: (identifier) @name)) @reference.call

@@ -1,0 +1,64 @@
+//! Helpers shared by the test modules.
+
+use wit_core::{FileAnalysis, Symbol};
+
+/// Analyses `source` as the file `path`, with the analyzer the built-in registry routes
+/// that path to.
+pub fn analyze(path: &str, source: &str) -> FileAnalysis {
+    let registry = wit_analyzers::builtin_registry();
+    let analyzer = registry
+        .for_path(path)
+        .unwrap_or_else(|| panic!("no analyzer for {path}"));
+    analyzer
+        .analyze(source)
+        .unwrap_or_else(|e| panic!("analysing {path}: {e}"))
+}
+
+/// `(kind, qualified name)` of every symbol, in order.
+pub fn outline(analysis: &FileAnalysis) -> Vec<(&'static str, String)> {
+    analysis
+        .symbols
+        .iter()
+        .map(|s| (s.kind.as_str(), s.qualified_name()))
+        .collect()
+}
+
+/// The symbol `name` addresses (bare, first wins; or `Class.method`).
+pub fn symbol<'a>(analysis: &'a FileAnalysis, name: &str) -> &'a Symbol {
+    analysis
+        .find(name)
+        .unwrap_or_else(|| panic!("no symbol {name} in {:#?}", outline(analysis)))
+}
+
+/// The signature of the symbol `name` addresses.
+pub fn signature<'a>(analysis: &'a FileAnalysis, name: &str) -> &'a str {
+    symbol(analysis, name)
+        .signature
+        .as_deref()
+        .unwrap_or_else(|| panic!("{name} has no signature"))
+}
+
+/// The source text of the symbol `name` addresses.
+pub fn text<'s>(analysis: &FileAnalysis, source: &'s str, name: &str) -> &'s str {
+    let s = symbol(analysis, name);
+    &source[s.start_byte..s.end_byte]
+}
+
+/// Every call edge as `(caller, callee)`, in order.
+pub fn edges(analysis: &FileAnalysis) -> Vec<(&str, &str)> {
+    analysis
+        .calls
+        .iter()
+        .map(|e| (e.caller.as_str(), e.callee.as_str()))
+        .collect()
+}
+
+/// The callees of `caller` (a qualified name), in order.
+pub fn callees<'a>(analysis: &'a FileAnalysis, caller: &str) -> Vec<&'a str> {
+    analysis
+        .calls
+        .iter()
+        .filter(|e| e.caller == caller)
+        .map(|e| e.callee.as_str())
+        .collect()
+}

@@ -1,0 +1,9 @@
+//! Integration tests of the built-in analyzers, on the fixtures in `testdata/fixtures`.
+//!
+//! One test target (with one module per concern) so the grammars are linked once.
+
+mod common;
+mod python;
+mod registry;
+mod robustness;
+mod typescript;
