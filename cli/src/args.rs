@@ -108,6 +108,29 @@ pub enum Command {
     /// Run or manage the repository's daemon.
     #[command(subcommand)]
     Daemon(DaemonCmd),
+
+    /// List the analyzers in use (built-in and plugins from wit.toml), the plugins that
+    /// were not loaded and why, and whether wit.toml was accepted.
+    #[command(after_help = "Example:\n  wit analyzers\n  wit analyzers --json")]
+    Analyzers,
+
+    /// Allow the daemon to load the analyzer plugins wit.toml names. Shows each file and
+    /// its SHA-256 and asks for confirmation (or --yes); the grant is stored in your config
+    /// directory, pinned to those hashes, and goes stale when any of them changes. A
+    /// running daemon is restarted to load them.
+    #[command(
+        after_help = "Example:\n  wit trust\n  wit trust --yes   # no question (scripts, CI)"
+    )]
+    Trust {
+        /// Trust without asking (required when stdin is not a terminal).
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+
+    /// Revoke `wit trust` for this repository; a running daemon is restarted without its
+    /// plugins.
+    #[command(after_help = "Example:\n  wit untrust")]
+    Untrust,
 }
 
 /// `wit declare`.
@@ -384,6 +407,22 @@ mod tests {
             parse(&["declare", "-d", "x"]).is_err(),
             "--files is required"
         );
+    }
+
+    #[test]
+    fn trust_takes_yes() {
+        let Cli {
+            command: Command::Trust { yes },
+            ..
+        } = parse(&["trust", "--yes"]).unwrap()
+        else {
+            panic!()
+        };
+        assert!(yes);
+        assert!(matches!(
+            parse(&["analyzers", "--json"]).unwrap().command,
+            Command::Analyzers
+        ));
     }
 
     #[test]

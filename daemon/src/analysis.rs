@@ -12,12 +12,17 @@ use wit_core::{FileAnalysis, Registry, analyzer::source_text};
 
 use crate::paths;
 
-/// Builds the analyzer registry for the repository at `root`.
-///
-/// The one place where analyzers are gathered: the built-ins of `wit-analyzers` today;
-/// plugins from `wit.toml` are to be added here.
-pub(crate) fn build_registry(_root: &Path) -> Registry {
-    wit_analyzers::builtin_registry()
+/// Builds the analyzer registry for the repository at `root`: the built-ins of
+/// `wit-analyzers`, then the plugins `config` (its `wit.toml`) names, if the repository is
+/// trusted. The one place where analyzers are gathered; the report says what became of
+/// each plugin (for `analyzers.list`).
+pub(crate) fn build_registry(
+    root: &Path,
+    config: &wit_core::Config,
+) -> (Registry, crate::plugins::PluginsReport) {
+    let mut registry = wit_analyzers::builtin_registry();
+    let report = crate::plugins::load_configured(&mut registry, root, config);
+    (registry, report)
 }
 
 /// What analysing a file gave.

@@ -1,25 +1,147 @@
-//! Daemon settings, read in one place so that `wit.toml` support plugs in here.
+//! Daemon settings: `wit.toml` read once at start (`wit daemon restart` re-reads it).
+//!
+//! An invalid `wit.toml` never stops the daemon: the error (file:line:column: key: what)
+//! is logged, the daemon serves with the defaults and **no plugins** (a file it could not
+//! read says nothing trustworthy about which libraries to run), and the error is reported
+//! by `daemon.status` and `analyzers.list`, hence by `wit status`, `wit daemon status` and
+//! `wit analyzers`, until the file is fixed and the daemon restarted.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use wit_core::protocol::DEFAULT_LOCK_TTL_MS;
+use wit_core::ConfigError;
+use wit_core::config::FILE_NAME;
+
+use crate::plugins::PluginsReport;
+
+/// The state of `wit.toml` at start.
+#[derive(Debug, Clone)]
+pub(crate) struct ConfigFile {
+    /// `<root>/wit.toml`.
+    pub path: PathBuf,
+    /// Whether it exists.
+    pub present: bool,
+    /// Why it was refused; the daemon then runs on the defaults.
+    pub error: Option<String>,
+    /// The structured error, when the text was parsed and refused.
+    pub parse_error: Option<ConfigError>,
+}
 
 /// Settings the daemon needs at run time.
 #[derive(Debug, Clone)]
 pub(crate) struct Config {
-    /// TTL of a lock when `lock.acquire` has no `ttlMs`.
+    /// TTL of a lock when `lock.acquire` has no `ttlMs` (`[locks] default_ttl`).
     pub default_lock_ttl_ms: u64,
     /// How often expired locks are purged.
     pub purge_interval: std::time::Duration,
+    /// `wit.toml` as found at start.
+    pub file: ConfigFile,
+    /// The parsed file (defaults when absent or invalid).
+    pub parsed: wit_core::Config,
+    /// What became of the plugins it names (filled in once the registry is built).
+    pub plugins: PluginsReport,
 }
 
 impl Config {
-    /// The settings for the repository at `root`.
-    // The repository root is where `wit.toml` will be read from.
-    pub fn load(_root: &Path) -> Self {
+    /// Reads `<root>/wit.toml`; an absent file means the defaults, an invalid one the
+    /// defaults plus a logged and reported error (module docs).
+    pub fn load(root: &Path) -> Self {
+        let path = root.join(FILE_NAME);
+        let (parsed, file) = match std::fs::read_to_string(&path) {
+            Ok(text) => match wit_core::Config::parse(&text, &path) {
+                Ok(parsed) => (parsed, file_status(path, true, None)),
+                Err(e) => {
+                    tracing::error!(
+                        "{e}; serving with the default settings and no analyzer plugins until it is fixed (then `wit daemon restart`)"
+                    );
+                    (
+                        wit_core::Config::default(),
+                        file_status(path, true, Some(e)),
+                    )
+                }
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                (wit_core::Config::default(), file_status(path, false, None))
+            }
+            Err(e) => {
+                let error = format!("{}: cannot read: {e}", path.display());
+                tracing::error!("{error}; serving with the default settings and no plugins");
+                let mut file = file_status(path, true, None);
+                file.error = Some(error);
+                (wit_core::Config::default(), file)
+            }
+        };
         Self {
-            default_lock_ttl_ms: DEFAULT_LOCK_TTL_MS,
+            default_lock_ttl_ms: parsed.locks.default_ttl_ms,
             purge_interval: std::time::Duration::from_secs(30),
+            file,
+            parsed,
+            plugins: PluginsReport::default(),
         }
+    }
+}
+
+fn file_status(path: PathBuf, present: bool, error: Option<ConfigError>) -> ConfigFile {
+    ConfigFile {
+        path,
+        present,
+        error: error.as_ref().map(ToString::to_string),
+        parse_error: error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_absent_file_means_the_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = Config::load(dir.path());
+        assert!(!c.file.present);
+        assert_eq!(c.file.error, None);
+        assert_eq!(
+            c.default_lock_ttl_ms,
+            wit_core::protocol::DEFAULT_LOCK_TTL_MS
+        );
+    }
+
+    #[test]
+    fn the_default_ttl_comes_from_wit_toml() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("wit.toml"),
+            "[locks]\ndefault_ttl = \"90s\"\n",
+        )
+        .unwrap();
+        let c = Config::load(dir.path());
+        assert!(c.file.present);
+        assert_eq!(c.default_lock_ttl_ms, 90_000);
+    }
+
+    #[test]
+    fn an_invalid_file_is_reported_with_file_line_and_key_and_means_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("wit.toml"),
+            "[locks]\ndefault_tll = \"90s\"\n\n[[analyzers]]\npath = \"x.so\"\n",
+        )
+        .unwrap();
+        let c = Config::load(dir.path());
+        let error = c.file.error.clone().expect("an error");
+        let expected = format!(
+            "{}:2:1: locks.default_tll: ",
+            dir.path().join("wit.toml").display()
+        );
+        assert!(error.starts_with(&expected), "{error}");
+        let key = c.file.parse_error.as_ref().and_then(|e| e.key.as_deref());
+        assert_eq!(key, Some("locks.default_tll"));
+        assert_eq!(
+            c.default_lock_ttl_ms,
+            wit_core::protocol::DEFAULT_LOCK_TTL_MS
+        );
+        assert!(
+            c.parsed.analyzers.is_empty(),
+            "no plugins from an invalid file"
+        );
     }
 }

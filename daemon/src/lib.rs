@@ -16,8 +16,25 @@
 //! # Extensions to protocol v1
 //! - `rpc.discover` → the `openrpc.json` document embedded in the binary.
 //! - `daemon.status` → `{pid, version, startedAt, uptimeMs, root, socket,
-//!   counts: {locks, intents, contracts}, analyzers: [{id, extensions, origin}]}`
-//!   (`startedAt` in Unix ms; `intents` counts declared and active ones).
+//!   counts: {locks, intents, contracts}, analyzers: [{id, extensions, origin}],
+//!   config: {file, present, error?}, failed: [{path, reason, hint?}]}`
+//!   (`startedAt` in Unix ms; `intents` counts declared and active ones; `origin` is
+//!   `"builtin"` or the plugin's path).
+//! - `analyzers.list` → `{analyzers: [{id, extensions, origin: "builtin"|"plugin", path?,
+//!   failures?, lastFailure?}], failed: [{path, reason, hint?}], config: {file, present,
+//!   error?, line?, column?, key?}, trust: {status, store?, changed?, error?}}`: every
+//!   analyzer, the plugins refused at start and why, the state of `wit.toml` and of trust.
+//!   `wit analyzers` and the pre-commit hook (for its extension list) read it.
+//!
+//! # Configuration and plugins
+//! `wit.toml` is read once at start ([`wit_core::Config`]); an invalid file is logged and
+//! reported (above) and the daemon serves with the defaults and no plugins. Plugins load
+//! only when the repository is trusted ([`trust`]); each refusal is logged and reported,
+//! and the daemon serves the rest. A plugin failing during `analyze` fails only the
+//! analysis of that file: `lock.acquire` succeeds without caller warnings,
+//! `intent.declare` stores the intent without byte ranges or dependencies for that file,
+//! `contract.propose` answers `SYMBOL_NOT_FOUND`, and `check-contracts` reports a
+//! violation (`actual`: symbol not found) for contracts in that file.
 //!
 //! # Layout
 //! `lifecycle` (directory, single instance, pid, signals) → `server` (socket, HTTP) →

@@ -50,8 +50,10 @@ pub(crate) async fn run(root: &Path) -> Result<(), DaemonError> {
     remove_if_present(&wit.pid_file())?;
 
     let store = Arc::new(Store::open(&wit.database())?);
-    let config = Config::load(&root);
-    let registry = analysis::build_registry(&root);
+    // wit.toml, then the registry (plugins need the file's list and the trust check).
+    let mut config = Config::load(&root);
+    let (registry, plugins) = analysis::build_registry(&root, &config.parsed);
+    config.plugins = plugins;
     let openrpc = serde_json::from_str(crate::OPENRPC_JSON).unwrap_or(serde_json::Value::Null);
     let state = Arc::new(AppState {
         root: root.clone(),

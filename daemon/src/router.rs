@@ -10,8 +10,8 @@ use crate::methods::{self, Failure};
 use crate::params::{invalid_request, type_name};
 use crate::state::AppState;
 
-/// Every method this daemon answers: protocol v1 plus the `rpc.discover` and
-/// `daemon.status` extensions.
+/// Every method this daemon answers: protocol v1 plus the `rpc.discover`, `daemon.status`
+/// and `analyzers.list` extensions.
 pub(crate) const METHODS: &[&str] = &[
     "ping",
     "register",
@@ -27,6 +27,7 @@ pub(crate) const METHODS: &[&str] = &[
     "check-contracts",
     "rpc.discover",
     "daemon.status",
+    "analyzers.list",
 ];
 
 /// Whether `method` exists (step 4).
@@ -68,6 +69,7 @@ pub(crate) async fn call(
         "check-contracts" => methods::checks::check_contracts(&state, &params).await,
         "rpc.discover" => Ok(state.openrpc.clone()),
         "daemon.status" => methods::status::status(&state).await,
+        "analyzers.list" => methods::status::analyzers_list(&state).await,
         _ => Err(Failure(RpcError::new(ErrorCode::MethodNotFound, None))),
     };
     result.map_err(|f| f.0)

@@ -8,9 +8,13 @@
 //! library it names; when any of them changes (an edit, a rebuild, a `git pull`) the grant
 //! is *stale* and nothing loads until the user trusts again.
 //!
+//! A library that does not exist yet (not built) can be trusted: it is pinned as `absent`,
+//! so it fails to load as "file not found" and, once it appears, the grant is stale until
+//! the user has seen its hash with `wit trust`. `wit.toml` itself must exist.
+//!
 //! The file is JSON, written atomically (temporary file + rename) with mode 0600:
 //! `{"version": 1, "repos": {"/abs/root": {"grantedAtMs": …, "files": {"/abs/root/wit.toml":
-//! "<sha256 hex>", "/abs/lib.so": "<sha256 hex>"}}}}`.
+//! "<sha256 hex>", "/abs/lib.so": "<sha256 hex>" | "absent"}}}}`.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -75,9 +79,13 @@ pub enum TrustStatus {
 pub struct PinnedFile {
     /// Absolute (canonical) path.
     pub path: PathBuf,
-    /// SHA-256 of its content, lowercase hex.
-    pub sha256: String,
+    /// SHA-256 of its content, lowercase hex; `None` for a library that does not exist
+    /// (pinned as absent: it goes stale when it appears).
+    pub sha256: Option<String>,
 }
+
+/// How an absent library is recorded in the store.
+const ABSENT: &str = "absent";
 
 /// What `wit trust` would grant for a repository: show it to the user, then [`TrustStore::grant`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,19 +149,21 @@ impl TrustStore {
     /// Hashes `wit.toml` and each library `config` names, for the repository at `root`.
     ///
     /// # Errors
-    /// [`TrustError::Read`] when the root, `wit.toml` or a library cannot be read: only
-    /// files that exist can be pinned.
+    /// [`TrustError::Read`] when the root or `wit.toml` cannot be read, or a library exists
+    /// but cannot be read. A library that does not exist is pinned as absent.
     pub fn plan(&self, root: &Path, config: &Config) -> Result<TrustPlan, TrustError> {
         let root = fs::canonicalize(root).map_err(|source| TrustError::Read {
             path: root.to_owned(),
             source,
         })?;
         let mut files = Vec::new();
-        for path in pinned_paths(&root, config) {
-            let sha256 = hash_file(&path).map_err(|source| TrustError::Read {
-                path: path.clone(),
-                source,
-            })?;
+        for (i, path) in pinned_paths(&root, config).into_iter().enumerate() {
+            let sha256 = match hash_file(&path) {
+                Ok(hash) => Some(hash),
+                // i == 0 is wit.toml, which must exist to be trusted.
+                Err(e) if i > 0 && e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(source) => return Err(TrustError::Read { path, source }),
+            };
             files.push(PinnedFile { path, sha256 });
         }
         Ok(TrustPlan { root, files })
@@ -166,7 +176,10 @@ impl TrustStore {
             files: plan
                 .files
                 .iter()
-                .map(|f| (key(&f.path), f.sha256.clone()))
+                .map(|f| {
+                    let hash = f.sha256.clone().unwrap_or_else(|| ABSENT.to_owned());
+                    (key(&f.path), hash)
+                })
                 .collect(),
         };
         self.update(|data| {
@@ -194,8 +207,13 @@ impl TrustStore {
         let changed: Vec<PathBuf> = pinned_paths(&root, config)
             .into_iter()
             .filter(|path| {
-                let now = hash_file(path).ok();
-                now.is_none() || grant.files.get(&key(path)) != now.as_ref()
+                let now = match hash_file(path) {
+                    Ok(hash) => hash,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => ABSENT.to_owned(),
+                    // Unreadable: cannot be vouched for.
+                    Err(_) => return true,
+                };
+                grant.files.get(&key(path)) != Some(&now)
             })
             .collect();
         if changed.is_empty() {
@@ -385,7 +403,7 @@ mod tests {
             ]
         );
         // sha256("library a")
-        assert_eq!(plan.files[1].sha256.len(), 64);
+        assert_eq!(plan.files[1].sha256.as_ref().unwrap().len(), 64);
         store.grant(&plan).unwrap();
         assert_eq!(store.check(&r.root, &config(&r)), TrustStatus::Trusted);
         let reloaded = TrustStore::load_from(&r.store).unwrap();
@@ -456,7 +474,7 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_library_cannot_be_planned_and_makes_a_grant_stale() {
+    fn a_deleted_library_makes_a_grant_stale() {
         let r = repo(TOML);
         let mut store = TrustStore::load_from(&r.store).unwrap();
         store
@@ -467,10 +485,33 @@ mod tests {
             store.check(&r.root, &config(&r)),
             TrustStatus::Stale { changed } if changed == vec![fs::canonicalize(&r.root).unwrap().join("plugins/liba.so")]
         ));
-        let err = store.plan(&r.root, &config(&r)).unwrap_err();
+    }
+
+    #[test]
+    fn a_missing_library_is_pinned_as_absent_and_goes_stale_when_it_appears() {
+        let r = repo(TOML);
+        fs::remove_file(r.root.join("plugins/liba.so")).unwrap();
+        let mut store = TrustStore::load_from(&r.store).unwrap();
+        let plan = store.plan(&r.root, &config(&r)).unwrap();
+        assert_eq!(plan.files[1].sha256, None);
+        store.grant(&plan).unwrap();
+        assert_eq!(store.check(&r.root, &config(&r)), TrustStatus::Trusted);
+        fs::write(r.root.join("plugins/liba.so"), b"library a").unwrap();
+        assert!(matches!(
+            store.check(&r.root, &config(&r)),
+            TrustStatus::Stale { changed } if changed == vec![fs::canonicalize(&r.root).unwrap().join("plugins/liba.so")]
+        ));
+    }
+
+    #[test]
+    fn wit_toml_must_exist_to_be_planned() {
+        let r = repo(TOML);
+        fs::remove_file(r.root.join("wit.toml")).unwrap();
+        let config = Config::parse(TOML, "wit.toml").unwrap();
+        let store = TrustStore::load_from(&r.store).unwrap();
+        let err = store.plan(&r.root, &config).unwrap_err();
         assert!(
-            err.to_string().starts_with("cannot read ")
-                && err.to_string().contains("plugins/liba.so"),
+            err.to_string().starts_with("cannot read ") && err.to_string().contains("wit.toml"),
             "{err}"
         );
     }

@@ -4,15 +4,19 @@
 
 mod support;
 
+mod cli_basics;
+mod cli_coordination;
+mod cli_daemon;
+mod cli_init;
+mod cli_watch;
 mod daemon_contracts;
 mod daemon_envelope;
 mod daemon_intents;
 mod daemon_lifecycle;
 mod daemon_locks;
 mod daemon_robustness;
-mod cli_basics;
-mod cli_coordination;
-mod cli_daemon;
-mod cli_init;
-mod cli_watch;
 mod hooks_commit;
+mod plugins_config;
+mod plugins_failures;
+mod plugins_go;
+mod plugins_trust;

@@ -8,6 +8,7 @@ use serde_json::json;
 use crate::args::DaemonCmd;
 use crate::autostart;
 use crate::client::{Client, ConnectError};
+use crate::commands::analyzers::{ConfigState, FailedPlugin};
 use crate::context::{Ctx, failure};
 use crate::duration::human_span;
 use crate::exit::{CmdResult, Failure};
@@ -34,6 +35,10 @@ pub struct DaemonStatus {
     pub counts: Counts,
     /// Loaded analyzers.
     pub analyzers: Vec<AnalyzerInfo>,
+    /// `wit.toml` as the daemon read it.
+    pub config: ConfigState,
+    /// Plugins refused at start.
+    pub failed: Vec<FailedPlugin>,
 }
 
 /// `daemon.status` counts.
@@ -96,8 +101,18 @@ pub fn status_line(st: &DaemonStatus) -> String {
             format!("{} ({}){origin}", a.id, a.extensions.join(", "))
         })
         .collect();
+    let mut problems = String::new();
+    if st.config.error.is_some() {
+        problems.push_str(" · wit.toml refused (see `wit analyzers`)");
+    }
+    if !st.failed.is_empty() {
+        problems.push_str(&format!(
+            " · {} plugin(s) not loaded (see `wit analyzers`)",
+            st.failed.len()
+        ));
+    }
     format!(
-        "daemon running · pid {} · wit {} · socket {} · up {} · {} locks, {} intents, {} contracts · analyzers: {}",
+        "daemon running · pid {} · wit {} · socket {} · up {} · {} locks, {} intents, {} contracts · analyzers: {}{problems}",
         st.pid,
         st.version,
         st.socket,

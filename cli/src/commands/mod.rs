@@ -1,5 +1,6 @@
 //! One module per command family; [`run`] dispatches.
 
+pub mod analyzers;
 pub mod check;
 pub mod contract;
 pub mod daemon;
@@ -8,6 +9,7 @@ pub mod init;
 pub mod intent;
 pub mod lock;
 pub mod status;
+pub mod trust;
 pub mod watch;
 
 use crate::args::{Command, HookCmd};
@@ -32,5 +34,8 @@ pub async fn run(ctx: &Ctx, command: Command) -> CmdResult {
         Command::Hook(HookCmd::Run { .. }) => unreachable!("handled in main"),
         Command::CheckContracts { files, staged } => check::run(ctx, files, staged).await,
         Command::Daemon(c) => daemon::run(ctx, c).await,
+        Command::Analyzers => analyzers::run(ctx).await,
+        Command::Trust { yes } => trust::trust(ctx, yes).await,
+        Command::Untrust => trust::untrust(ctx).await,
     }
 }

@@ -104,6 +104,12 @@ pub fn render(s: &Snapshot, style: &Style) -> String {
         None => "daemon running".to_owned(),
     };
     out.push_str(&format!("{} · {who} · {daemon}\n", style.bold(&s.root)));
+    // wit.toml and plugin problems first: the user must not miss that a config was refused.
+    if let Some(d) = &s.daemon {
+        out.push_str(&crate::commands::analyzers::problems(
+            &d.config, &d.failed, style,
+        ));
+    }
     let mine = |session: &str| me == Some(session);
     let who_cell = |session: &str| {
         if mine(session) {

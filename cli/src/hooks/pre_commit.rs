@@ -8,8 +8,8 @@ use serde_json::json;
 use wit_core::protocol::{CheckResult, ErrorCode, StagedFile};
 
 use crate::client::{CallError, Client, ConnectError};
+use crate::commands::analyzers::AnalyzerList;
 use crate::commands::check::describe_violations;
-use crate::commands::daemon::DaemonStatus;
 use crate::git;
 use crate::hooks::{runtime, with_deadline};
 use crate::output::Style;
@@ -18,7 +18,7 @@ use crate::root;
 /// The whole hook's time limit.
 pub const LIMIT: Duration = Duration::from_secs(2);
 
-/// Extensions of the built-in analyzers, used when the daemon predates `daemon.status`.
+/// Extensions of the built-in analyzers, used when the daemon predates `analyzers.list`.
 const BUILTIN_EXTENSIONS: &[&str] = &["ts", "tsx", "js", "jsx", "mjs", "cjs", "py"];
 
 enum Outcome {
@@ -77,11 +77,13 @@ fn check(style: &Style) -> Outcome {
             }
             Err(e) => return Outcome::Skipped(e.to_string()),
         };
+        // Every extension some analyzer (built-in or plugin) handles: files of other types
+        // cannot hold contracts.
         let extensions: Vec<String> = match client
-            .call::<DaemonStatus>("daemon.status", json!({}))
+            .call::<AnalyzerList>("analyzers.list", json!({}))
             .await
         {
-            Ok(st) => st
+            Ok(list) => list
                 .analyzers
                 .into_iter()
                 .flat_map(|a| a.extensions)

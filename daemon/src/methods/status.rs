@@ -1,13 +1,16 @@
-//! `daemon.status` (extension): what the CLI's `wit daemon status` shows.
+//! `daemon.status` and `analyzers.list` (extensions): what `wit daemon status`, `wit status`
+//! and `wit analyzers` show.
 
 use serde_json::{Value, json};
 use wit_core::AnalyzerOrigin;
 
 use super::Failure;
+use crate::plugins::TrustSummary;
 use crate::state::{AppState, now_ms};
 use crate::store::{contracts, intents, locks};
 
-/// `daemon.status` → `{pid, version, startedAt, uptimeMs, root, socket, counts, analyzers}`.
+/// `daemon.status` → `{pid, version, startedAt, uptimeMs, root, socket, counts, analyzers,
+/// config, failed}` (`config` and `failed` as in [`analyzers_list`]).
 pub(crate) async fn status(state: &AppState) -> Result<Value, Failure> {
     let (locks, intents, contracts) = state
         .read(|conn| {
@@ -41,5 +44,104 @@ pub(crate) async fn status(state: &AppState) -> Result<Value, Failure> {
         "socket": state.wit.socket().display().to_string(),
         "counts": { "locks": locks, "intents": intents, "contracts": contracts },
         "analyzers": analyzers,
+        "config": config_json(state),
+        "failed": failed_json(state),
     }))
+}
+
+/// `analyzers.list` → every analyzer, the plugins that were refused, and the state of
+/// `wit.toml` and of trust:
+///
+/// ```json
+/// {"analyzers": [{"id": "go", "extensions": ["go"], "origin": "plugin",
+///                 "path": "/abs/libwit_analyzer_go.so", "failures": 0,
+///                 "lastFailure": {"reason": "…", "at": 1700000000000}}],
+///  "failed": [{"path": "/abs/lib.so", "reason": "file not found", "hint": "…"}],
+///  "config": {"file": "/abs/wit.toml", "present": true, "error": "…:2:1: locks.x: …",
+///             "line": 2, "column": 1, "key": "locks.x"},
+///  "trust": {"status": "trusted|untrusted|stale|unknown|not-needed",
+///            "store": "/home/u/.config/wit/trust.json", "changed": ["…"], "error": "…"}}
+/// ```
+/// Built-ins have `origin: "builtin"` and no `path`/`failures`; `lastFailure` appears once
+/// a plugin's `analyze` has failed (panicked, or returned malformed data).
+pub(crate) async fn analyzers_list(state: &AppState) -> Result<Value, Failure> {
+    let plugins = &state.config.plugins;
+    let analyzers: Vec<Value> = state
+        .analysis
+        .registry()
+        .entries()
+        .iter()
+        .map(|e| {
+            let mut item = json!({ "id": e.analyzer.id(), "extensions": e.extensions });
+            match &e.origin {
+                AnalyzerOrigin::Builtin => item["origin"] = json!("builtin"),
+                AnalyzerOrigin::Plugin(path) => {
+                    item["origin"] = json!("plugin");
+                    item["path"] = json!(path.display().to_string());
+                    if let Some(p) = plugins.loaded.iter().find(|p| &p.path == path) {
+                        item["failures"] = json!(p.health.failures());
+                        if let Some(last) = p.health.last_failure() {
+                            item["lastFailure"] = json!({"reason": last.reason, "at": last.at_ms});
+                        }
+                    }
+                }
+            }
+            item
+        })
+        .collect();
+    let mut trust = json!({ "status": plugins.trust.as_str() });
+    if let Some(store) = &plugins.store {
+        trust["store"] = json!(store.display().to_string());
+    }
+    match &plugins.trust {
+        TrustSummary::Stale { changed } => {
+            trust["changed"] = json!(
+                changed
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+            );
+        }
+        TrustSummary::Unknown(why) => trust["error"] = json!(why),
+        _ => {}
+    }
+    Ok(json!({
+        "analyzers": analyzers,
+        "failed": failed_json(state),
+        "config": config_json(state),
+        "trust": trust,
+    }))
+}
+
+fn config_json(state: &AppState) -> Value {
+    let file = &state.config.file;
+    let mut v = json!({ "file": file.path.display().to_string(), "present": file.present });
+    if let Some(error) = &file.error {
+        v["error"] = json!(error);
+    }
+    if let Some(e) = &file.parse_error {
+        v["line"] = json!(e.line);
+        v["column"] = json!(e.column);
+        v["key"] = json!(e.key);
+    }
+    v
+}
+
+fn failed_json(state: &AppState) -> Value {
+    state
+        .config
+        .plugins
+        .failed
+        .iter()
+        .map(|f| {
+            let mut v = json!({
+                "path": f.path.display().to_string(),
+                "reason": f.error.to_string(),
+            });
+            if let Some(hint) = f.error.hint() {
+                v["hint"] = json!(hint);
+            }
+            v
+        })
+        .collect()
 }

@@ -21,10 +21,16 @@ use wit_core::{
 
 use crate::trust::TrustStatus;
 
+mod monitor;
+mod report;
 #[cfg(test)]
+#[path = "../../../tests/e2e/support/plugins.rs"]
 pub(crate) mod test_support;
 #[cfg(test)]
 mod tests;
+
+pub use monitor::{PluginHealth, RuntimeFailure};
+pub use report::{PluginsReport, TrustSummary, load_configured};
 
 /// Why one plugin was not loaded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -89,6 +95,42 @@ pub enum LoadError {
         /// The changed files.
         changed: Vec<PathBuf>,
     },
+    /// The trust store could not be read, so trust cannot be established.
+    #[error("cannot check trust: {0}")]
+    TrustStore(String),
+}
+
+impl LoadError {
+    /// What the user can do about it, when there is something to say beyond the reason.
+    pub fn hint(&self) -> Option<&'static str> {
+        Some(match self {
+            LoadError::Missing => {
+                "build the library, or fix its `path` in wit.toml, then run `wit trust` and `wit daemon restart`"
+            }
+            LoadError::NotALibrary(_) | LoadError::NoEntrySymbol => {
+                "point `path` in wit.toml at a library built with wit_core::export_analyzer!"
+            }
+            LoadError::AbiMismatch { .. } | LoadError::TableTooSmall { .. } => {
+                "rebuild the plugin against this version of wit-core, then run `wit trust`"
+            }
+            LoadError::InvalidTable(_)
+            | LoadError::InvalidId(_)
+            | LoadError::InvalidExtensions(_) => {
+                "the plugin is broken; build it with wit_core::export_analyzer!"
+            }
+            LoadError::ExtensionClaimed { .. } => {
+                "give this plugin other extensions with `extensions = [...]` in its [[analyzers]] entry of wit.toml"
+            }
+            LoadError::DuplicateId(_) => "list each analyzer once in wit.toml",
+            LoadError::Untrusted => {
+                "`wit trust` lists each library with its SHA-256 and asks before trusting"
+            }
+            LoadError::TrustStale { .. } => "review the change, then run `wit trust` again",
+            LoadError::TrustStore(_) => {
+                "fix or remove the trust store file, then run `wit trust` again"
+            }
+        })
+    }
 }
 
 fn changed_list(changed: &[PathBuf]) -> String {
@@ -141,6 +183,8 @@ pub struct LoadedPlugin {
     pub path: PathBuf,
     /// The extensions routed to it: `wit.toml`'s list, else the plugin's own.
     pub extensions: Vec<String>,
+    /// Its run-time failures (the analyzer above records them).
+    pub health: Arc<PluginHealth>,
 }
 
 impl std::fmt::Debug for LoadedPlugin {
@@ -198,10 +242,16 @@ pub fn load(root: &Path, config: &Config, trust: &TrustStatus) -> LoadReport {
                         .map(|e| (*e).to_owned())
                         .collect()
                 });
+                let health = Arc::new(PluginHealth::default());
                 report.loaded.push(LoadedPlugin {
-                    analyzer: Arc::new(analyzer),
+                    analyzer: Arc::new(monitor::Monitored::new(
+                        analyzer,
+                        path.clone(),
+                        health.clone(),
+                    )),
                     path,
                     extensions,
+                    health,
                 });
             }
             Err(error) => report.failed.push(PluginFailure { path, error }),

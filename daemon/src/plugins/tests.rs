@@ -301,15 +301,17 @@ fn a_panicking_plugin_gives_a_failed_error_and_the_process_survives() {
         &config_for(&[(&broken_plugin("panicking"), None)]),
         &TrustStatus::Trusted,
     );
-    let analyzer = &report.loaded[0].analyzer;
+    let plugin = &report.loaded[0];
+    let reason = "analyzer \"panicking\" panicked: deliberate panic while analysing 5 bytes";
     for _ in 0..2 {
         assert_eq!(
-            analyzer.analyze("x = 1").unwrap_err(),
-            AnalyzeError::Failed(
-                "analyzer \"panicking\" panicked: deliberate panic while analysing 5 bytes".into()
-            )
+            plugin.analyzer.analyze("x = 1").unwrap_err(),
+            AnalyzeError::Failed(format!("plugin {}: {reason}", plugin.path.display()))
         );
     }
+    // Recorded for `analyzers.list`, with the plugin's own reason.
+    assert_eq!(plugin.health.failures(), 2);
+    assert_eq!(plugin.health.last_failure().unwrap().reason, reason);
 }
 
 #[test]
@@ -324,8 +326,10 @@ fn malformed_json_from_a_plugin_is_a_failed_error() {
     else {
         panic!("expected Failed")
     };
-    assert!(
-        why.starts_with("analyzer \"broken\": returned malformed analysis JSON: "),
-        "{why}"
+    let prefix = format!(
+        "plugin {}: analyzer \"broken\": returned malformed analysis JSON: ",
+        report.loaded[0].path.display()
     );
+    assert!(why.starts_with(&prefix), "{why}");
+    assert_eq!(report.loaded[0].health.failures(), 1);
 }

@@ -6,12 +6,17 @@
 //! - [`client::Client`]: HTTP/1.1 over `std::os::unix::net::UnixStream` with keep-alive,
 //!   plus raw byte access for malformed-input tests; [`client::rpc_request`] builds a v1
 //!   request body.
+//! - [`plugins`]: builds the Go plugin and the broken test plugins (once per process).
+//! - [`plugin_repo::PluginRepo`]: a git repository whose `wit` and `git` runs get an
+//!   isolated `HOME`/`XDG_CONFIG_HOME` (the trust store), plus a Go source file.
 
 #![allow(dead_code)]
 
 pub mod cli;
 pub mod client;
 pub mod daemon;
+pub mod plugin_repo;
+pub mod plugins;
 pub mod repo;
 
 /// Path of the `wit` binary under test.

@@ -3,18 +3,22 @@
 //!
 //! They are built by a nested `cargo build` into their own target directory,
 //! `target/e2e-plugins`, so that the nested cargo never waits for the build-directory lock
-//! that the outer `cargo test` holds on `target/`. Meant to move to tests/e2e/support once
-//! the end-to-end tests need it.
+//! that the outer `cargo test` holds on `target/`. CI pre-builds them there (`.ci/run`), so
+//! the nested build is then a no-op.
+//!
+//! Shared by the end-to-end tests (`support::plugins`) and the daemon's loader tests (which
+//! include this file with `#[path]`): both crates sit one level below the repository root,
+//! so `CARGO_MANIFEST_DIR/..` is the root for either.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// The repository's root (the parent of daemon/).
+/// The repository's root (the parent of daemon/ and cli/).
 pub(crate) fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
-        .expect("daemon/ has a parent")
+        .expect("the crate has a parent directory")
         .to_owned()
 }
 

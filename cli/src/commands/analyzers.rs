@@ -1,0 +1,176 @@
+//! `wit analyzers`: every analyzer the daemon uses, the plugins it refused and why, and the
+//! state of `wit.toml` and trust (the `analyzers.list` extension).
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::context::{Ctx, call};
+use crate::exit::CmdResult;
+use crate::output::{Cell, Style, print_json, table};
+
+/// `analyzers.list`'s result.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AnalyzerList {
+    /// Every analyzer in the registry.
+    pub analyzers: Vec<ListedAnalyzer>,
+    /// Plugins refused at start.
+    pub failed: Vec<FailedPlugin>,
+    /// `wit.toml`.
+    pub config: ConfigState,
+    /// Trust, as found at start.
+    pub trust: TrustState,
+}
+
+/// One analyzer.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ListedAnalyzer {
+    /// `typescript`, `go`, …
+    pub id: String,
+    /// Extensions without the dot.
+    pub extensions: Vec<String>,
+    /// `builtin` or `plugin`.
+    pub origin: String,
+    /// A plugin's library.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// A plugin's failed `analyze` calls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failures: Option<u64>,
+    /// A plugin's most recent failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_failure: Option<serde_json::Value>,
+}
+
+/// A plugin that was not loaded.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FailedPlugin {
+    /// The library.
+    pub path: String,
+    /// Why.
+    pub reason: String,
+    /// What to do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+/// The state of `wit.toml`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ConfigState {
+    /// Its path.
+    pub file: String,
+    /// Whether it exists.
+    pub present: bool,
+    /// Why it was refused (`file:line:column: key: what`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The refused line (1-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// The refused column (1-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u64>,
+    /// The refused key (`locks.default_ttl`), when the error is about one key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+}
+
+/// Trust, as the daemon found it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TrustState {
+    /// `trusted`, `untrusted`, `stale`, `unknown` or `not-needed`.
+    pub status: String,
+    /// The trust store.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store: Option<String>,
+    /// Files changed since the grant (when stale).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changed: Vec<String>,
+}
+
+/// `wit analyzers`.
+pub async fn run(ctx: &Ctx) -> CmdResult {
+    let mut client = ctx.client().await?;
+    let list: AnalyzerList = call(&mut client, "analyzers.list", json!({}), "analyzers").await?;
+    if ctx.json {
+        print_json(&list);
+    } else {
+        print!("{}", render(&list, &ctx.style));
+    }
+    Ok(())
+}
+
+/// The human rendering.
+pub fn render(list: &AnalyzerList, style: &Style) -> String {
+    let any_failures = list.analyzers.iter().any(|a| a.failures.unwrap_or(0) > 0);
+    let rows = list
+        .analyzers
+        .iter()
+        .map(|a| {
+            let origin = match &a.path {
+                Some(path) => format!("plugin {path}"),
+                None => a.origin.clone(),
+            };
+            let mut health = String::new();
+            if let Some(n) = a.failures.filter(|n| *n > 0) {
+                let last = a
+                    .last_failure
+                    .as_ref()
+                    .and_then(|f| f["reason"].as_str())
+                    .unwrap_or("");
+                health = format!("{n} failed analyses, last: {last}");
+            }
+            let mut row = vec![
+                Cell::plain(&a.id),
+                Cell::plain(
+                    a.extensions
+                        .iter()
+                        .map(|e| format!(".{e}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+                Cell::plain(origin),
+            ];
+            if any_failures {
+                row.push(Cell::styled(health, |t| style.yellow(t)));
+            }
+            row
+        })
+        .collect();
+    let header: &[&str] = if any_failures {
+        &["ANALYZER", "EXTENSIONS", "ORIGIN", "RUN-TIME FAILURES"]
+    } else {
+        &["ANALYZER", "EXTENSIONS", "ORIGIN"]
+    };
+    let mut out = table(style, header, rows);
+    out.push_str(&problems(&list.config, &list.failed, style));
+    out
+}
+
+/// The config error and refused plugins, one paragraph each (empty when all is well);
+/// also shown by `wit status`.
+pub fn problems(config: &ConfigState, failed: &[FailedPlugin], style: &Style) -> String {
+    let mut out = String::new();
+    if let Some(error) = &config.error {
+        out.push_str(&format!(
+            "\n{} {error}\n  the daemon uses the default settings and no plugins; fix the file, then `wit daemon restart`\n",
+            style.red("wit.toml refused:")
+        ));
+    }
+    for f in failed {
+        out.push_str(&format!(
+            "\n{} {}\n  {}\n",
+            style.red("plugin not loaded:"),
+            f.path,
+            f.reason
+        ));
+        if let Some(hint) = &f.hint {
+            out.push_str(&format!("  hint: {hint}\n"));
+        }
+    }
+    out
+}

@@ -1,0 +1,162 @@
+//! `wit trust` and `wit untrust`: allow (or stop) the daemon loading the analyzer plugins
+//! `wit.toml` names.
+//!
+//! Decisions:
+//! - `wit trust` first shows what it is about to trust: `wit.toml` and each library, with
+//!   their SHA-256. On a terminal it asks `[y/N]`; `--yes` skips the question. Without a
+//!   terminal on stdin and without `--yes` it refuses (exit 2) with a hint, since nobody
+//!   could have read the list.
+//! - A library that does not exist yet is listed as missing and pinned as absent: it does
+//!   not load, and the grant goes stale when it appears (so its hash is seen first).
+//! - A `wit.toml` that names no plugin has nothing to trust: nothing is written.
+//! - A running daemon is restarted after `trust` and `untrust`, so the change takes effect
+//!   at once; a daemon that is not running is left alone (the next command starts it).
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::Path;
+
+use serde_json::json;
+use wit_core::Config;
+use wit_core::config::FILE_NAME;
+use wit_daemon::trust::{TrustPlan, TrustStore};
+
+use crate::autostart;
+use crate::commands::analyzers::{self, AnalyzerList};
+use crate::commands::daemon;
+use crate::context::{Ctx, call};
+use crate::exit::{CmdResult, Failure};
+use crate::output::print_json;
+
+/// `wit trust [--yes]`.
+pub async fn trust(ctx: &Ctx, yes: bool) -> CmdResult {
+    let root = &ctx.repo.root;
+    let config = read_config(root)?;
+    if config.analyzers.is_empty() {
+        if ctx.json {
+            print_json(&json!({"trusted": false, "reason": "wit.toml names no analyzer plugins"}));
+        } else {
+            println!(
+                "{} names no analyzer plugins: nothing to trust.",
+                root.join(FILE_NAME).display()
+            );
+        }
+        return Ok(());
+    }
+    let mut store = TrustStore::load().map_err(Failure::other)?;
+    let plan = store.plan(root, &config).map_err(Failure::other)?;
+    // The list goes to stderr under --json, so stdout stays one JSON document.
+    let listing = describe(&plan, store.path());
+    if ctx.json {
+        eprint!("{listing}");
+    } else {
+        print!("{listing}");
+    }
+    if !yes {
+        if !std::io::stdin().is_terminal() {
+            return Err(Failure::Usage(
+                "not trusting without confirmation: stdin is not a terminal. Review the list above, then run `wit trust --yes`".into(),
+            ));
+        }
+        if !confirm()? {
+            return Err(Failure::other("not trusted (nothing was changed)"));
+        }
+    }
+    store.grant(&plan).map_err(Failure::other)?;
+    let restarted = restart_if_running(ctx).await?;
+    if ctx.json {
+        print_json(&json!({
+            "trusted": true,
+            "root": plan.root.display().to_string(),
+            "files": plan.files.iter().map(|f| json!({"path": f.path.display().to_string(), "sha256": f.sha256})).collect::<Vec<_>>(),
+            "store": store.path().display().to_string(),
+            "daemonRestarted": restarted.is_some(),
+            "analyzers": restarted,
+        }));
+    } else {
+        println!("Trusted. The plugins load when the daemon starts.");
+        match &restarted {
+            Some(list) => {
+                println!("Restarted the running daemon:");
+                print!("{}", analyzers::render(list, &ctx.style));
+            }
+            None => println!("(No daemon is running; the next wit command starts one.)"),
+        }
+    }
+    Ok(())
+}
+
+/// `wit untrust`.
+pub async fn untrust(ctx: &Ctx) -> CmdResult {
+    let mut store = TrustStore::load().map_err(Failure::other)?;
+    let removed = store.revoke(&ctx.repo.root).map_err(Failure::other)?;
+    let restarted = if removed {
+        restart_if_running(ctx).await?.is_some()
+    } else {
+        false
+    };
+    if ctx.json {
+        print_json(&json!({"revoked": removed, "daemonRestarted": restarted}));
+    } else if removed {
+        println!(
+            "No longer trusted: the plugins of {} will not load.{}",
+            ctx.repo.root.display(),
+            if restarted {
+                " Restarted the running daemon without them."
+            } else {
+                ""
+            }
+        );
+    } else {
+        println!("{} was not trusted.", ctx.repo.root.display());
+    }
+    Ok(())
+}
+
+fn read_config(root: &Path) -> CmdResult<Config> {
+    let path = root.join(FILE_NAME);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Config::parse(&text, &path).map_err(|e| Failure::other(e.to_string())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+        Err(e) => Err(Failure::other(format!(
+            "cannot read {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
+fn describe(plan: &TrustPlan, store: &Path) -> String {
+    let mut out = format!(
+        "Trusting {} lets the wit daemon load and run these libraries (pinned by SHA-256; \
+         any change makes the trust stale):\n",
+        plan.root.display()
+    );
+    for f in &plan.files {
+        match &f.sha256 {
+            Some(hash) => out.push_str(&format!("  {}  sha256:{hash}\n", f.path.display())),
+            None => out.push_str(&format!(
+                "  {}  missing (not built?): it will not load, and once it exists run `wit trust` again\n",
+                f.path.display()
+            )),
+        }
+    }
+    out.push_str(&format!("The grant is stored in {}.\n", store.display()));
+    out
+}
+
+fn confirm() -> CmdResult<bool> {
+    eprint!("Trust these files? [y/N] ");
+    std::io::stderr().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
+}
+
+/// Restarts the daemon when one is running; returns what it loaded then.
+async fn restart_if_running(ctx: &Ctx) -> CmdResult<Option<AnalyzerList>> {
+    if daemon::stop(&ctx.repo).await?.is_none() {
+        return Ok(None);
+    }
+    let (mut client, _) = autostart::ensure_running(&ctx.repo).await?;
+    let list = call(&mut client, "analyzers.list", json!({}), "analyzers").await?;
+    Ok(Some(list))
+}

@@ -1,0 +1,116 @@
+//! Start-up: trust check, loading, logging; and what came of it, for `analyzers.list`.
+
+use std::path::{Path, PathBuf};
+
+use wit_core::{Config, Registry};
+
+use super::{LoadError, LoadedPlugin, PluginFailure, load_into};
+use crate::trust::{TrustStatus, TrustStore};
+
+/// The repository's trust, as the daemon found it at start.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum TrustSummary {
+    /// `wit.toml` names no plugin, so trust was not consulted.
+    #[default]
+    NotNeeded,
+    /// Granted and current.
+    Trusted,
+    /// Never granted, or revoked.
+    Untrusted,
+    /// Granted, but these files changed since.
+    Stale {
+        /// The changed files.
+        changed: Vec<PathBuf>,
+    },
+    /// The trust store could not be read.
+    Unknown(String),
+}
+
+impl TrustSummary {
+    /// The wire name: `not-needed`, `trusted`, `untrusted`, `stale`, `unknown`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            TrustSummary::NotNeeded => "not-needed",
+            TrustSummary::Trusted => "trusted",
+            TrustSummary::Untrusted => "untrusted",
+            TrustSummary::Stale { .. } => "stale",
+            TrustSummary::Unknown(_) => "unknown",
+        }
+    }
+}
+
+/// What became of the plugins `wit.toml` names.
+#[derive(Debug, Clone, Default)]
+pub struct PluginsReport {
+    /// The trust found at start.
+    pub trust: TrustSummary,
+    /// The trust store consulted (none when not needed or not locatable).
+    pub store: Option<PathBuf>,
+    /// Plugins in the registry, in `wit.toml` order.
+    pub loaded: Vec<LoadedPlugin>,
+    /// Plugins refused, in `wit.toml` order.
+    pub failed: Vec<PluginFailure>,
+}
+
+/// Checks trust for `config`'s plugins and loads them into `registry`, logging each
+/// outcome (`.wit/daemon.log`). Never fails: every problem becomes a [`PluginFailure`].
+///
+/// With no `[[analyzers]]` the trust store is not even read, so a repository without
+/// plugins never depends on the user's configuration directory.
+pub fn load_configured(registry: &mut Registry, root: &Path, config: &Config) -> PluginsReport {
+    if config.analyzers.is_empty() {
+        return PluginsReport::default();
+    }
+    let store_path = TrustStore::default_path().ok();
+    let (trust, status) = match TrustStore::load() {
+        Ok(store) => {
+            let status = store.check(root, config);
+            let summary = match &status {
+                TrustStatus::Trusted => TrustSummary::Trusted,
+                TrustStatus::Untrusted => TrustSummary::Untrusted,
+                TrustStatus::Stale { changed } => TrustSummary::Stale {
+                    changed: changed.clone(),
+                },
+            };
+            (summary, Ok(status))
+        }
+        Err(e) => (TrustSummary::Unknown(e.to_string()), Err(e.to_string())),
+    };
+    let report = match status {
+        Ok(status) => load_into(registry, root, config, &status),
+        Err(why) => super::LoadReport {
+            loaded: Vec::new(),
+            failed: config
+                .analyzers
+                .iter()
+                .map(|a| PluginFailure {
+                    path: a.resolve(root),
+                    error: LoadError::TrustStore(why.clone()),
+                })
+                .collect(),
+        },
+    };
+    for plugin in &report.loaded {
+        tracing::info!(
+            "analyzer plugin {}: loaded {:?} for .{}",
+            plugin.path.display(),
+            plugin.analyzer.id(),
+            plugin.extensions.join(", .")
+        );
+    }
+    for failure in &report.failed {
+        match &failure.error {
+            // Expected states of a repository, not faults: a warning is enough.
+            LoadError::Untrusted | LoadError::TrustStale { .. } => {
+                tracing::warn!("{failure}")
+            }
+            _ => tracing::error!("{failure}"),
+        }
+    }
+    PluginsReport {
+        trust,
+        store: store_path,
+        loaded: report.loaded,
+        failed: report.failed,
+    }
+}

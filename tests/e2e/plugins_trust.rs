@@ -1,0 +1,167 @@
+//! The trust gate: plugins named by `wit.toml` load only after `wit trust`, and a changed
+//! library or `wit.toml` makes the grant stale until trusted again.
+
+use serde_json::json;
+
+use crate::support::plugin_repo::{PluginRepo, analyzer_ids, failure_for};
+use crate::support::plugins::go_plugin;
+
+const BUILTINS: [&str; 4] = ["javascript", "python", "tsx", "typescript"];
+const LIB: &str = "plugins/libwit_analyzer_go.so";
+const TOML: &str = "[[analyzers]]\npath = \"plugins/libwit_analyzer_go.so\"\n";
+
+fn untrusted_repo() -> PluginRepo {
+    let r = PluginRepo::new();
+    r.install(&go_plugin(), LIB);
+    r.write("wit.toml", TOML);
+    r
+}
+
+#[test]
+fn nothing_loads_until_wit_trust_then_a_rebuilt_library_makes_it_stale() {
+    let r = untrusted_repo();
+    let lib = r.path().join(LIB);
+
+    // Untrusted: only the built-ins; the plugin is listed with the reason and the command.
+    let list = r.analyzers();
+    assert_eq!(analyzer_ids(&list), BUILTINS);
+    assert_eq!(list["trust"]["status"], "untrusted");
+    let failed = failure_for(&list, &lib);
+    assert!(
+        failed["reason"]
+            .as_str()
+            .unwrap()
+            .contains("the repository is not trusted")
+            && failed["reason"].as_str().unwrap().contains("`wit trust`"),
+        "{failed}"
+    );
+    let human = r.wit(None, &["analyzers"]).ok().stdout;
+    assert!(
+        human.contains(&format!("plugin not loaded: {}", lib.display())),
+        "{human}"
+    );
+    assert!(
+        r.wit(None, &["status"])
+            .ok()
+            .stdout
+            .contains("run `wit trust`"),
+        "wit status shows the refused plugin"
+    );
+    assert!(!r.trust_store().exists(), "nothing trusted yet");
+
+    // Trusted: `wit trust` shows each file and its hash, and restarts the running daemon.
+    let trusted = r.trust();
+    assert!(
+        trusted
+            .stdout
+            .contains(&r.path().join("wit.toml").display().to_string()),
+        "{}",
+        trusted.stdout
+    );
+    assert!(
+        trusted
+            .stdout
+            .contains(&format!("{}  sha256:", lib.display())),
+        "{}",
+        trusted.stdout
+    );
+    assert!(
+        trusted.stdout.contains("Restarted the running daemon"),
+        "{}",
+        trusted.stdout
+    );
+    assert!(r.trust_store().is_file(), "the grant is in XDG_CONFIG_HOME");
+    let list = r.analyzers();
+    assert_eq!(
+        analyzer_ids(&list),
+        ["javascript", "python", "tsx", "typescript", "go"]
+    );
+    assert_eq!(list["failed"], json!([]));
+
+    // The library changes (a rebuild): stale after a restart, and nothing loads.
+    let mut bytes = std::fs::read(&lib).unwrap();
+    bytes.extend_from_slice(b"rebuilt");
+    std::fs::write(&lib, bytes).unwrap();
+    r.restart();
+    let list = r.analyzers();
+    assert_eq!(analyzer_ids(&list), BUILTINS);
+    assert_eq!(list["trust"]["status"], "stale");
+    assert_eq!(list["trust"]["changed"], json!([lib.display().to_string()]));
+    let failed = failure_for(&list, &lib);
+    assert!(
+        failed["reason"].as_str().unwrap().contains(&format!(
+            "the trust grant is stale ({} changed since `wit trust`)",
+            lib.display()
+        )),
+        "{failed}"
+    );
+    assert_eq!(
+        failed["hint"],
+        "review the change, then run `wit trust` again"
+    );
+}
+
+#[test]
+fn a_changed_wit_toml_makes_the_grant_stale() {
+    let r = untrusted_repo();
+    r.trust();
+    assert!(analyzer_ids(&r.analyzers()).contains(&"go".to_owned()));
+
+    r.write(
+        "wit.toml",
+        &format!("{TOML}\n[locks]\ndefault_ttl = \"1h\"\n"),
+    );
+    r.restart();
+    let list = r.analyzers();
+    assert_eq!(analyzer_ids(&list), BUILTINS);
+    assert_eq!(list["trust"]["status"], "stale");
+    assert_eq!(
+        list["trust"]["changed"],
+        json!([r.path().join("wit.toml").display().to_string()])
+    );
+
+    // Trusting again loads it again.
+    r.trust();
+    assert!(analyzer_ids(&r.analyzers()).contains(&"go".to_owned()));
+}
+
+#[test]
+fn wit_trust_refuses_without_a_terminal_or_yes_and_grants_nothing() {
+    let r = untrusted_repo();
+    let out = r.wit(None, &["trust"]).code(2);
+    assert!(
+        out.stderr.contains("stdin is not a terminal") && out.stderr.contains("wit trust --yes"),
+        "{}",
+        out.stderr
+    );
+    // It still showed what it would trust.
+    assert!(out.stdout.contains("sha256:"), "{}", out.stdout);
+    assert!(!r.trust_store().exists());
+}
+
+#[test]
+fn wit_untrust_revokes_and_restarts_the_daemon_without_the_plugins() {
+    let r = untrusted_repo();
+    r.trust();
+    assert!(analyzer_ids(&r.analyzers()).contains(&"go".to_owned()));
+    let out = r.wit(None, &["untrust", "--json"]).ok().json();
+    assert_eq!(out, json!({"revoked": true, "daemonRestarted": true}));
+    let list = r.analyzers();
+    assert_eq!(analyzer_ids(&list), BUILTINS);
+    assert_eq!(list["trust"]["status"], "untrusted");
+    // Untrusting twice says so.
+    let again = r.wit(None, &["untrust", "--json"]).ok().json();
+    assert_eq!(again, json!({"revoked": false, "daemonRestarted": false}));
+}
+
+#[test]
+fn a_wit_toml_without_plugins_needs_no_trust() {
+    let r = PluginRepo::new();
+    r.write("wit.toml", "[locks]\ndefault_ttl = \"10m\"\n");
+    let out = r.wit(None, &["trust", "--yes"]).ok();
+    assert!(out.stdout.contains("nothing to trust"), "{}", out.stdout);
+    assert!(!r.trust_store().exists());
+    let list = r.analyzers();
+    assert_eq!(list["trust"]["status"], "not-needed");
+    assert_eq!(analyzer_ids(&list), BUILTINS);
+}
