@@ -35,7 +35,30 @@ pub trait LanguageAnalyzer: Send + Sync {
 
     /// Parses `source` once and returns its symbols and call edges.
     fn analyze(&self, source: &str) -> Result<FileAnalysis, AnalyzeError>;
+
+    /// Like [`LanguageAnalyzer::analyze`], for a file analysed before: `state` is what the
+    /// previous call on this file left behind (`None` the first time), and the analyzer may
+    /// use it to redo only the part of the work the change needs, then leave new state for
+    /// the next call. The result must equal `analyze(source)` exactly.
+    ///
+    /// The default ignores `state` and calls `analyze`; plugins never need to override it.
+    /// The built-in tree-sitter analyzers keep the last syntax tree and reparse
+    /// incrementally. Callers bound how much state they keep (see
+    /// [`IncrementalState`]).
+    fn analyze_incremental(
+        &self,
+        source: &str,
+        state: &mut Option<IncrementalState>,
+    ) -> Result<FileAnalysis, AnalyzeError> {
+        *state = None;
+        self.analyze(source)
+    }
 }
+
+/// What an analyzer keeps between two analyses of one file (opaque to the caller): for the
+/// built-ins, the previous source, syntax tree and per-declaration results. Its memory is
+/// of the order of a few times the source's length.
+pub type IncrementalState = Box<dyn std::any::Any + Send + Sync>;
 
 /// Turns raw file bytes into text an analyzer can take, or the error saying why not.
 ///

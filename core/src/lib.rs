@@ -24,7 +24,7 @@ pub mod signature;
 pub mod symbol_path;
 
 pub use analysis::{CallEdge, FileAnalysis, Symbol, SymbolKind};
-pub use analyzer::{AnalyzeError, LanguageAnalyzer};
+pub use analyzer::{AnalyzeError, IncrementalState, LanguageAnalyzer};
 pub use config::{AnalyzerConfig, Config, ConfigError};
 pub use plugin::{PluginAnalyzer, PluginError};
 pub use registry::{AnalyzerOrigin, BuiltinAnalyzer, Registry, RegistryError};
