@@ -16,6 +16,9 @@ const WARM_UP: usize = 30;
 const ITERATIONS: usize = 300;
 
 fn main() {
+    // `cargo bench -p wit-analyzers -- WORD` runs only the cases whose label contains WORD.
+    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    FILTER.with(|f| *f.borrow_mut() = filter);
     let typescript = generate_typescript(2_000 / TYPESCRIPT_UNIT_LINES);
     let python = generate_python(2_000 / PYTHON_UNIT_LINES);
     let small = "export function f(a: string): number {\n  return g(a.length);\n}\n";
@@ -31,6 +34,23 @@ fn main() {
     bench_analyze("analyze tsx", &tsx, &typescript);
     bench_analyze("analyze python", &py, &python);
     bench_analyze("analyze typescript, small", &ts, small);
+    // The daemon's case when a file changes: the previous version's state is kept.
+    bench_incremental("reanalyze ts, 1-line append", &ts, &typescript, |s| {
+        format!("{s}// edit\n")
+    });
+    bench_incremental("reanalyze ts, edit in middle", &ts, &typescript, |s| {
+        // A new function before the first declaration past the middle.
+        let mid = s.len() / 2;
+        let at = s[mid..].find("\nexport ").map_or(mid, |i| mid + i + 1);
+        format!(
+            "{}function edited(a: number) {{ return a; }}\n{}",
+            &s[..at],
+            &s[at..]
+        )
+    });
+    bench_incremental("reanalyze python, append", &py, &python, |s| {
+        format!("{s}# edit\n")
+    });
 
     // The floor under any analysis of these files.
     bench_parse(
@@ -62,6 +82,32 @@ fn bench_analyze(label: &str, analyzer: &dyn LanguageAnalyzer, source: &str) {
     });
 }
 
+/// Alternates between `source` and `edit(source)`, each analysed from the other's state.
+fn bench_incremental(
+    label: &str,
+    analyzer: &dyn LanguageAnalyzer,
+    source: &str,
+    edit: impl Fn(&str) -> String,
+) {
+    let edited = edit(source);
+    let mut state = None;
+    let symbols = analyzer
+        .analyze_incremental(source, &mut state)
+        .expect("analysis succeeds")
+        .symbols
+        .len();
+    let mut flip = false;
+    report(label, source, symbols, || {
+        flip = !flip;
+        let text = if flip { edited.as_str() } else { source };
+        black_box(
+            analyzer
+                .analyze_incremental(black_box(text), &mut state)
+                .expect("analysis succeeds"),
+        );
+    });
+}
+
 fn bench_parse(label: &str, language: &tree_sitter::Language, source: &str) {
     let mut parser = tree_sitter::Parser::new();
     parser.set_language(language).expect("grammar loads");
@@ -74,8 +120,19 @@ fn bench_parse(label: &str, language: &tree_sitter::Language, source: &str) {
     });
 }
 
+thread_local! {
+    static FILTER: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
 /// Times `run` after a warm-up and prints one line of figures.
 fn report(label: &str, source: &str, symbols: usize, mut run: impl FnMut()) {
+    if FILTER.with(|f| {
+        f.borrow()
+            .as_ref()
+            .is_some_and(|w| !label.contains(w.as_str()))
+    }) {
+        return;
+    }
     let lines = source.lines().count();
     for _ in 0..WARM_UP {
         run();

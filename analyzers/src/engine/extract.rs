@@ -8,17 +8,18 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use tree_sitter::{Node, QueryCursor, StreamingIterator, Tree};
+use tree_sitter::{Node, QueryCursor, StreamingIterator};
 use wit_core::{Symbol, SymbolKind, signature::canonicalize};
 
 use super::Syntax;
 use super::nesting::{Span, innermost};
 use super::query::{CompiledQuery, Role};
 
-/// A call site: where it starts and the called name.
+/// A call site: where it starts and the called name (with the name's start byte).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Call<'s> {
     pub(super) at: usize,
+    pub(super) name_start: usize,
     pub(super) callee: &'s str,
 }
 
@@ -64,11 +65,12 @@ thread_local! {
     static CURSOR: RefCell<QueryCursor> = RefCell::new(QueryCursor::new());
 }
 
-/// Runs `query` over `tree` once and turns its matches into symbols, scopes and calls.
+/// Runs `query` once over `node` (a whole tree's root, or one top-level declaration) and
+/// turns its matches into symbols, scopes and calls.
 pub(super) fn extract<'s>(
     query: &CompiledQuery,
     syntax: &Syntax,
-    tree: &Tree,
+    node: Node,
     source: &'s str,
 ) -> Found<'s> {
     let text = |node: Node| -> &'s str { &source[node.byte_range()] };
@@ -83,7 +85,7 @@ pub(super) fn extract<'s>(
 
     CURSOR.with(|cell| {
         let mut cursor = cell.borrow_mut();
-        let mut matches = cursor.matches(&query.query, tree.root_node(), source.as_bytes());
+        let mut matches = cursor.matches(&query.query, node, source.as_bytes());
         while let Some(m) = matches.next() {
             let mut definition = None;
             let mut name = None;
@@ -112,6 +114,7 @@ pub(super) fn extract<'s>(
             if let (Some(call), Some(name)) = (call, name) {
                 calls.push(Call {
                     at: call.start_byte(),
+                    name_start: name.start_byte(),
                     callee: text(name),
                 });
             } else if let (Some((kind, node)), Some(name)) = (definition, name) {

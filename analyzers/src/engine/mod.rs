@@ -22,6 +22,9 @@
 
 mod callers;
 mod extract;
+mod incremental;
+#[cfg(test)]
+mod incremental_tests;
 mod nesting;
 mod parse;
 mod query;
@@ -29,7 +32,7 @@ mod query;
 use std::sync::OnceLock;
 
 use tree_sitter::Language;
-use wit_core::{AnalyzeError, FileAnalysis, LanguageAnalyzer};
+use wit_core::{AnalyzeError, FileAnalysis, IncrementalState, LanguageAnalyzer};
 
 use query::CompiledQuery;
 
@@ -113,16 +116,29 @@ impl LanguageAnalyzer for TreeSitterAnalyzer {
     }
 
     fn analyze(&self, source: &str) -> Result<FileAnalysis, AnalyzeError> {
+        self.analyze_incremental(source, &mut None)
+    }
+
+    /// Keeps the tree and per-declaration results: the next version of the file is
+    /// reparsed incrementally and only the declarations the change touched are queried
+    /// again (see `engine/incremental.rs`). Same result as [`Self::analyze`], always.
+    fn analyze_incremental(
+        &self,
+        source: &str,
+        state: &mut Option<IncrementalState>,
+    ) -> Result<FileAnalysis, AnalyzeError> {
+        let previous = state
+            .take()
+            .and_then(|s| s.downcast::<incremental::State>().ok())
+            .filter(|s| s.grammar() == self.grammar.name)
+            .map(|s| *s);
         if source.is_empty() {
             return Ok(FileAnalysis::default());
         }
         let query = self.grammar.query()?;
-        let tree = parse::parse(self.grammar, source)?;
-        let found = extract::extract(query, self.syntax, &tree, source);
-        let calls = callers::resolve(&found.symbols, found.scopes, found.calls);
-        Ok(FileAnalysis {
-            symbols: found.symbols,
-            calls,
-        })
+        let (analysis, next) =
+            incremental::analyze(self.grammar, query, self.syntax, source, previous)?;
+        *state = Some(Box::new(next));
+        Ok(analysis)
     }
 }

@@ -23,8 +23,13 @@ thread_local! {
     static PARSERS: RefCell<Vec<(&'static str, Parser)>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Parses `source` with `grammar`'s language.
-pub(super) fn parse(grammar: &'static Grammar, source: &str) -> Result<Tree, AnalyzeError> {
+/// Parses `source` with `grammar`'s language; with `old` (the previous tree, already
+/// `edit`ed to match `source`), tree-sitter reuses every subtree the edit left intact.
+pub(super) fn parse(
+    grammar: &'static Grammar,
+    source: &str,
+    old: Option<&Tree>,
+) -> Result<Tree, AnalyzeError> {
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
         let index = match parsers.iter().position(|(name, _)| *name == grammar.name) {
@@ -54,7 +59,7 @@ pub(super) fn parse(grammar: &'static Grammar, source: &str) -> Result<Tree, Ana
         let bytes = source.as_bytes();
         let tree = parser.parse_with_options(
             &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
-            None,
+            old,
             Some(ParseOptions::new().progress_callback(&mut progress)),
         );
         match tree {

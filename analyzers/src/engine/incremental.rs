@@ -1,0 +1,348 @@
+//! Analysing a new version of a file from the previous one: an incremental reparse, and the
+//! query pass redone only for the top-level declarations the change touched.
+//!
+//! A file's results are kept per top-level node of the tree (a *chunk*: a function, a
+//! class, an export statement), with offsets relative to the node's start. Every match of
+//! the queries lies inside one top-level node (no pattern is rooted at the root node), so
+//! the file's symbols and call sites are the chunks' concatenated in order, shifted to
+//! where each chunk now starts; only the call-graph sweep ([`super::callers`]) runs over
+//! the whole file, and it is cheap.
+//!
+//! When the source changes, the edit is the span between the common prefix and the
+//! common suffix of the two versions (one `InputEdit`); tree-sitter reparses only around
+//! it and reports where the tree's structure changed (`changed_ranges`). A new top-level
+//! node touching neither the edit nor a changed range has the same text and the same
+//! subtree as an old one (shifted), so its old chunk is reused; every other node is
+//! queried again. A new tree with syntax errors is thrown away for a fresh parse (error
+//! recovery depends on the parse's history; the result must not).
+
+use tree_sitter::{InputEdit, Node, Point, Range, Tree};
+use wit_core::{AnalyzeError, FileAnalysis, Symbol};
+
+use super::extract::{self, Call};
+use super::nesting::Span;
+use super::query::CompiledQuery;
+use super::{Grammar, Syntax, callers, parse};
+
+/// What one top-level node of the tree gave, position-independent.
+struct Chunk {
+    /// Where the node is in the version this chunk was last used for.
+    start_byte: usize,
+    end_byte: usize,
+    start_row: usize,
+    /// The node's grammar kind, a cheap guard when matching old to new nodes.
+    kind: u16,
+    /// Symbols with bytes relative to `start_byte` and lines relative to `start_row`.
+    symbols: Vec<Symbol>,
+    /// Call-owning ranges (relative) of callable symbols, with their index in `symbols`.
+    scopes: Vec<(usize, usize, usize)>,
+    /// Call sites: relative call start, relative name start, name length.
+    calls: Vec<(usize, usize, usize)>,
+}
+
+impl Chunk {
+    /// Runs the query over `node` alone.
+    fn extract(query: &CompiledQuery, syntax: &Syntax, node: Node, source: &str) -> Self {
+        let (base, row) = (node.start_byte(), node.start_position().row);
+        let found = extract::extract(query, syntax, node, source);
+        let symbols = found
+            .symbols
+            .into_iter()
+            .map(|mut s| {
+                s.start_byte -= base;
+                s.end_byte -= base;
+                s.start_line -= row;
+                s.end_line -= row;
+                s
+            })
+            .collect();
+        Self {
+            start_byte: base,
+            end_byte: node.end_byte(),
+            start_row: row,
+            kind: node.kind_id(),
+            symbols,
+            scopes: found
+                .scopes
+                .iter()
+                .map(|s| (s.start - base, s.end - base, s.value))
+                .collect(),
+            calls: found
+                .calls
+                .iter()
+                .map(|c| (c.at - base, c.name_start - base, c.callee.len()))
+                .collect(),
+        }
+    }
+
+    /// Moves the chunk to `node`'s position (same text, so the same relative results).
+    fn moved_to(mut self, node: Node) -> Self {
+        self.start_byte = node.start_byte();
+        self.end_byte = node.end_byte();
+        self.start_row = node.start_position().row;
+        self
+    }
+}
+
+/// The state the built-in analyzers keep between two analyses of one file.
+pub(super) struct State {
+    grammar: &'static str,
+    source: String,
+    tree: Tree,
+    chunks: Vec<Chunk>,
+}
+
+impl State {
+    /// The grammar this state was built with (a file renamed to another language must not
+    /// reuse it).
+    pub(super) fn grammar(&self) -> &'static str {
+        self.grammar
+    }
+}
+
+/// Analyses `source`, reusing `previous` (the state of an earlier version of the same
+/// file) when there is one; returns the analysis and the state for the next version.
+pub(super) fn analyze(
+    grammar: &'static Grammar,
+    query: &CompiledQuery,
+    syntax: &Syntax,
+    source: &str,
+    previous: Option<State>,
+) -> Result<(FileAnalysis, State), AnalyzeError> {
+    let (tree, mut old) = match previous {
+        Some(prev) if prev.source == source => {
+            let analysis = assemble(&prev.chunks, source);
+            return Ok((analysis, prev));
+        }
+        Some(mut prev) => {
+            let edit = edit_between(&prev.source, source);
+            prev.tree.edit(&edit);
+            let tree = parse::parse(grammar, source, Some(&prev.tree))?;
+            if tree.root_node().has_error() {
+                // Error recovery is not history-free: an incremental reparse of broken
+                // code may recover differently from a fresh parse. Broken files get a
+                // fresh parse and a full query pass, so the result never depends on the
+                // file's past.
+                (parse::parse(grammar, source, None)?, None)
+            } else {
+                let changed: Vec<Range> = prev.tree.changed_ranges(&tree).collect();
+                let reusable = Reusable {
+                    starts: prev.chunks.iter().map(|c| c.start_byte).collect(),
+                    chunks: prev.chunks.into_iter().map(Some).collect(),
+                    edit,
+                    changed,
+                };
+                (tree, Some(reusable))
+            }
+        }
+        None => (parse::parse(grammar, source, None)?, None),
+    };
+
+    let mut chunks = Vec::new();
+    let mut cursor = tree.root_node().walk();
+    if cursor.goto_first_child() {
+        loop {
+            let node = cursor.node();
+            let chunk = old
+                .as_mut()
+                .and_then(|o| o.take(node))
+                .unwrap_or_else(|| Chunk::extract(query, syntax, node, source));
+            chunks.push(chunk);
+            if !cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+    drop(cursor);
+    let analysis = assemble(&chunks, source);
+    let state = State {
+        grammar: grammar.name,
+        source: source.to_owned(),
+        tree,
+        chunks,
+    };
+    Ok((analysis, state))
+}
+
+/// The previous version's chunks, and what tells which of them still hold.
+struct Reusable {
+    /// The old chunks' start bytes, ascending (kept apart from `chunks`, whose slots
+    /// empty as they are reused, so that it stays searchable).
+    starts: Vec<usize>,
+    /// In the old version's order; taken when reused.
+    chunks: Vec<Option<Chunk>>,
+    edit: InputEdit,
+    /// Where the new tree's structure differs from the (edited) old one.
+    changed: Vec<Range>,
+}
+
+impl Reusable {
+    /// The old chunk for the new top-level `node`, if the change left it intact.
+    fn take(&mut self, node: Node) -> Option<Chunk> {
+        let (start, end) = (node.start_byte(), node.end_byte());
+        let e = &self.edit;
+        // Touching counts as intersecting: a node ending where text was inserted may have
+        // absorbed it.
+        let (old_start, old_end) = if end < e.start_byte {
+            (start, end)
+        } else if start > e.new_end_byte {
+            let back = |b: usize| b - e.new_end_byte + e.old_end_byte;
+            (back(start), back(end))
+        } else {
+            return None;
+        };
+        if self
+            .changed
+            .iter()
+            .any(|r| r.start_byte <= end && r.end_byte >= start)
+        {
+            return None;
+        }
+        let i = self.starts.binary_search(&old_start).ok()?;
+        let slot = &mut self.chunks[i];
+        if slot
+            .as_ref()
+            .is_some_and(|c| c.end_byte == old_end && c.kind == node.kind_id())
+        {
+            slot.take().map(|c| c.moved_to(node))
+        } else {
+            None
+        }
+    }
+}
+
+/// The file's analysis from its chunks.
+fn assemble(chunks: &[Chunk], source: &str) -> FileAnalysis {
+    let total: usize = chunks.iter().map(|c| c.symbols.len()).sum();
+    let mut symbols = Vec::with_capacity(total);
+    let mut scopes = Vec::with_capacity(total);
+    let mut calls = Vec::with_capacity(chunks.iter().map(|c| c.calls.len()).sum());
+    for c in chunks {
+        let first = symbols.len();
+        symbols.extend(c.symbols.iter().map(|s| Symbol {
+            start_byte: s.start_byte + c.start_byte,
+            end_byte: s.end_byte + c.start_byte,
+            start_line: s.start_line + c.start_row,
+            end_line: s.end_line + c.start_row,
+            ..s.clone()
+        }));
+        scopes.extend(c.scopes.iter().map(|&(start, end, i)| Span {
+            start: start + c.start_byte,
+            end: end + c.start_byte,
+            value: first + i,
+        }));
+        calls.extend(c.calls.iter().map(|&(at, name, len)| {
+            let name_start = name + c.start_byte;
+            Call {
+                at: at + c.start_byte,
+                name_start,
+                callee: &source[name_start..name_start + len],
+            }
+        }));
+    }
+    let calls = callers::resolve(&symbols, scopes, calls);
+    FileAnalysis { symbols, calls }
+}
+
+/// The one edit turning `old` into `new`: everything between their common prefix and
+/// their common suffix. Boundaries fall on characters, so points stay meaningful.
+fn edit_between(old: &str, new: &str) -> InputEdit {
+    let (o, n) = (old.as_bytes(), new.as_bytes());
+    let mut prefix = common_prefix(o, n);
+    while !old.is_char_boundary(prefix) || !new.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let max_suffix = o.len().min(n.len()) - prefix;
+    let mut suffix = common_suffix(&o[prefix..], &n[prefix..]).min(max_suffix);
+    while !old.is_char_boundary(o.len() - suffix) || !new.is_char_boundary(n.len() - suffix) {
+        suffix -= 1;
+    }
+    let start_position = point_at(o, prefix);
+    InputEdit {
+        start_byte: prefix,
+        old_end_byte: o.len() - suffix,
+        new_end_byte: n.len() - suffix,
+        start_position,
+        old_end_position: point_after(o, prefix, start_position, o.len() - suffix),
+        new_end_position: point_after(n, prefix, start_position, n.len() - suffix),
+    }
+}
+
+/// Length of the common prefix, compared a block at a time (the files are mostly equal).
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 64;
+    let len = a.len().min(b.len());
+    let mut i = 0;
+    while i + BLOCK <= len && a[i..i + BLOCK] == b[i..i + BLOCK] {
+        i += BLOCK;
+    }
+    while i < len && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+/// Length of the common suffix.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 64;
+    let len = a.len().min(b.len());
+    let (ea, eb) = (a.len(), b.len());
+    let mut i = 0;
+    while i + BLOCK <= len && a[ea - i - BLOCK..ea - i] == b[eb - i - BLOCK..eb - i] {
+        i += BLOCK;
+    }
+    while i < len && a[ea - i - 1] == b[eb - i - 1] {
+        i += 1;
+    }
+    i
+}
+
+/// Row and byte column of `offset` in `text`.
+fn point_at(text: &[u8], offset: usize) -> Point {
+    point_after(text, 0, Point { row: 0, column: 0 }, offset)
+}
+
+/// Row and byte column of `offset`, counting on from `from` (at point `at`).
+fn point_after(text: &[u8], from: usize, at: Point, offset: usize) -> Point {
+    let span = &text[from..offset];
+    let newlines = span.iter().filter(|&&b| b == b'\n').count();
+    if newlines == 0 {
+        Point {
+            row: at.row,
+            column: at.column + span.len(),
+        }
+    } else {
+        let last = span.iter().rposition(|&b| b == b'\n').unwrap_or(0);
+        Point {
+            row: at.row + newlines,
+            column: span.len() - last - 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_spans_between_common_prefix_and_suffix() {
+        let e = edit_between("ab\ncd\nef", "ab\ncXYd\nef");
+        assert_eq!((e.start_byte, e.old_end_byte, e.new_end_byte), (4, 4, 6));
+        assert_eq!(e.start_position, Point { row: 1, column: 1 });
+        assert_eq!(e.new_end_position, Point { row: 1, column: 3 });
+        // Repeated text: prefix and suffix never overlap.
+        let e = edit_between("aaaa", "aaaaaa");
+        assert_eq!((e.start_byte, e.old_end_byte, e.new_end_byte), (4, 4, 6));
+        let e = edit_between("x\ny\n", "x\n");
+        assert_eq!((e.start_byte, e.old_end_byte, e.new_end_byte), (2, 4, 2));
+        assert_eq!(e.old_end_position, Point { row: 2, column: 0 });
+        assert_eq!(e.new_end_position, Point { row: 1, column: 0 });
+    }
+
+    #[test]
+    fn edit_boundaries_fall_on_characters() {
+        // "é" and "è" share their first byte.
+        let e = edit_between("aé", "aè");
+        assert_eq!((e.start_byte, e.old_end_byte, e.new_end_byte), (1, 3, 3));
+    }
+}

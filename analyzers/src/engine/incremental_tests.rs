@@ -1,0 +1,209 @@
+//! Incremental analysis gives exactly what a fresh one gives: over every fixture, chains
+//! of random edits (insertions, deletions, renames in the middle, appends, prepends,
+//! duplications, unbalanced braces), each version analysed incrementally from the last is
+//! compared with a fresh analysis and with the whole-tree query pass (no chunks at all).
+
+use wit_core::{FileAnalysis, LanguageAnalyzer};
+
+use super::{TreeSitterAnalyzer, callers, extract, parse};
+use crate::{fixtures, python, typescript};
+
+/// A tiny deterministic generator (xorshift64*), so failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+const TS_SNIPPETS: &[&str] = &[
+    "function zz(a: number): string { return q(a); }\n",
+    "export const yy = (b: string) => b.trim();\n",
+    "class K { m(x: number) { this.n(x); } n(y: number) {} }\n",
+    "{",
+    "}",
+    "(",
+    "\n",
+    "  ",
+    "é",
+    "// comment\n",
+    "/* block */",
+    "@dec\n",
+    "interface I { a: number }\n",
+    "type T = string | number;\n",
+    "foo();",
+    "async function* gen() { yield await w(); }\n",
+    "<div onClick={() => h()}>x</div>",
+];
+
+const PY_SNIPPETS: &[&str] = &[
+    "def zz(a: int) -> str:\n    return q(a)\n",
+    "class K:\n    def m(self, x):\n        self.n(x)\n",
+    "    ",
+    "\n",
+    ":",
+    "(",
+    ")",
+    "@dec\n",
+    "é",
+    "# comment\n",
+    "async def co(x):\n    await w(x)\n",
+    "pass\n",
+];
+
+const WORDS: &[&str] = &["alpha", "Beta", "fn0", "run", "self", "this", "x", "ünï"];
+
+/// The nearest character boundary at or before `at`.
+fn boundary(s: &str, mut at: usize) -> usize {
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// One random edit of `text`.
+fn mutate(rng: &mut Rng, text: &str, snippets: &[&str]) -> String {
+    let at = boundary(text, rng.below(text.len() + 1));
+    let mut out = text.to_owned();
+    match rng.below(7) {
+        // Insert a snippet somewhere.
+        0 | 1 => out.insert_str(at, snippets[rng.below(snippets.len())]),
+        // Delete a short range.
+        2 => {
+            let end = boundary(text, (at + 1 + rng.below(40)).min(text.len()));
+            out.replace_range(at..end, "");
+        }
+        // Rename: replace the identifier at `at` (or insert a word) with another word.
+        3 => {
+            let bytes = text.as_bytes();
+            let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+            let mut start = at;
+            while start > 0 && is_ident(bytes[start - 1]) {
+                start -= 1;
+            }
+            let mut end = at;
+            while end < bytes.len() && is_ident(bytes[end]) {
+                end += 1;
+            }
+            out.replace_range(start..end, WORDS[rng.below(WORDS.len())]);
+        }
+        // Append, prepend.
+        4 => out.push_str(snippets[rng.below(snippets.len())]),
+        5 => out.insert_str(0, snippets[rng.below(snippets.len())]),
+        // Duplicate a line range.
+        _ => {
+            let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            let end = text[at..].find('\n').map_or(text.len(), |i| at + i + 1);
+            out.insert_str(start, &text[start..end]);
+        }
+    }
+    out
+}
+
+/// The analysis with one query pass over the whole tree, as before chunks existed.
+fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> FileAnalysis {
+    if source.is_empty() {
+        return FileAnalysis::default();
+    }
+    let query = analyzer.grammar.query().unwrap();
+    let tree = parse::parse(analyzer.grammar, source, None).unwrap();
+    let found = extract::extract(query, analyzer.syntax, tree.root_node(), source);
+    let calls = callers::resolve(&found.symbols, found.scopes, found.calls);
+    FileAnalysis {
+        symbols: found.symbols,
+        calls,
+    }
+}
+
+fn check_chain(analyzer: &TreeSitterAnalyzer, original: &str, snippets: &[&str], seed: u64) {
+    let mut rng = Rng(seed);
+    let mut state = None;
+    let mut text = original.to_owned();
+    for step in 0..120 {
+        text = match rng.below(20) {
+            // Now and then back to the original (a revert), or to nothing at all.
+            0 => original.to_owned(),
+            1 if step % 7 == 0 => String::new(),
+            _ => mutate(&mut rng, &text, snippets),
+        };
+        let incremental = analyzer.analyze_incremental(&text, &mut state).unwrap();
+        let fresh = analyzer.analyze(&text).unwrap();
+        assert_eq!(
+            incremental,
+            fresh,
+            "{}: incremental differs from fresh at step {step} (seed {seed}) for:\n{text}",
+            analyzer.id()
+        );
+        assert_eq!(
+            fresh,
+            whole_tree(analyzer, &text),
+            "{}: chunked differs from whole-tree at step {step} (seed {seed}) for:\n{text}",
+            analyzer.id()
+        );
+    }
+}
+
+#[test]
+fn incremental_analysis_equals_fresh_analysis_over_random_edits() {
+    let ts_fixtures = [
+        include_str!("../../testdata/fixtures/kinds.ts"),
+        include_str!("../../testdata/fixtures/signatures.ts"),
+        include_str!("../../testdata/fixtures/calls.ts"),
+        include_str!("../../testdata/fixtures/wrapped.ts"),
+        include_str!("../../testdata/fixtures/broken.ts"),
+        include_str!("../../testdata/fixtures/utf8.ts"),
+    ];
+    let jsx_fixtures = [
+        include_str!("../../testdata/fixtures/component.tsx"),
+        include_str!("../../testdata/fixtures/component.jsx"),
+        include_str!("../../testdata/fixtures/plain.js"),
+    ];
+    let py_fixtures = [
+        include_str!("../../testdata/fixtures/kinds.py"),
+        include_str!("../../testdata/fixtures/signatures.py"),
+        include_str!("../../testdata/fixtures/calls.py"),
+        include_str!("../../testdata/fixtures/wrapped.py"),
+        include_str!("../../testdata/fixtures/broken.py"),
+        include_str!("../../testdata/fixtures/utf8.py"),
+    ];
+    let generated_ts = fixtures::generate_typescript(3);
+    let generated_py = fixtures::generate_python(3);
+    let (ts, tsx, py) = (
+        typescript::typescript(),
+        typescript::tsx(),
+        python::python(),
+    );
+    let mut seed = 0x9E37_79B9_7F4A_7C15;
+    for source in ts_fixtures.iter().copied().chain([generated_ts.as_str()]) {
+        seed += 1;
+        check_chain(&ts, source, TS_SNIPPETS, seed);
+    }
+    for source in jsx_fixtures {
+        seed += 1;
+        check_chain(&tsx, source, TS_SNIPPETS, seed);
+    }
+    for source in py_fixtures.iter().copied().chain([generated_py.as_str()]) {
+        seed += 1;
+        check_chain(&py, source, PY_SNIPPETS, seed);
+    }
+}
+
+#[test]
+fn state_of_another_grammar_is_not_reused() {
+    let ts = typescript::typescript();
+    let py = python::python();
+    let mut state = None;
+    ts.analyze_incremental("function f(a) { g(); }\n", &mut state)
+        .unwrap();
+    let source = "def f(a):\n    g()\n";
+    let got = py.analyze_incremental(source, &mut state).unwrap();
+    assert_eq!(got, py.analyze(source).unwrap());
+}
