@@ -1,14 +1,19 @@
-//! The analysis service: the analyzer registry plus a cache of parsed files.
+//! The analysis service: the analyzer registry plus a cache of analysed files.
 //!
-//! Everything here is blocking (file reads, tree-sitter parses); async callers go through
-//! `AppState::analyse*`, which run it on the blocking pool.
+//! A file is analysed once per content: the cache keeps, per path, the exact bytes it
+//! analysed (a hit is a byte comparison, so an edit is always seen, whatever the time
+//! stamps say), the analysis, and for the most recently used files the analyzer's state,
+//! from which the built-ins reanalyse the next version incrementally. It is bounded in
+//! files, estimated bytes and kept states.
+//!
+//! Parsing is blocking; async callers check the cache inline ([`Analysis::lookup_disk`])
+//! and go to the blocking pool only on a miss (`AppState::analyse_disk`).
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use wit_core::{FileAnalysis, Registry, analyzer::source_text};
+use wit_core::{FileAnalysis, IncrementalState, Registry, analyzer::source_text};
 
 use crate::paths;
 
@@ -48,21 +53,180 @@ impl FileOutcome {
     }
 }
 
-/// Cap on cached files; beyond it the cache starts over (simple, and bounded).
-const CACHE_CAPACITY: usize = 1024;
+/// Most files the cache remembers.
+const CACHE_MAX_ENTRIES: usize = 256;
+/// Most bytes (estimated) the cache holds: sources, analyses and analyzer state.
+const CACHE_MAX_BYTES: usize = 24 * 1024 * 1024;
+/// Most files whose analyzer state (syntax tree) is kept for incremental reanalysis; the
+/// state is the big part of an entry, and only files being edited need it.
+const CACHE_MAX_STATES: usize = 16;
+/// Estimated bytes of analyzer state per source byte (a tree-sitter tree plus the
+/// per-declaration results; measured at about 10–15 for TypeScript, so an overestimate).
+const STATE_BYTES_PER_SOURCE_BYTE: usize = 20;
 
+/// One remembered file: the exact content analysed, so a hit is proven by comparing bytes
+/// (never by time stamps), its analysis, and the analyzer's state for the next version.
 struct CacheEntry {
-    fingerprint: (u64, usize),
+    source: Box<[u8]>,
     analysis: Arc<FileAnalysis>,
+    state: Option<IncrementalState>,
+    /// Which analyzer made `state` (another one must not be handed it).
+    analyzer: String,
+    /// Estimated bytes held (see [`CacheEntry::cost`]).
+    cost: usize,
+    /// Recency, for eviction.
+    used: u64,
+}
+
+impl CacheEntry {
+    fn cost(source: &[u8], analysis: &FileAnalysis, has_state: bool) -> usize {
+        let symbols: usize = analysis
+            .symbols
+            .iter()
+            .map(|s| {
+                std::mem::size_of::<wit_core::Symbol>()
+                    + s.name.len()
+                    + s.container.as_ref().map_or(0, String::len)
+                    + s.signature.as_ref().map_or(0, String::len)
+            })
+            .sum();
+        let calls: usize = analysis
+            .calls
+            .iter()
+            .map(|c| std::mem::size_of::<wit_core::CallEdge>() + c.caller.len() + c.callee.len())
+            .sum();
+        let state = if has_state {
+            // The state keeps its own copy of the source besides the tree.
+            source.len() * STATE_BYTES_PER_SOURCE_BYTE
+        } else {
+            0
+        };
+        std::mem::size_of::<Self>() + source.len() + symbols + calls + state
+    }
+}
+
+/// The analysis cache: keyed by path, valid only for the exact bytes it was made from,
+/// bounded in entries, bytes and kept analyzer states (least recently used go first).
+#[derive(Default)]
+pub(crate) struct Cache {
+    entries: HashMap<PathBuf, CacheEntry>,
+    bytes: usize,
+    states: usize,
+    clock: u64,
+}
+
+impl Cache {
+    /// The cached analysis of `key` if it was made from exactly `content`.
+    fn hit(&mut self, key: &Path, content: &[u8]) -> Option<Arc<FileAnalysis>> {
+        self.clock += 1;
+        let entry = self.entries.get_mut(key)?;
+        if *entry.source != *content {
+            return None;
+        }
+        entry.used = self.clock;
+        Some(entry.analysis.clone())
+    }
+
+    /// Takes the analyzer state of `key` for a reanalysis by `analyzer`.
+    fn take_state(&mut self, key: &Path, analyzer: &str) -> Option<IncrementalState> {
+        let entry = self.entries.get_mut(key)?;
+        if entry.analyzer != analyzer {
+            return None;
+        }
+        let state = entry.state.take()?;
+        let cost = CacheEntry::cost(&entry.source, &entry.analysis, false);
+        self.bytes = self.bytes - entry.cost + cost;
+        entry.cost = cost;
+        self.states -= 1;
+        Some(state)
+    }
+
+    /// Remembers the analysis of `content` (and the state for the next version), then
+    /// evicts down to the bounds.
+    fn insert(
+        &mut self,
+        key: PathBuf,
+        content: &[u8],
+        analysis: Arc<FileAnalysis>,
+        state: Option<IncrementalState>,
+        analyzer: &str,
+    ) {
+        self.clock += 1;
+        let cost = CacheEntry::cost(content, &analysis, state.is_some());
+        let entry = CacheEntry {
+            source: content.into(),
+            analysis,
+            state,
+            analyzer: analyzer.to_owned(),
+            cost,
+            used: self.clock,
+        };
+        self.bytes += entry.cost;
+        self.states += usize::from(entry.state.is_some());
+        if let Some(old) = self.entries.insert(key, entry) {
+            self.bytes -= old.cost;
+            self.states -= usize::from(old.state.is_some());
+        }
+        self.evict();
+    }
+
+    fn evict(&mut self) {
+        while self.states > CACHE_MAX_STATES {
+            let oldest = self
+                .entries
+                .iter_mut()
+                .filter(|(_, e)| e.state.is_some())
+                .min_by_key(|(_, e)| e.used)
+                .map(|(_, e)| e);
+            let Some(entry) = oldest else { break };
+            entry.state = None;
+            let cost = CacheEntry::cost(&entry.source, &entry.analysis, false);
+            self.bytes = self.bytes - entry.cost + cost;
+            entry.cost = cost;
+            self.states -= 1;
+        }
+        while self.entries.len() > CACHE_MAX_ENTRIES || self.bytes > CACHE_MAX_BYTES {
+            let Some(key) = self
+                .entries
+                .iter()
+                .min_by_key(|(_, e)| e.used)
+                .map(|(k, _)| k.clone())
+            else {
+                break;
+            };
+            if let Some(old) = self.entries.remove(&key) {
+                self.bytes -= old.cost;
+                self.states -= usize::from(old.state.is_some());
+            }
+        }
+    }
+
+    /// How many files, estimated bytes and analyzer states the cache holds.
+    #[cfg(test)]
+    fn usage(&self) -> (usize, usize, usize) {
+        (self.entries.len(), self.bytes, self.states)
+    }
+}
+
+/// A file read for analysis: where it is (the cache key) and its bytes.
+pub(crate) struct DiskFile {
+    key: PathBuf,
+    bytes: Vec<u8>,
+}
+
+/// Either a finished outcome, or a file that still needs analysing.
+pub(crate) enum Lookup {
+    /// Answered without analysing (a cache hit, or no file/analyzer).
+    Done(FileOutcome),
+    /// Needs an analysis: pass it to [`Analysis::analyse_read`], off the async threads.
+    Miss(DiskFile),
 }
 
 /// The registry and the parse cache of one repository.
 pub(crate) struct Analysis {
     root: PathBuf,
     registry: Registry,
-    // Keyed by the file's canonical path; an entry is reused only when the content's
-    // fingerprint matches, so edits are always seen.
-    cache: Mutex<HashMap<PathBuf, CacheEntry>>,
+    cache: Mutex<Cache>,
 }
 
 impl Analysis {
@@ -71,7 +235,7 @@ impl Analysis {
         Self {
             root,
             registry,
-            cache: Mutex::new(HashMap::new()),
+            cache: Mutex::new(Cache::default()),
         }
     }
 
@@ -86,71 +250,84 @@ impl Analysis {
     }
 
     /// Analyses the current disk content of `rel` (relative to the repository root).
+    #[cfg(test)]
     pub fn analyse_disk(&self, rel: &str) -> FileOutcome {
+        match self.lookup_disk(rel) {
+            Lookup::Done(outcome) => outcome,
+            Lookup::Miss(file) => self.analyse_read(rel, file),
+        }
+    }
+
+    /// Reads `rel` from disk and answers from the cache when its content was analysed
+    /// before. Quick (a file read and a byte comparison, no parsing), so async code may
+    /// call it inline.
+    pub fn lookup_disk(&self, rel: &str) -> Lookup {
+        if self.registry.for_path(rel).is_none() {
+            return Lookup::Done(FileOutcome::Unsupported);
+        }
+        let Some(key) = paths::resolve_in_root(&self.root, rel) else {
+            return Lookup::Done(FileOutcome::NotFound);
+        };
+        let Ok(bytes) = std::fs::read(&key) else {
+            return Lookup::Done(FileOutcome::NotFound);
+        };
+        match self.cache_lock().hit(&key, &bytes) {
+            Some(hit) => Lookup::Done(FileOutcome::Analysed(hit)),
+            None => Lookup::Miss(DiskFile { key, bytes }),
+        }
+    }
+
+    /// Analyses a file [`Analysis::lookup_disk`] read (blocking: it may parse).
+    pub fn analyse_read(&self, rel: &str, file: DiskFile) -> FileOutcome {
+        self.analyse_bytes(rel, file.key, &file.bytes)
+    }
+
+    /// Analyses `content` as if it were the file `rel`, never touching the disk. Shares
+    /// the cache with disk analyses: the same bytes under the same path give the same
+    /// analysis wherever they came from.
+    pub fn analyse_content(&self, rel: &str, content: &str) -> FileOutcome {
+        self.analyse_bytes(rel, self.root.join(rel), content.as_bytes())
+    }
+
+    /// The cached analysis of `content` as the file `rel`, if these bytes were analysed
+    /// before (quick: no parsing, so async code may call it inline).
+    pub fn cached_content(&self, rel: &str, content: &str) -> Option<Arc<FileAnalysis>> {
+        self.registry.for_path(rel)?;
+        self.cache_lock()
+            .hit(&self.root.join(rel), content.as_bytes())
+    }
+
+    fn analyse_bytes(&self, rel: &str, key: PathBuf, bytes: &[u8]) -> FileOutcome {
         let Some(analyzer) = self.registry.for_path(rel) else {
             return FileOutcome::Unsupported;
         };
-        let Some(path) = paths::resolve_in_root(&self.root, rel) else {
-            return FileOutcome::NotFound;
+        let mut state = {
+            let mut cache = self.cache_lock();
+            if let Some(hit) = cache.hit(&key, bytes) {
+                return FileOutcome::Analysed(hit);
+            }
+            cache.take_state(&key, analyzer.id())
         };
-        let Ok(bytes) = std::fs::read(&path) else {
-            return FileOutcome::NotFound;
-        };
-        let fingerprint = fingerprint(&bytes);
-        if let Some(hit) = self.cache_lock().get(&path)
-            && hit.fingerprint == fingerprint
-        {
-            return FileOutcome::Analysed(hit.analysis.clone());
-        }
-        let text = match source_text(&bytes) {
+        let text = match source_text(bytes) {
             Ok(t) => t,
             Err(e) => return FileOutcome::Failed(e.to_string()),
         };
-        match analyzer.analyze(text) {
+        match analyzer.analyze_incremental(text, &mut state) {
             Ok(a) => {
                 let analysis = Arc::new(a);
-                let mut cache = self.cache_lock();
-                if cache.len() >= CACHE_CAPACITY {
-                    cache.clear();
-                }
-                cache.insert(
-                    path,
-                    CacheEntry {
-                        fingerprint,
-                        analysis: analysis.clone(),
-                    },
-                );
+                self.cache_lock()
+                    .insert(key, bytes, analysis.clone(), state, analyzer.id());
                 FileOutcome::Analysed(analysis)
             }
             Err(e) => FileOutcome::Failed(e.to_string()),
         }
     }
 
-    /// Analyses `content` as if it were the file `rel`, never touching the disk.
-    pub fn analyse_content(&self, rel: &str, content: &str) -> FileOutcome {
-        let Some(analyzer) = self.registry.for_path(rel) else {
-            return FileOutcome::Unsupported;
-        };
-        let text = match source_text(content.as_bytes()) {
-            Ok(t) => t,
-            Err(e) => return FileOutcome::Failed(e.to_string()),
-        };
-        match analyzer.analyze(text) {
-            Ok(a) => FileOutcome::Analysed(Arc::new(a)),
-            Err(e) => FileOutcome::Failed(e.to_string()),
-        }
-    }
-
-    fn cache_lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, CacheEntry>> {
-        // The cache holds only finished values, so a poisoned lock is still consistent.
+    fn cache_lock(&self) -> std::sync::MutexGuard<'_, Cache> {
+        // The cache's invariants hold between statements that cannot panic, so a poisoned
+        // lock still guards a consistent cache.
         self.cache.lock().unwrap_or_else(|p| p.into_inner())
     }
-}
-
-fn fingerprint(bytes: &[u8]) -> (u64, usize) {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    bytes.hash(&mut h);
-    (h.finish(), bytes.len())
 }
 
 /// Qualifies a callee name as the protocol does: `file:name` when `name` is defined in
@@ -160,5 +337,91 @@ pub(crate) fn qualify_callee(file: &str, analysis: &FileAnalysis, callee: &str) 
         format!("{file}:{callee}")
     } else {
         format!("?:{callee}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn service() -> (tempfile::TempDir, Analysis) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let analysis = Analysis::new(root, wit_analyzers::builtin_registry());
+        (dir, analysis)
+    }
+
+    fn names(outcome: &FileOutcome) -> Vec<String> {
+        outcome
+            .analysis()
+            .expect("analysed")
+            .symbols
+            .iter()
+            .map(|s| s.name.clone())
+            .collect()
+    }
+
+    #[test]
+    fn an_edited_file_is_reanalysed_and_an_unchanged_one_is_served_from_the_cache() {
+        let (dir, analysis) = service();
+        let file = dir.path().join("a.ts");
+        std::fs::write(&file, "function one() {}\n").unwrap();
+        let first = analysis.analyse_disk("a.ts");
+        assert_eq!(names(&first), ["one"]);
+        let again = analysis.analyse_disk("a.ts");
+        assert!(Arc::ptr_eq(
+            first.analysis().unwrap(),
+            again.analysis().unwrap()
+        ));
+        // Same length, same time stamp granularity: only the bytes tell.
+        std::fs::write(&file, "function two() {}\n").unwrap();
+        assert_eq!(names(&analysis.analyse_disk("a.ts")), ["two"]);
+        std::fs::write(&file, "function two() {}\nfunction three() {}\n").unwrap();
+        assert_eq!(names(&analysis.analyse_disk("a.ts")), ["two", "three"]);
+        std::fs::remove_file(&file).unwrap();
+        assert!(matches!(
+            analysis.analyse_disk("a.ts"),
+            FileOutcome::NotFound
+        ));
+    }
+
+    #[test]
+    fn content_and_disk_share_entries_but_never_mix_contents() {
+        let (dir, analysis) = service();
+        std::fs::write(dir.path().join("a.ts"), "function disk() {}\n").unwrap();
+        assert_eq!(names(&analysis.analyse_disk("a.ts")), ["disk"]);
+        let staged = analysis.analyse_content("a.ts", "function staged() {}\n");
+        assert_eq!(names(&staged), ["staged"]);
+        assert_eq!(names(&analysis.analyse_disk("a.ts")), ["disk"]);
+    }
+
+    #[test]
+    fn the_cache_stays_within_its_bounds_over_many_files() {
+        let (dir, analysis) = service();
+        let body = wit_analyzers::fixtures::generate_typescript(20);
+        for i in 0..CACHE_MAX_ENTRIES + 100 {
+            let name = format!("f{i}.ts");
+            std::fs::write(dir.path().join(&name), format!("{body}// {i}\n")).unwrap();
+            assert!(analysis.analyse_disk(&name).analysis().is_some());
+            let (entries, bytes, states) = analysis.cache_lock().usage();
+            assert!(entries <= CACHE_MAX_ENTRIES, "{entries} entries");
+            assert!(bytes <= CACHE_MAX_BYTES, "{bytes} bytes");
+            assert!(states <= CACHE_MAX_STATES, "{states} states");
+        }
+        // The most recent files are still served from the cache.
+        let last = format!("f{}.ts", CACHE_MAX_ENTRIES + 99);
+        let a = analysis.analyse_disk(&last);
+        let b = analysis.analyse_disk(&last);
+        assert!(Arc::ptr_eq(a.analysis().unwrap(), b.analysis().unwrap()));
+    }
+
+    #[test]
+    fn a_big_file_alone_never_exceeds_the_byte_bound() {
+        let mut cache = Cache::default();
+        let analysis = Arc::new(FileAnalysis::default());
+        let big = vec![b'x'; CACHE_MAX_BYTES + 1];
+        cache.insert(PathBuf::from("big.ts"), &big, analysis, None, "typescript");
+        let (_, bytes, _) = cache.usage();
+        assert!(bytes <= CACHE_MAX_BYTES);
     }
 }

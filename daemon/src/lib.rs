@@ -80,10 +80,28 @@ pub const OPENRPC_JSON: &str = include_str!("../../openrpc.json");
 /// [`DaemonError::AlreadyRunning`] when another daemon serves this repository (it is left
 /// alone); other variants when the directory, database or socket cannot be set up.
 pub fn run_blocking(root: &Path) -> Result<(), DaemonError> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    limit_malloc_arenas();
+    // One async thread: requests are a few microseconds of work each (parsing runs on the
+    // blocking pool, capped so a burst of parses cannot grow memory without bound), and on
+    // one thread no request pays for cross-thread wake-ups, while writes arriving
+    // together still share a commit (store::batch). Measured: more throughput and lower
+    // latency than two workers on a 2-core machine.
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        .max_blocking_threads(4)
         .thread_name("wit-daemon")
         .build()
         .map_err(|e| DaemonError::io("starting the async runtime", e))?;
     runtime.block_on(lifecycle::run(root))
+}
+
+/// glibc gives each thread that allocates its own malloc arena (up to 8 per core), each
+/// keeping freed memory around; with a runtime's and a blocking pool's threads that
+/// multiplies the daemon's resident memory for no speed it needs. Two arenas suffice.
+fn limit_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets an allocator tunable; called before any thread exists.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
 }

@@ -35,41 +35,68 @@ pub(crate) async fn check_contracts(
         })
         .await?;
 
-    let analysis = state.analysis.clone();
-    let violations = tokio::task::spawn_blocking(move || {
-        let mut violations = Vec::new();
-        for (file, contracts) in files.iter().zip(contracts_per_file) {
+    // Contents analysed before (a hook run again, a file unchanged since the daemon saw
+    // it) are answered inline; the rest are parsed on the blocking pool, once per file
+    // however many contracts it has.
+    let mut outcomes: Vec<Option<FileOutcome>> = files
+        .iter()
+        .zip(&contracts_per_file)
+        .map(|(f, contracts)| {
             if contracts.is_empty() {
-                continue;
+                return Some(FileOutcome::Unsupported);
             }
-            // Content an analyzer refuses (binary) defines no symbols.
-            let outcome = analysis.analyse_content(&file.path, &file.content);
-            let parsed = match &outcome {
-                FileOutcome::Analysed(a) => Some(a),
-                _ => None,
+            state
+                .analysis
+                .cached_content(&f.path, &f.content)
+                .map(FileOutcome::Analysed)
+        })
+        .collect();
+    if outcomes.iter().any(Option::is_none) {
+        let analysis = state.analysis.clone();
+        let pending: Vec<(usize, String, String)> = outcomes
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.is_none())
+            .map(|(i, _)| (i, files[i].path.clone(), files[i].content.clone()))
+            .collect();
+        let done = tokio::task::spawn_blocking(move || {
+            pending
+                .into_iter()
+                .map(|(i, path, content)| (i, analysis.analyse_content(&path, &content)))
+                .collect::<Vec<_>>()
+        })
+        .await
+        .map_err(Failure::from_join)?;
+        for (i, outcome) in done {
+            outcomes[i] = Some(outcome);
+        }
+    }
+
+    let mut violations = Vec::new();
+    for (outcome, contracts) in outcomes.into_iter().zip(contracts_per_file) {
+        // Content an analyzer refuses (binary) defines no symbols.
+        let parsed = match &outcome {
+            Some(FileOutcome::Analysed(a)) => Some(a),
+            _ => None,
+        };
+        for contract in contracts {
+            let Some(sp) = SymbolPath::parse(&contract.symbol_path) else {
+                continue;
             };
-            for contract in contracts {
-                let Some(sp) = SymbolPath::parse(&contract.symbol_path) else {
-                    continue;
-                };
-                let actual = parsed
-                    .and_then(|a| a.find(sp.name))
-                    .filter(|s| s.kind.is_callable())
-                    .and_then(|s| s.signature.clone());
-                match actual {
-                    Some(actual) if actual == contract.signature => {}
-                    actual => violations.push(Violation {
-                        contract_id: contract.contract_id,
-                        symbol_path: contract.symbol_path,
-                        expected: contract.signature,
-                        actual: actual.unwrap_or_else(|| SYMBOL_NOT_FOUND_IN_STAGED.to_owned()),
-                    }),
-                }
+            let actual = parsed
+                .and_then(|a| a.find(sp.name))
+                .filter(|s| s.kind.is_callable())
+                .and_then(|s| s.signature.clone());
+            match actual {
+                Some(actual) if actual == contract.signature => {}
+                actual => violations.push(Violation {
+                    contract_id: contract.contract_id,
+                    symbol_path: contract.symbol_path,
+                    expected: contract.signature,
+                    actual: actual.unwrap_or_else(|| SYMBOL_NOT_FOUND_IN_STAGED.to_owned()),
+                }),
             }
         }
-        violations
-    })
-    .await
-    .map_err(Failure::from_join)?;
+    }
     to_value(&CheckResult { violations })
 }

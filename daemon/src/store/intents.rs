@@ -68,7 +68,8 @@ pub(crate) fn live_on_file_of_others(
     conn.prepare_cached(
         "SELECT i.rowid, i.id, i.session_id, i.description, f.start_byte, f.end_byte
          FROM intent_files f JOIN intents i ON i.id = f.intent_id
-         WHERE f.file = ?1 AND i.session_id <> ?2 AND i.status IN ('declared', 'active')",
+         WHERE f.file = ?1 AND f.live = 1 AND i.session_id <> ?2
+           AND i.status IN ('declared', 'active')",
     )?
     .query_map((file, session_id), |r| {
         let start: Option<i64> = r.get(4)?;
@@ -100,6 +101,9 @@ pub(crate) fn set_status(
 ) -> rusqlite::Result<()> {
     conn.prepare_cached("UPDATE intents SET status = ?2, updated_at = ?3 WHERE id = ?1")?
         .execute((intent_id, status.as_str(), now_ms))?;
+    let live = matches!(status, IntentStatus::Declared | IntentStatus::Active);
+    conn.prepare_cached("UPDATE intent_files SET live = ?2 WHERE intent_id = ?1")?
+        .execute((intent_id, live))?;
     Ok(())
 }
 

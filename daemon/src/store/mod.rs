@@ -7,6 +7,7 @@
 //! the writes just made.
 
 pub(crate) mod agents;
+pub(crate) mod batch;
 pub(crate) mod contracts;
 pub(crate) mod intents;
 pub(crate) mod locks;
@@ -14,12 +15,17 @@ mod schema;
 
 use std::path::Path;
 use std::sync::Mutex;
+use std::time::Duration;
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
+
+/// How long a write waits for SQLite's write lock held by another process.
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The open state database.
 pub(crate) struct Store {
     conn: Mutex<Option<Connection>>,
+    batcher: batch::Batcher,
 }
 
 /// Why a store call could not run.
@@ -31,6 +37,9 @@ pub(crate) enum StoreError {
     /// The daemon is shutting down and the database is closed.
     #[error("the state database is closed (the daemon is shutting down)")]
     Closed,
+    /// A batch of writes could not be committed (see [`batch`]).
+    #[error("committing the write failed: {0}")]
+    Commit(String),
 }
 
 impl Store {
@@ -42,6 +51,7 @@ impl Store {
         schema::migrate(&mut conn)?;
         Ok(Self {
             conn: Mutex::new(Some(conn)),
+            batcher: batch::Batcher::default(),
         })
     }
 
@@ -72,6 +82,60 @@ impl Store {
         })
     }
 
+    /// Like [`Store::write`], but only if it can run without waiting: the connection is
+    /// free and SQLite's write lock is free. `Err(f)` hands `f` back otherwise, for the
+    /// caller to run [`Store::write`] on a blocking thread. (The daemon's writes go through
+    /// [`batch`], which opens its transactions the same way.)
+    #[cfg(test)]
+    pub fn try_write<T, E, F>(&self, f: F) -> Result<Result<T, E>, F>
+    where
+        E: From<StoreError>,
+        F: FnOnce(&Transaction<'_>) -> Result<T, E>,
+    {
+        let Some(mut guard) = self.try_conn() else {
+            return Err(f);
+        };
+        let Some(conn) = guard.as_mut() else {
+            return Ok(Err(StoreError::Closed.into()));
+        };
+        let tx = match try_begin(conn) {
+            Begin::Busy => return Err(f),
+            Begin::Failed(e) => return Ok(Err(e.into())),
+            Begin::Began(tx) => tx,
+        };
+        Ok(f(&tx).and_then(|value| {
+            tx.commit().map_err(StoreError::from)?;
+            Ok(value)
+        }))
+    }
+
+    /// The connection, if no one else holds it right now.
+    fn try_conn(&self) -> Option<std::sync::MutexGuard<'_, Option<Connection>>> {
+        match self.conn.try_lock() {
+            Ok(g) => Some(g),
+            Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
+
+    /// Like [`Store::with`], but only if the connection is free; `Err(f)` otherwise.
+    /// Reads in WAL mode never wait for SQLite's locks, so this never blocks.
+    pub fn try_with<T, E, F>(&self, f: F) -> Result<Result<T, E>, F>
+    where
+        E: From<StoreError>,
+        F: FnOnce(&mut Connection) -> Result<T, E>,
+    {
+        let mut guard = match self.conn.try_lock() {
+            Ok(g) => g,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return Err(f),
+        };
+        Ok(match guard.as_mut() {
+            Some(conn) => f(conn),
+            None => Err(StoreError::Closed.into()),
+        })
+    }
+
     /// Closes the database (checkpointing the WAL); later calls get [`StoreError::Closed`].
     pub fn close(&self) {
         let mut guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
@@ -80,6 +144,33 @@ impl Store {
         {
             tracing::warn!("closing the state database: {e}");
         }
+    }
+}
+
+/// What trying to open a write transaction without waiting gave.
+enum Begin<'c> {
+    /// Another process holds SQLite's write lock.
+    Busy,
+    Failed(StoreError),
+    Began(Transaction<'c>),
+}
+
+/// `BEGIN IMMEDIATE` without a busy wait: held by another process, the write lock is the
+/// blocking pool's to wait for.
+fn try_begin(conn: &mut Connection) -> Begin<'_> {
+    if let Err(e) = conn.busy_timeout(Duration::ZERO) {
+        return Begin::Failed(e.into());
+    }
+    let began = Transaction::new_unchecked(conn, TransactionBehavior::Immediate);
+    let restored = conn.busy_timeout(BUSY_TIMEOUT);
+    match (began, restored) {
+        (Err(rusqlite::Error::SqliteFailure(e, _)), _)
+            if e.code == rusqlite::ErrorCode::DatabaseBusy =>
+        {
+            Begin::Busy
+        }
+        (Err(e), _) | (Ok(_), Err(e)) => Begin::Failed(e.into()),
+        (Ok(tx), Ok(())) => Begin::Began(tx),
     }
 }
 
@@ -146,5 +237,74 @@ mod tests {
         store.close();
         let r = store.with(|c| locks::count(c, 0).map_err(StoreError::from));
         assert!(matches!(r, Err(StoreError::Closed)));
+    }
+
+    #[test]
+    fn try_write_hands_the_work_back_while_another_process_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        let store = Store::open(&path).unwrap();
+        let other = Connection::open(&path).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let work =
+            |tx: &Transaction<'_>| agents::register(tx, "s1", "alpha", 1).map_err(StoreError::from);
+        let Err(work) = store.try_write(work) else {
+            panic!("try_write ran although the write lock was taken");
+        };
+        other.execute_batch("COMMIT").unwrap();
+        let Ok(done) = store.try_write(work) else {
+            panic!("try_write refused with the write lock free");
+        };
+        assert!(done.is_ok());
+        // The normal busy timeout is back for the blocking path.
+        assert!(
+            store
+                .write(|tx| agents::register(tx, "s2", "b", 2).map_err(StoreError::from))
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn only_live_intents_are_found_on_a_file() {
+        use wit_core::protocol::{IntentRecord, IntentStatus};
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("state.db")).unwrap();
+        let record = |id: &str| IntentRecord {
+            intent_id: id.into(),
+            session_id: "other".into(),
+            description: "d".into(),
+            files: ",a.ts,".into(),
+            symbols: "[]".into(),
+            start_byte: None,
+            end_byte: None,
+            status: IntentStatus::Declared,
+            declared_at: 1,
+            updated_at: 1,
+        };
+        let files = [intents::FileRange {
+            file: "a.ts".into(),
+            range: None,
+        }];
+        store
+            .write(|tx| {
+                intents::insert(tx, &record("i1"), &files)?;
+                intents::insert(tx, &record("i2"), &files)?;
+                intents::set_status(tx, "i1", IntentStatus::Resolved, 2)?;
+                intents::set_status(tx, "i2", IntentStatus::Active, 2).map_err(StoreError::from)
+            })
+            .unwrap();
+        let live = store
+            .with(|c| intents::live_on_file_of_others(c, "a.ts", "me").map_err(StoreError::from))
+            .unwrap();
+        let ids: Vec<&str> = live.iter().map(|l| l.intent_id.as_str()).collect();
+        assert_eq!(ids, ["i2"]);
+        // A resolved intent is still found by an explicit status query on its file.
+        let resolved = store
+            .with(|c| {
+                intents::query(c, None, Some("a.ts"), Some(IntentStatus::Resolved))
+                    .map_err(StoreError::from)
+            })
+            .unwrap();
+        assert_eq!(resolved.len(), 1);
     }
 }

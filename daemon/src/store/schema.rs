@@ -3,7 +3,8 @@
 use rusqlite::Connection;
 
 /// Migration `i` takes the schema from version `i` to `i + 1`. Append only.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE agents (
     id            INTEGER PRIMARY KEY AUTOINCREMENT,
     session_id    TEXT NOT NULL UNIQUE,
@@ -55,7 +56,17 @@ CREATE TABLE contracts (
 );
 CREATE INDEX contracts_by_symbol ON contracts(symbol_path);
 CREATE INDEX contracts_by_file_status ON contracts(file, status);
-"#];
+"#,
+    r#"
+-- Whether the intent is live (declared or active), copied onto its file rows: the overlap
+-- check of every `intent.declare` looks up the live intents of a file, and without this it
+-- walked every resolved and abandoned intent ever declared on that file.
+ALTER TABLE intent_files ADD COLUMN live INTEGER NOT NULL DEFAULT 1;
+UPDATE intent_files SET live = (SELECT i.status IN ('declared', 'active')
+                                FROM intents i WHERE i.id = intent_files.intent_id);
+CREATE INDEX intent_files_live_by_file ON intent_files(file, live);
+"#,
+];
 
 /// The schema version this build writes.
 pub(crate) const CURRENT_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -65,7 +76,7 @@ pub(crate) fn configure(conn: &Connection) -> rusqlite::Result<()> {
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
-    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    conn.busy_timeout(super::BUSY_TIMEOUT)?;
     Ok(())
 }
 

@@ -1,0 +1,149 @@
+//! Group commit: write requests that arrive together share one SQLite transaction.
+//!
+//! A commit is most of a write request's cost (WAL frames written, file locks taken and
+//! released), so under load each request committing alone caps throughput. Instead every
+//! write is queued; one writer task drains the queue and runs the whole batch in one
+//! `BEGIN IMMEDIATE` transaction, each job inside its own savepoint (a job that fails is
+//! rolled back alone, exactly as if it had had its own transaction), commits once, and
+//! only then answers each job. A job's outcome is therefore never visible to its client
+//! before it is committed, and jobs run one after another, so races keep exactly one
+//! winner. With one client the batch is that client's one job: nothing waits for company.
+//!
+//! The writer runs on the async thread when SQLite's write lock is free (the jobs are a
+//! few indexed statements); when another process holds the lock, the batch waits on the
+//! blocking pool instead, so the runtime never blocks on a contended lock.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rusqlite::Transaction;
+use tokio::sync::Notify;
+
+use super::{Store, StoreError};
+
+/// Called once the batch's commit is known: `Ok` when it committed.
+pub(crate) type Finish = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
+
+/// One queued write: runs its statements, says whether they succeeded (else they are
+/// rolled back), and returns how to answer once the commit is done.
+pub(crate) type Job = Box<dyn FnOnce(&Transaction<'_>) -> (bool, Finish) + Send>;
+
+/// The queue of pending writes and its writer.
+#[derive(Default)]
+pub(crate) struct Batcher {
+    queue: Mutex<Vec<Job>>,
+    ready: Notify,
+    started: AtomicBool,
+}
+
+impl Batcher {
+    /// Queues `job`, starting the writer task on first use (call from the runtime).
+    pub(crate) fn submit(store: &Arc<Store>, job: Job) {
+        let batcher = &store.batcher;
+        batcher
+            .queue
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(job);
+        if !batcher.started.swap(true, Ordering::AcqRel) {
+            tokio::spawn(writer(store.clone()));
+        }
+        batcher.ready.notify_one();
+    }
+
+    fn take(&self) -> Vec<Job> {
+        std::mem::take(&mut *self.queue.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}
+
+/// The writer task: forever, waits for jobs and commits them in batches.
+async fn writer(store: Arc<Store>) {
+    loop {
+        store.batcher.ready.notified().await;
+        // Let the connections that are ready right now queue their writes too.
+        tokio::task::yield_now().await;
+        let jobs = store.batcher.take();
+        if jobs.is_empty() {
+            continue;
+        }
+        if let Err(jobs) = store.try_run_batch(jobs) {
+            let store = store.clone();
+            // A panic here cannot happen (jobs are caught), and a cancelled task drops
+            // the jobs, whose callers then see a cancelled request.
+            let _ = tokio::task::spawn_blocking(move || store.run_batch(jobs)).await;
+        }
+    }
+}
+
+impl Store {
+    /// Runs a batch inline if neither the connection nor SQLite's write lock is taken;
+    /// `Err(jobs)` otherwise.
+    fn try_run_batch(&self, jobs: Vec<Job>) -> Result<(), Vec<Job>> {
+        let Some(mut guard) = self.try_conn() else {
+            return Err(jobs);
+        };
+        let Some(conn) = guard.as_mut() else {
+            // Closed (shutting down): dropping the jobs answers their callers.
+            return Ok(());
+        };
+        let tx = match super::try_begin(conn) {
+            super::Begin::Busy => return Err(jobs),
+            super::Begin::Failed(e) => {
+                tracing::error!("starting a batch of writes failed: {e}");
+                return Ok(());
+            }
+            super::Begin::Began(tx) => tx,
+        };
+        let finishes = run_jobs(&tx, jobs);
+        let result = tx.commit().map_err(StoreError::from);
+        drop(guard);
+        finish_all(finishes, result);
+        Ok(())
+    }
+
+    /// Runs a batch, waiting for SQLite's write lock (blocking; call off the runtime).
+    fn run_batch(&self, jobs: Vec<Job>) {
+        let mut finishes = Vec::new();
+        let result = self.write(|tx| {
+            finishes = run_jobs(tx, jobs);
+            Ok::<_, StoreError>(())
+        });
+        finish_all(finishes, result);
+    }
+}
+
+/// Runs each job in its own savepoint, rolling back the ones that fail or panic.
+fn run_jobs(tx: &Transaction<'_>, jobs: Vec<Job>) -> Vec<Finish> {
+    let mut finishes = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        if let Err(e) = tx.execute_batch("SAVEPOINT job") {
+            tracing::error!("starting a savepoint: {e}");
+            // The job is dropped: its caller sees a cancelled request.
+            continue;
+        }
+        let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| job(tx)));
+        let ok = matches!(outcome, Ok((true, _)));
+        if !ok && let Err(e) = tx.execute_batch("ROLLBACK TO job") {
+            tracing::error!("rolling back a failed write: {e}");
+        }
+        if let Err(e) = tx.execute_batch("RELEASE job") {
+            tracing::error!("releasing a savepoint: {e}");
+        }
+        match outcome {
+            Ok((_, finish)) => finishes.push(finish),
+            Err(_) => tracing::error!("a write request panicked; it was rolled back"),
+        }
+    }
+    finishes
+}
+
+fn finish_all(finishes: Vec<Finish>, result: Result<(), StoreError>) {
+    let shared = result.map_err(|e| e.to_string());
+    for finish in finishes {
+        finish(match &shared {
+            Ok(()) => Ok(()),
+            Err(reason) => Err(StoreError::Commit(reason.clone())),
+        });
+    }
+}
