@@ -26,6 +26,8 @@ pub struct Options {
     pub scale_down: usize,
     /// Where to write the JSON report.
     pub json: Option<PathBuf>,
+    /// How many times to run the whole suite (the report shows per-measure medians).
+    pub repeat: usize,
 }
 
 fn parse_args() -> Result<Options> {
@@ -36,18 +38,28 @@ fn parse_args() -> Result<Options> {
             .join("wit"),
         scale_down: 1,
         json: None,
+        repeat: 1,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--quick" => opts.scale_down = 10,
             "--json" => opts.json = Some(args.next().context("--json needs a path")?.into()),
+            "--repeat" => {
+                opts.repeat = args
+                    .next()
+                    .context("--repeat needs a count")?
+                    .parse::<usize>()
+                    .context("--repeat needs a positive count")?
+                    .max(1);
+            }
             "--wit" => opts.wit = args.next().context("--wit needs a path")?.into(),
             "-h" | "--help" => {
                 println!(
-                    "wit-bench [--quick] [--json PATH] [--wit PATH]\n\n\
+                    "wit-bench [--quick] [--repeat N] [--json PATH] [--wit PATH]\n\n\
                      Benchmarks the real wit daemon on a generated repository.\n\
                      --quick      run a tenth of the iterations (smoke test)\n\
+                     --repeat N   run everything N times; report each measure's median run\n\
                      --json PATH  also write the results as JSON\n\
                      --wit PATH   the wit binary (default: next to this binary)"
                 );
@@ -67,7 +79,21 @@ fn parse_args() -> Result<Options> {
 
 fn main() -> Result<()> {
     let opts = parse_args()?;
-    let report = scenarios::run_all(&opts)?;
+    let mut runs = Vec::new();
+    for i in 0..opts.repeat {
+        if opts.repeat > 1 {
+            eprintln!("run {} of {}", i + 1, opts.repeat);
+        }
+        let report = scenarios::run_all(&opts)?;
+        if opts.repeat > 1 {
+            eprint!("{}", report.table());
+        }
+        runs.push(report);
+    }
+    let report = scenarios::Report::median_of(runs);
+    if opts.repeat > 1 {
+        println!("median of {} runs, measure by measure:", opts.repeat);
+    }
     print!("{}", report.table());
     if let Some(path) = &opts.json {
         std::fs::write(path, serde_json::to_string_pretty(&report.json())?)?;
