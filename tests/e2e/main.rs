@@ -9,6 +9,7 @@ mod cli_coordination;
 mod cli_daemon;
 mod cli_init;
 mod cli_watch;
+mod daemon_analysis_cache;
 mod daemon_contracts;
 mod daemon_envelope;
 mod daemon_intents;
