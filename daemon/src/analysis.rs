@@ -59,10 +59,13 @@ const CACHE_MAX_ENTRIES: usize = 256;
 const CACHE_MAX_BYTES: usize = 24 * 1024 * 1024;
 /// Most files whose analyzer state (syntax tree) is kept for incremental reanalysis; the
 /// state is the big part of an entry, and only files being edited need it.
-const CACHE_MAX_STATES: usize = 16;
-/// Estimated bytes of analyzer state per source byte (a tree-sitter tree plus the
-/// per-declaration results; measured at about 10–15 for TypeScript, so an overestimate).
-const STATE_BYTES_PER_SOURCE_BYTE: usize = 20;
+const CACHE_MAX_STATES: usize = 8;
+/// Most bytes (estimated) of kept analyzer states.
+const CACHE_MAX_STATE_BYTES: usize = 16 * 1024 * 1024;
+/// Estimated bytes of analyzer state per source byte: a tree-sitter tree plus the
+/// per-declaration results. Measured (RSS growth over 20 kept states of generated
+/// ~55 KB files): 47 for TypeScript, 46 for Python.
+const STATE_BYTES_PER_SOURCE_BYTE: usize = 48;
 
 /// One remembered file: the exact content analysed, so a hit is proven by comparing bytes
 /// (never by time stamps), its analysis, and the analyzer's state for the next version.
@@ -96,12 +99,15 @@ impl CacheEntry {
             .map(|c| std::mem::size_of::<wit_core::CallEdge>() + c.caller.len() + c.callee.len())
             .sum();
         let state = if has_state {
-            // The state keeps its own copy of the source besides the tree.
-            source.len() * STATE_BYTES_PER_SOURCE_BYTE
+            Self::state_cost(source)
         } else {
             0
         };
         std::mem::size_of::<Self>() + source.len() + symbols + calls + state
+    }
+
+    fn state_cost(source: &[u8]) -> usize {
+        source.len() * STATE_BYTES_PER_SOURCE_BYTE
     }
 }
 
@@ -110,8 +116,11 @@ impl CacheEntry {
 #[derive(Default)]
 pub(crate) struct Cache {
     entries: HashMap<PathBuf, CacheEntry>,
+    /// Estimated bytes of all entries, states included.
     bytes: usize,
+    /// Entries holding a state, and those states' estimated bytes.
     states: usize,
+    state_bytes: usize,
     clock: u64,
 }
 
@@ -138,6 +147,7 @@ impl Cache {
         self.bytes = self.bytes - entry.cost + cost;
         entry.cost = cost;
         self.states -= 1;
+        self.state_bytes -= CacheEntry::state_cost(&entry.source);
         Some(state)
     }
 
@@ -161,17 +171,28 @@ impl Cache {
             cost,
             used: self.clock,
         };
-        self.bytes += entry.cost;
-        self.states += usize::from(entry.state.is_some());
+        self.add_counts(&entry, 1);
         if let Some(old) = self.entries.insert(key, entry) {
-            self.bytes -= old.cost;
-            self.states -= usize::from(old.state.is_some());
+            self.add_counts(&old, -1);
         }
         self.evict();
     }
 
+    /// Adds (`sign` 1) or removes (-1) an entry's share of the totals.
+    fn add_counts(&mut self, entry: &CacheEntry, sign: isize) {
+        let state_bytes = if entry.state.is_some() {
+            CacheEntry::state_cost(&entry.source)
+        } else {
+            0
+        };
+        let apply = |total: usize, n: usize| total.wrapping_add_signed(sign * n as isize);
+        self.bytes = apply(self.bytes, entry.cost);
+        self.states = apply(self.states, usize::from(entry.state.is_some()));
+        self.state_bytes = apply(self.state_bytes, state_bytes);
+    }
+
     fn evict(&mut self) {
-        while self.states > CACHE_MAX_STATES {
+        while self.states > CACHE_MAX_STATES || self.state_bytes > CACHE_MAX_STATE_BYTES {
             let oldest = self
                 .entries
                 .iter_mut()
@@ -184,6 +205,7 @@ impl Cache {
             self.bytes = self.bytes - entry.cost + cost;
             entry.cost = cost;
             self.states -= 1;
+            self.state_bytes -= CacheEntry::state_cost(&entry.source);
         }
         while self.entries.len() > CACHE_MAX_ENTRIES || self.bytes > CACHE_MAX_BYTES {
             let Some(key) = self
@@ -195,8 +217,7 @@ impl Cache {
                 break;
             };
             if let Some(old) = self.entries.remove(&key) {
-                self.bytes -= old.cost;
-                self.states -= usize::from(old.state.is_some());
+                self.add_counts(&old, -1);
             }
         }
     }
@@ -204,6 +225,7 @@ impl Cache {
     /// How many files, estimated bytes and analyzer states the cache holds.
     #[cfg(test)]
     fn usage(&self) -> (usize, usize, usize) {
+        assert!(self.state_bytes <= CACHE_MAX_STATE_BYTES);
         (self.entries.len(), self.bytes, self.states)
     }
 }

@@ -117,17 +117,17 @@ impl Store {
 fn run_jobs(tx: &Transaction<'_>, jobs: Vec<Job>) -> Vec<Finish> {
     let mut finishes = Vec::with_capacity(jobs.len());
     for job in jobs {
-        if let Err(e) = tx.execute_batch("SAVEPOINT job") {
+        if let Err(e) = exec(tx, "SAVEPOINT job") {
             tracing::error!("starting a savepoint: {e}");
             // The job is dropped: its caller sees a cancelled request.
             continue;
         }
         let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| job(tx)));
         let ok = matches!(outcome, Ok((true, _)));
-        if !ok && let Err(e) = tx.execute_batch("ROLLBACK TO job") {
+        if !ok && let Err(e) = exec(tx, "ROLLBACK TO job") {
             tracing::error!("rolling back a failed write: {e}");
         }
-        if let Err(e) = tx.execute_batch("RELEASE job") {
+        if let Err(e) = exec(tx, "RELEASE job") {
             tracing::error!("releasing a savepoint: {e}");
         }
         match outcome {
@@ -136,6 +136,12 @@ fn run_jobs(tx: &Transaction<'_>, jobs: Vec<Job>) -> Vec<Finish> {
         }
     }
     finishes
+}
+
+/// Runs one statement through the statement cache (`execute_batch` would compile it again
+/// for every job).
+fn exec(tx: &Transaction<'_>, sql: &str) -> rusqlite::Result<()> {
+    tx.prepare_cached(sql)?.execute([]).map(drop)
 }
 
 fn finish_all(finishes: Vec<Finish>, result: Result<(), StoreError>) {
