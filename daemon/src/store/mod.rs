@@ -1,10 +1,12 @@
 //! The SQLite state: agents, locks, intents (with a per-file table), contracts.
 //!
-//! One connection behind a mutex is the single writer: every call runs on a blocking
-//! thread (never on the async workers), and every write is one `BEGIN IMMEDIATE`
-//! transaction, so `lock.acquire` races have exactly one winner. Reads are short indexed
-//! queries, so sharing the one connection costs little and keeps reads consistent with
-//! the writes just made.
+//! One connection behind a mutex is the single writer. Every write request runs inside a
+//! `BEGIN IMMEDIATE` transaction (shared with the writes queued at the same moment, each
+//! in its own savepoint: see [`batch`]) and jobs run one after another, so `lock.acquire`
+//! races have exactly one winner. Reads are short indexed queries, so sharing the one
+//! connection costs little and keeps reads consistent with the writes just made. Nothing
+//! on the async thread ever waits for the connection or for SQLite's lock: it runs only
+//! when both are free, and otherwise hands the work to the blocking pool.
 
 pub(crate) mod agents;
 pub(crate) mod batch;
