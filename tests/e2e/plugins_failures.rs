@@ -72,7 +72,7 @@ path = "{go}"
     let expected = [
         (
             broken_plugin("abi-mismatch"),
-            "plugin ABI version 999, but this wit speaks version 1; rebuild the plugin against this wit-core".to_owned(),
+            "plugin ABI version 999, but this wit speaks version 1".to_owned(),
         ),
         (
             broken_plugin("no-entry"),
@@ -111,6 +111,15 @@ path = "{go}"
             "{human}"
         );
     }
+    // The remedy for another ABI version travels as the hint, in the reply and the log.
+    let rebuild = "rebuild the plugin against this version of wit-core, then run `wit trust`";
+    let abi = broken_plugin("abi-mismatch");
+    assert_eq!(failure_for(&list, &abi)["hint"], rebuild);
+    let line = format!(
+        "analyzer plugin {}: plugin ABI version 999, but this wit speaks version 1; {rebuild}",
+        abi.display()
+    );
+    assert!(log.contains(&line), "log lacks {line:?}:\n{log}");
     // The built-ins (and TypeScript in particular, which one plugin tried to take) serve.
     builtins_still_serve(&r);
 }

@@ -44,46 +44,13 @@ pub enum LoadError {
     /// A shared library, but not a wit plugin.
     #[error("not a wit analyzer plugin: the entry symbol `{ENTRY_SYMBOL}` is missing")]
     NoEntrySymbol,
-    /// A plugin of another ABI version.
-    #[error(
-        "plugin ABI version {found}, but this wit speaks version {expected}; rebuild the plugin against this wit-core"
-    )]
-    AbiMismatch {
-        /// The plugin's version.
-        found: u32,
-        /// This wit's version.
-        expected: u32,
-    },
-    /// The function table is smaller than ABI version 1 requires.
-    #[error(
-        "plugin function table is {found} bytes, smaller than the {expected} bytes of ABI version 1"
-    )]
-    TableTooSmall {
-        /// The plugin's `size`.
-        found: u32,
-        /// The required size.
-        expected: u32,
-    },
-    /// The table is null or lacks a function.
-    #[error("invalid plugin function table: {0}")]
-    InvalidTable(String),
-    /// The plugin's id is unusable.
-    #[error("invalid analyzer id: {0}")]
-    InvalidId(String),
-    /// The plugin's extension list is unusable.
-    #[error("invalid extension list: {0}")]
-    InvalidExtensions(String),
-    /// Another analyzer (built-in or an earlier plugin) already handles an extension.
-    #[error("extension .{extension} is already handled by analyzer {owner:?}")]
-    ExtensionClaimed {
-        /// The contested extension.
-        extension: String,
-        /// The analyzer that has it.
-        owner: String,
-    },
-    /// Another analyzer already has this plugin's id.
-    #[error("an analyzer with id {0:?} is already registered")]
-    DuplicateId(String),
+    /// The library's function table was refused (wrong ABI version, too small, null, or
+    /// with an unusable id or extension list).
+    #[error(transparent)]
+    Table(#[from] PluginError),
+    /// The registry refused the analyzer (an extension already claimed, a duplicate id).
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
     /// The repository has never been trusted (or was untrusted).
     #[error(
         "the repository is not trusted, so its plugins are not loaded; run `wit trust` to allow them"
@@ -110,18 +77,25 @@ impl LoadError {
             LoadError::NotALibrary(_) | LoadError::NoEntrySymbol => {
                 "point `path` in wit.toml at a library built with wit_core::export_analyzer!"
             }
-            LoadError::AbiMismatch { .. } | LoadError::TableTooSmall { .. } => {
+            LoadError::Table(PluginError::AbiMismatch { .. } | PluginError::TableTooSmall { .. }) => {
                 "rebuild the plugin against this version of wit-core, then run `wit trust`"
             }
-            LoadError::InvalidTable(_)
-            | LoadError::InvalidId(_)
-            | LoadError::InvalidExtensions(_) => {
+            LoadError::Table(
+                PluginError::NullTable
+                | PluginError::MissingFunction(_)
+                | PluginError::InvalidId(_)
+                | PluginError::InvalidExtensions(_),
+            )
+            // Unreachable for plugins (their lists are checked non-empty), kept total.
+            | LoadError::Registry(RegistryError::NoExtensions(_)) => {
                 "the plugin is broken; build it with wit_core::export_analyzer!"
             }
-            LoadError::ExtensionClaimed { .. } => {
+            LoadError::Registry(RegistryError::ExtensionClaimed { .. }) => {
                 "give this plugin other extensions with `extensions = [...]` in its [[analyzers]] entry of wit.toml"
             }
-            LoadError::DuplicateId(_) => "list each analyzer once in wit.toml",
+            LoadError::Registry(RegistryError::DuplicateId(_)) => {
+                "list each analyzer once in wit.toml"
+            }
             LoadError::Untrusted => {
                 "`wit trust` lists each library with its SHA-256 and asks before trusting"
             }
@@ -139,39 +113,6 @@ fn changed_list(changed: &[PathBuf]) -> String {
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-impl From<PluginError> for LoadError {
-    fn from(e: PluginError) -> Self {
-        match e {
-            PluginError::AbiMismatch { found, expected } => {
-                LoadError::AbiMismatch { found, expected }
-            }
-            PluginError::TableTooSmall { found, expected } => {
-                LoadError::TableTooSmall { found, expected }
-            }
-            PluginError::InvalidId(why) => LoadError::InvalidId(why),
-            PluginError::InvalidExtensions(why) => LoadError::InvalidExtensions(why),
-            e @ (PluginError::NullTable | PluginError::MissingFunction(_)) => {
-                LoadError::InvalidTable(e.to_string())
-            }
-        }
-    }
-}
-
-impl From<RegistryError> for LoadError {
-    fn from(e: RegistryError) -> Self {
-        match e {
-            RegistryError::ExtensionClaimed { extension, owner } => {
-                LoadError::ExtensionClaimed { extension, owner }
-            }
-            RegistryError::DuplicateId(id) => LoadError::DuplicateId(id),
-            // Unreachable for plugins (their lists are checked non-empty), kept total.
-            RegistryError::NoExtensions(id) => {
-                LoadError::InvalidExtensions(format!("analyzer {id:?} declares no file extensions"))
-            }
-        }
-    }
 }
 
 /// A plugin that loaded.

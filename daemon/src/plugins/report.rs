@@ -99,12 +99,18 @@ pub fn load_configured(registry: &mut Registry, root: &Path, config: &Config) ->
         );
     }
     for failure in &report.failed {
+        // The log is read without `wit analyzers` at hand: give the remedy there too.
+        let hint = failure
+            .error
+            .hint()
+            .map(|h| format!("; {h}"))
+            .unwrap_or_default();
         match &failure.error {
             // Expected states of a repository, not faults: a warning is enough.
             LoadError::Untrusted | LoadError::TrustStale { .. } => {
-                tracing::warn!("{failure}")
+                tracing::warn!("{failure}{hint}")
             }
-            _ => tracing::error!("{failure}"),
+            _ => tracing::error!("{failure}{hint}"),
         }
     }
     PluginsReport {

@@ -102,15 +102,19 @@ fn another_abi_version_is_refused() {
     let f = refuse(&broken_plugin("abi-mismatch"));
     assert_eq!(
         f.error,
-        LoadError::AbiMismatch {
+        LoadError::Table(PluginError::AbiMismatch {
             found: 999,
             expected: 1
-        }
+        })
     );
     assert!(
         f.to_string()
             .contains("plugin ABI version 999, but this wit speaks version 1"),
         "{f}"
+    );
+    assert_eq!(
+        f.error.hint(),
+        Some("rebuild the plugin against this version of wit-core, then run `wit trust`")
     );
 }
 
@@ -118,7 +122,7 @@ fn another_abi_version_is_refused() {
 fn a_table_too_small_is_refused() {
     let f = refuse(&broken_plugin("small-table"));
     assert!(
-        matches!(f.error, LoadError::TableTooSmall { found: 8, expected } if expected > 8),
+        matches!(f.error, LoadError::Table(PluginError::TableTooSmall { found: 8, expected }) if expected > 8),
         "{f}"
     );
 }
@@ -128,9 +132,9 @@ fn an_invalid_id_is_refused() {
     let f = refuse(&broken_plugin("bad-id"));
     assert_eq!(
         f.error,
-        LoadError::InvalidId(
+        LoadError::Table(PluginError::InvalidId(
             "\"bad id!\" may contain only ASCII letters, digits, '-' and '_'".into()
-        )
+        ))
     );
 }
 
@@ -162,10 +166,10 @@ fn an_extension_already_claimed_is_refused_by_the_registry() {
         report.failed,
         vec![PluginFailure {
             path: panicking.clone(),
-            error: LoadError::ExtensionClaimed {
+            error: LoadError::Registry(RegistryError::ExtensionClaimed {
                 extension: "panic".into(),
                 owner: "builtin-panic".into()
-            }
+            })
         }]
     );
     assert_eq!(
