@@ -35,6 +35,33 @@ struct HookReport {
     action: &'static str,
 }
 
+impl HookReport {
+    fn new(hook: &'static str, path: &Path, action: &'static str) -> Self {
+        Self {
+            hook,
+            path: path.display().to_string(),
+            action,
+        }
+    }
+}
+
+/// Prints what install or uninstall did: the JSON document both share, or one line per
+/// hook as `line` words it.
+fn print_report(
+    ctx: &Ctx,
+    dir: &Path,
+    report: &[HookReport],
+    line: impl Fn(&HookReport) -> String,
+) {
+    if ctx.json {
+        print_json(&json!({"hooksDir": dir.display().to_string(), "hooks": report}));
+    } else {
+        for r in report {
+            println!("{}", line(r));
+        }
+    }
+}
+
 fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
@@ -121,27 +148,19 @@ pub fn install(ctx: &Ctx, force: bool) -> CmdResult {
         }
         write_executable(&path, &script(name, &exe))
             .map_err(|e| Failure::other(format!("{}: {e}", path.display())))?;
-        report.push(HookReport {
-            hook: name,
-            path: path.display().to_string(),
-            action,
-        });
+        report.push(HookReport::new(name, &path, action));
     }
-    if ctx.json {
-        print_json(&json!({"hooksDir": dir.display().to_string(), "hooks": report}));
-    } else {
-        for r in &report {
-            let extra = if r.action == "chained" {
-                format!(
-                    " (the previous hook is kept as {}{CHAINED_SUFFIX} and runs first)",
-                    r.hook
-                )
-            } else {
-                String::new()
-            };
-            println!("{} {}{extra}", r.action, r.path);
-        }
-    }
+    print_report(ctx, &dir, &report, |r| {
+        let extra = if r.action == "chained" {
+            format!(
+                " (the previous hook is kept as {}{CHAINED_SUFFIX} and runs first)",
+                r.hook
+            )
+        } else {
+            String::new()
+        };
+        format!("{} {}{extra}", r.action, r.path)
+    });
     Ok(())
 }
 
@@ -167,19 +186,9 @@ pub fn uninstall(ctx: &Ctx) -> CmdResult {
                 "removed"
             }
         };
-        report.push(HookReport {
-            hook: name,
-            path: path.display().to_string(),
-            action,
-        });
+        report.push(HookReport::new(name, &path, action));
     }
-    if ctx.json {
-        print_json(&json!({"hooksDir": dir.display().to_string(), "hooks": report}));
-    } else {
-        for r in &report {
-            println!("{}: {}", r.path, r.action);
-        }
-    }
+    print_report(ctx, &dir, &report, |r| format!("{}: {}", r.path, r.action));
     Ok(())
 }
 
