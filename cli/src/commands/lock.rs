@@ -4,6 +4,7 @@ use serde_json::json;
 use wit_core::protocol::{LockAcquired, LockRecord};
 
 use crate::args::{LockArgs, ReleaseArgs};
+use crate::client::Client;
 use crate::context::{Ctx, call};
 use crate::exit::{CmdResult, Failure};
 use crate::output::{print_json, until};
@@ -29,6 +30,18 @@ fn symbol_paths(positional: Vec<String>, flagged: Vec<String>) -> CmdResult<Vec<
     Ok(paths)
 }
 
+/// The symbol paths `session_id` holds locks on.
+async fn held_by(client: &mut Client, session_id: &str) -> CmdResult<Vec<String>> {
+    let mine: Vec<LockRecord> = call(
+        client,
+        "lock.query",
+        json!({"sessionId": session_id}),
+        "locks",
+    )
+    .await?;
+    Ok(mine.into_iter().map(|l| l.symbol_path).collect())
+}
+
 /// `wit lock`: all or nothing. On a conflict, the locks this call took are released again
 /// (locks the session already held stay, refreshed), so a failed `wit lock A B` never
 /// leaves the session holding half of what it asked for.
@@ -38,14 +51,7 @@ pub async fn lock(ctx: &Ctx, a: LockArgs) -> CmdResult {
     session.warn_if_shared();
     let mut client = ctx.client().await?;
     let held_before: Vec<String> = if paths.len() > 1 {
-        let mine: Vec<LockRecord> = call(
-            &mut client,
-            "lock.query",
-            json!({"sessionId": session.id}),
-            "locks",
-        )
-        .await?;
-        mine.into_iter().map(|l| l.symbol_path).collect()
+        held_by(&mut client, &session.id).await?
     } else {
         Vec::new()
     };
@@ -116,14 +122,7 @@ pub async fn release(ctx: &Ctx, a: ReleaseArgs) -> CmdResult {
     let session = ctx.session()?;
     let mut client = ctx.client().await?;
     let paths = if a.all {
-        let mine: Vec<LockRecord> = call(
-            &mut client,
-            "lock.query",
-            json!({"sessionId": session.id}),
-            "locks",
-        )
-        .await?;
-        mine.into_iter().map(|l| l.symbol_path).collect()
+        held_by(&mut client, &session.id).await?
     } else {
         symbol_paths(a.symbols, a.symbol)?
     };
