@@ -98,6 +98,15 @@ impl Cell {
     }
 }
 
+/// A session id, marked "(you)" in cyan when it is the caller's session `me`.
+pub fn session_cell(session: &str, me: Option<&str>, style: &Style) -> Cell {
+    if me == Some(session) {
+        Cell::styled(format!("{session} (you)"), |t| style.cyan(t))
+    } else {
+        Cell::plain(session)
+    }
+}
+
 /// Renders rows as aligned columns, two spaces apart, indented by two; the header dimmed.
 pub fn table(style: &Style, header: &[&str], rows: Vec<Vec<Cell>>) -> String {
     let cols = header.len();

@@ -6,8 +6,19 @@ use wit_core::protocol::{IntentRecord, IntentUpdated};
 use crate::args::{AnyStatus, IntentCmd, TargetStatus};
 use crate::context::{Ctx, call};
 use crate::exit::CmdResult;
-use crate::output::{Cell, ago, print_json, table, truncate};
+use crate::output::{Cell, ago, print_json, session_cell, table, truncate};
 use crate::session::Session;
+
+/// An intent's files, then its symbols in brackets when it names any: the
+/// `FILES [SYMBOLS]` column of `wit intent list` and `wit status`.
+pub(crate) fn targets(i: &IntentRecord) -> String {
+    let syms = i.symbol_list();
+    let mut files = i.file_list().join(", ");
+    if !syms.is_empty() {
+        files.push_str(&format!(" [{}]", syms.join(", ")));
+    }
+    files
+}
 
 /// Runs a `wit intent` subcommand.
 pub async fn run(ctx: &Ctx, cmd: IntentCmd) -> CmdResult {
@@ -103,21 +114,11 @@ async fn list(
     let rows = intents
         .iter()
         .map(|i| {
-            let who = if me == Some(i.session_id.as_str()) {
-                Cell::styled(format!("{} (you)", i.session_id), |t| style.cyan(t))
-            } else {
-                Cell::plain(&i.session_id)
-            };
-            let syms = i.symbol_list();
-            let mut files = i.file_list().join(", ");
-            if !syms.is_empty() {
-                files.push_str(&format!(" [{}]", syms.join(", ")));
-            }
             vec![
                 Cell::plain(&i.intent_id),
-                who,
+                session_cell(&i.session_id, me, style),
                 Cell::plain(i.status.as_str()),
-                Cell::plain(truncate(&files, 48)),
+                Cell::plain(truncate(&targets(i), 48)),
                 Cell::plain(truncate(&i.description, 48)),
                 Cell::styled(ago(i.updated_at), |t| style.dim(t)),
             ]

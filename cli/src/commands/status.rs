@@ -7,10 +7,11 @@ use wit_core::protocol::{ContractRecord, ContractStatus, IntentRecord, LockRecor
 use crate::autostart::CALL_TIMEOUT;
 use crate::client::Client;
 use crate::commands::daemon::{DaemonStatus, fetch_status, notice_version};
+use crate::commands::intent;
 use crate::context::{Ctx, call};
 use crate::duration::human_span;
 use crate::exit::{CmdResult, Failure};
-use crate::output::{Cell, Style, ago, local_clock, print_json, table, truncate};
+use crate::output::{Cell, Style, ago, local_clock, print_json, session_cell, table, truncate};
 use crate::session::Session;
 
 /// Everything `wit status` shows.
@@ -110,14 +111,6 @@ pub fn render(s: &Snapshot, style: &Style) -> String {
             &d.config, &d.failed, style,
         ));
     }
-    let mine = |session: &str| me == Some(session);
-    let who_cell = |session: &str| {
-        if mine(session) {
-            Cell::styled(format!("{session} (you)"), |t| style.cyan(t))
-        } else {
-            Cell::plain(session)
-        }
-    };
 
     out.push('\n');
     if s.intents.is_empty() {
@@ -131,16 +124,11 @@ pub fn render(s: &Snapshot, style: &Style) -> String {
             .intents
             .iter()
             .map(|i| {
-                let syms = i.symbol_list();
-                let mut files = i.file_list().join(", ");
-                if !syms.is_empty() {
-                    files.push_str(&format!(" [{}]", syms.join(", ")));
-                }
                 vec![
                     Cell::plain(&i.intent_id),
-                    who_cell(&i.session_id),
+                    session_cell(&i.session_id, me, style),
                     Cell::styled(i.status.as_str(), |t| style.green(t)),
-                    Cell::plain(truncate(&files, 48)),
+                    Cell::plain(truncate(&intent::targets(i), 48)),
                     Cell::plain(truncate(&i.description, 48)),
                     Cell::styled(ago(i.declared_at), |t| style.dim(t)),
                 ]
@@ -183,7 +171,7 @@ pub fn render(s: &Snapshot, style: &Style) -> String {
                 };
                 vec![
                     Cell::styled(&l.symbol_path, |t| style.bold(t)),
-                    who_cell(&l.session_id),
+                    session_cell(&l.session_id, me, style),
                     Cell::plain(expires),
                     left,
                 ]
