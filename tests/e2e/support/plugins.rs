@@ -27,22 +27,21 @@ pub(crate) fn plugin_target_dir() -> PathBuf {
     repo_root().join("target").join("e2e-plugins")
 }
 
-fn cargo_build(manifest: &Path) {
+/// Builds `packages` (`--workspace` or `-p <name>`) of the workspace at `manifest` into
+/// [`plugin_target_dir`]; `what` names them in the failure.
+fn cargo_build(manifest: &Path, packages: &[&str], what: &str) {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = Command::new(cargo)
-        .arg("build")
-        .arg("--quiet")
-        .arg("--manifest-path")
+        .args(["build", "--quiet", "--manifest-path"])
         .arg(manifest)
-        .arg("--workspace")
+        .args(packages)
         .arg("--target-dir")
         .arg(plugin_target_dir())
         .output()
         .expect("cargo runs");
     assert!(
         output.status.success(),
-        "building {} failed:\n{}",
-        manifest.display(),
+        "building {what} failed:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
 }
@@ -65,25 +64,11 @@ pub(crate) fn go_plugin() -> PathBuf {
     // The Go crate is a member of the main workspace; `--workspace` with its manifest would
     // build every member, so build it by package instead.
     BUILT.get_or_init(|| {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let output = Command::new(cargo)
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "wit-analyzer-go",
-                "--manifest-path",
-            ])
-            .arg(repo_root().join("Cargo.toml"))
-            .arg("--target-dir")
-            .arg(plugin_target_dir())
-            .output()
-            .expect("cargo runs");
-        assert!(
-            output.status.success(),
-            "building wit-analyzer-go failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        cargo_build(
+            &repo_root().join("Cargo.toml"),
+            &["-p", "wit-analyzer-go"],
+            "wit-analyzer-go",
+        )
     });
     library("wit-analyzer-go")
 }
@@ -92,6 +77,9 @@ pub(crate) fn go_plugin() -> PathBuf {
 /// all built once per process.
 pub(crate) fn broken_plugin(name: &str) -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
-    BUILT.get_or_init(|| cargo_build(&repo_root().join("tests/plugins/Cargo.toml")));
+    BUILT.get_or_init(|| {
+        let manifest = repo_root().join("tests/plugins/Cargo.toml");
+        cargo_build(&manifest, &["--workspace"], &manifest.display().to_string())
+    });
     library(&format!("wit-test-{name}"))
 }
