@@ -19,6 +19,19 @@ fn repo_with_hooks() -> CliRepo {
     r
 }
 
+/// `wit declare` as `session` of an intent on `file`; its id.
+fn declare(r: &CliRepo, session: Option<&str>, description: &str, file: &str) -> String {
+    r.wit(
+        session,
+        &["declare", "--json", "-d", description, "-f", file],
+    )
+    .ok()
+    .json()["intentId"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
 fn head_message(r: &CliRepo) -> String {
     r.git(&["log", "-1", "--format=%B"])
 }
@@ -117,27 +130,9 @@ fn the_commit_proceeds_when_the_daemon_is_stopped() {
 #[test]
 fn intent_trailers_are_added_once_even_on_amend() {
     let r = repo_with_hooks();
-    let i1 = r
-        .wit(A, &["declare", "--json", "-d", "one", "-f", "src/auth.ts"])
-        .ok()
-        .json()["intentId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let i2 = r
-        .wit(A, &["declare", "--json", "-d", "two", "-f", "src/b.ts"])
-        .ok()
-        .json()["intentId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let done = r
-        .wit(A, &["declare", "--json", "-d", "old", "-f", "src/c.ts"])
-        .ok()
-        .json()["intentId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let i1 = declare(&r, A, "one", "src/auth.ts");
+    let i2 = declare(&r, A, "two", "src/b.ts");
+    let done = declare(&r, A, "old", "src/c.ts");
     r.wit(A, &["intent", "done", &done]).ok();
     r.wit(B, &["declare", "-d", "other session", "-f", "src/auth.ts"])
         .ok();
