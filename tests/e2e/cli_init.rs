@@ -1,6 +1,7 @@
 //! `wit init`: files written once, existing content kept, daemon started.
 
 use crate::support::cli::CliRepo;
+use crate::support::instructions::WORKFLOW_PHRASES;
 
 #[test]
 fn init_is_idempotent_and_never_clobbers_existing_instructions() {
@@ -23,17 +24,7 @@ fn init_is_idempotent_and_never_clobbers_existing_instructions() {
         "{agents}"
     );
     for text in [&claude, &agents] {
-        for needle in [
-            "WIT_SESSION",
-            "wit status",
-            "wit declare",
-            "wit lock",
-            "Re-read the file",
-            "LOCK_CONFLICT",
-            "retry later",
-            "wit release",
-            "wit intent done",
-        ] {
+        for needle in WORKFLOW_PHRASES {
             assert!(text.contains(needle), "instructions lack {needle:?}");
         }
     }

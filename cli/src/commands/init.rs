@@ -188,22 +188,17 @@ pub fn append_section(path: &Path) -> std::io::Result<FileOutcome> {
 }
 
 #[cfg(test)]
+#[path = "../../../tests/e2e/support/instructions.rs"]
+mod workflow_phrases;
+
+#[cfg(test)]
 mod tests {
+    use super::workflow_phrases::WORKFLOW_PHRASES;
     use super::*;
 
     #[test]
     fn instructions_teach_the_whole_workflow() {
-        for needle in [
-            "WIT_SESSION",
-            "wit status",
-            "wit declare",
-            "wit lock",
-            "Re-read the file",
-            "LOCK_CONFLICT",
-            "retry later",
-            "wit release",
-            "wit intent done",
-        ] {
+        for needle in WORKFLOW_PHRASES {
             assert!(INSTRUCTIONS.contains(needle), "missing {needle}");
         }
         assert!(INSTRUCTIONS.starts_with(SECTION_MARKER));

@@ -6,6 +6,7 @@
 //! - [`client::Client`]: HTTP/1.1 over `std::os::unix::net::UnixStream` with keep-alive,
 //!   plus raw byte access for malformed-input tests; [`client::rpc_request`] builds a v1
 //!   request body.
+//! - [`instructions`]: what the instructions `wit init` writes must teach.
 //! - [`plugins`]: builds the Go plugin and the broken test plugins (once per process).
 //! - [`plugin_repo::PluginRepo`]: a git repository whose `wit` and `git` runs get an
 //!   isolated `HOME`/`XDG_CONFIG_HOME` (the trust store), plus a Go source file.
@@ -15,6 +16,7 @@
 pub mod cli;
 pub mod client;
 pub mod daemon;
+pub mod instructions;
 pub mod plugin_repo;
 pub mod plugins;
 pub mod repo;
