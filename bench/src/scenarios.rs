@@ -382,48 +382,61 @@ fn wit_status(opts: &Options, report: &mut Report, runs: usize) -> Result<()> {
     Ok(())
 }
 
+/// Runs `clients` copies of `client` in parallel, each on a connection of its own, and
+/// returns their results in client order (the first error in that order, if any).
+///
+/// The clients connect first and start together after a barrier, so connecting is not part
+/// of what they race or measure. A failed connect still reaches the barrier (and is then
+/// reported), so it cannot leave the other clients waiting forever.
+fn on_clients<T: Send>(
+    daemon: &Daemon,
+    clients: usize,
+    client: impl Fn(usize, &mut Conn) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
+    let barrier = Barrier::new(clients);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..clients)
+            .map(|k| {
+                let (barrier, client) = (&barrier, &client);
+                s.spawn(move || -> Result<T> {
+                    let conn = daemon.connect();
+                    barrier.wait();
+                    client(k, &mut conn?)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("bench client thread"))
+            .collect()
+    })
+}
+
 /// Acquire/release cycles from 1, 4, 16 and 64 clients, each on its own symbols.
 fn throughput(daemon: &Daemon, report: &mut Report, per_level: usize) -> Result<()> {
     for clients in [1usize, 4, 16, 64] {
         let per_client = (per_level / clients).max(10);
-        let barrier = Barrier::new(clients);
         let t0 = Instant::now();
-        let results: Vec<Result<(usize, usize)>> = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..clients)
-                .map(|k| {
-                    let barrier = &barrier;
-                    s.spawn(move || -> Result<(usize, usize)> {
-                        let mut c = daemon.connect()?;
-                        let session = format!("tp{k}");
-                        barrier.wait();
-                        // Each client cycles over its own real functions, so no two
-                        // clients ever contend and every error is a real failure.
-                        let mine: Vec<usize> = (k..FUNCTIONS).step_by(clients).collect();
-                        let (mut ok, mut err) = (0, 0);
-                        for i in 0..per_client {
-                            let path = format!("{TS}:fn{}", mine[i % mine.len()]);
-                            for m in ["lock.acquire", "lock.release"] {
-                                match c
-                                    .call(m, json!({"symbolPath": path, "sessionId": session}))?
-                                {
-                                    Ok(_) => ok += 1,
-                                    Err(_) => err += 1,
-                                }
-                            }
-                        }
-                        Ok((ok, err))
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("client thread"))
-                .collect()
-        });
+        let results = on_clients(daemon, clients, |k, c| {
+            let session = format!("tp{k}");
+            // Each client cycles over its own real functions, so no two clients ever
+            // contend and every error is a real failure.
+            let mine: Vec<usize> = (k..FUNCTIONS).step_by(clients).collect();
+            let (mut ok, mut err) = (0, 0);
+            for i in 0..per_client {
+                let path = format!("{TS}:fn{}", mine[i % mine.len()]);
+                for m in ["lock.acquire", "lock.release"] {
+                    match c.call(m, json!({"symbolPath": path, "sessionId": session}))? {
+                        Ok(_) => ok += 1,
+                        Err(_) => err += 1,
+                    }
+                }
+            }
+            Ok((ok, err))
+        })?;
         let elapsed = t0.elapsed();
         let (mut ok, mut err) = (0, 0);
-        for r in results {
-            let (o, e) = r?;
+        for (o, e) in results {
             ok += o;
             err += e;
         }
@@ -447,42 +460,23 @@ fn throughput(daemon: &Daemon, report: &mut Report, per_level: usize) -> Result<
 fn contention(daemon: &Daemon, report: &mut Report) -> Result<()> {
     let mut winners = Vec::new();
     for round in 0..20 {
-        let barrier = Barrier::new(32);
         let path = format!("{TS}:fn{round}");
-        let wins: Vec<Result<Option<String>>> = std::thread::scope(|s| {
-            let hs: Vec<_> = (0..32)
-                .map(|k| {
-                    let (barrier, path) = (&barrier, &path);
-                    s.spawn(move || -> Result<Option<String>> {
-                        let mut c = daemon.connect()?;
-                        let session = format!("race{round}-{k}");
-                        barrier.wait();
-                        Ok(
-                            match c.call(
-                                "lock.acquire",
-                                json!({"symbolPath": path, "sessionId": session}),
-                            )? {
-                                Ok(_) => Some(session),
-                                Err(e) => {
-                                    ensure!(
-                                        e["message"] == "LOCK_CONFLICT",
-                                        "unexpected error {e}"
-                                    );
-                                    None
-                                }
-                            },
-                        )
-                    })
-                })
-                .collect();
-            hs.into_iter().map(|h| h.join().expect("racer")).collect()
-        });
-        let mut won = Vec::new();
-        for w in wins {
-            if let Some(s) = w? {
-                won.push(s);
-            }
-        }
+        let wins = on_clients(daemon, 32, |k, c| {
+            let session = format!("race{round}-{k}");
+            Ok(
+                match c.call(
+                    "lock.acquire",
+                    json!({"symbolPath": path, "sessionId": session}),
+                )? {
+                    Ok(_) => Some(session),
+                    Err(e) => {
+                        ensure!(e["message"] == "LOCK_CONFLICT", "unexpected error {e}");
+                        None
+                    }
+                },
+            )
+        })?;
+        let won: Vec<String> = wins.into_iter().flatten().collect();
         winners.push(won.len());
         let mut c = daemon.connect()?;
         for s in won {
@@ -526,25 +520,14 @@ fn scale(
     }
     let empty_acquire = s.p50();
     // Fill the store from 4 connections: locks and intents of other sessions on other files.
-    std::thread::scope(|sc| -> Result<()> {
-        let hs: Vec<_> = (0..4)
-            .map(|k| {
-                sc.spawn(move || -> Result<()> {
-                    let mut c = daemon.connect()?;
-                    for i in (k..count).step_by(4) {
-                        let file = format!("gen/m{}.ts", i % 1000);
-                        c.ok("lock.acquire", json!({"symbolPath": format!("{file}:f{i}"), "sessionId": format!("filler{}", i % 50)}))?;
-                        c.ok(
-                            "intent.declare",
-                            json!({"sessionId": format!("filler{}", i % 50), "description": "filler", "files": [file], "symbols": [format!("f{i}")]}),
-                        )?;
-                    }
-                    Ok(())
-                })
-            })
-            .collect();
-        for h in hs {
-            h.join().expect("filler")?;
+    on_clients(daemon, 4, |k, c| {
+        for i in (k..count).step_by(4) {
+            let file = format!("gen/m{}.ts", i % 1000);
+            c.ok("lock.acquire", json!({"symbolPath": format!("{file}:f{i}"), "sessionId": format!("filler{}", i % 50)}))?;
+            c.ok(
+                "intent.declare",
+                json!({"sessionId": format!("filler{}", i % 50), "description": "filler", "files": [file], "symbols": [format!("f{i}")]}),
+            )?;
         }
         Ok(())
     })?;
@@ -605,33 +588,23 @@ fn scale(
 /// RSS over many acquire/release cycles: it must stay flat.
 fn soak(daemon: &Daemon, report: &mut Report, cycles: usize) -> Result<()> {
     let run = |count: usize| -> Result<()> {
-        std::thread::scope(|sc| -> Result<()> {
-            let hs: Vec<_> = (0..4)
-                .map(|k| {
-                    sc.spawn(move || -> Result<()> {
-                        let mut c = daemon.connect()?;
-                        for i in 0..count / 4 {
-                            // Clients use disjoint functions (k, k+4, …): no contention.
-                            let path = format!("{TS}:fn{}", (k + 4 * i) % FUNCTIONS);
-                            let session = format!("soak{k}");
-                            c.ok(
-                                "lock.acquire",
-                                json!({"symbolPath": path, "sessionId": session}),
-                            )?;
-                            c.ok(
-                                "lock.release",
-                                json!({"symbolPath": path, "sessionId": session}),
-                            )?;
-                        }
-                        Ok(())
-                    })
-                })
-                .collect();
-            for h in hs {
-                h.join().expect("soak client")?;
+        on_clients(daemon, 4, |k, c| {
+            for i in 0..count / 4 {
+                // Clients use disjoint functions (k, k+4, …): no contention.
+                let path = format!("{TS}:fn{}", (k + 4 * i) % FUNCTIONS);
+                let session = format!("soak{k}");
+                c.ok(
+                    "lock.acquire",
+                    json!({"symbolPath": path, "sessionId": session}),
+                )?;
+                c.ok(
+                    "lock.release",
+                    json!({"symbolPath": path, "sessionId": session}),
+                )?;
             }
             Ok(())
-        })
+        })?;
+        Ok(())
     };
     // Warm up to a steady state, then compare.
     run(cycles / 10)?;
