@@ -128,6 +128,19 @@ fn timed<T>(f: impl FnOnce() -> Result<T>) -> Result<(Duration, T)> {
     Ok((t.elapsed(), v))
 }
 
+/// `method` (`lock.acquire` or `lock.release`) on `path` for the `bench` session.
+fn bench_lock(c: &mut Conn, method: &str, path: &str) -> Result<Value> {
+    c.ok(method, json!({"symbolPath": path, "sessionId": "bench"}))
+}
+
+/// How long `lock.acquire` of `path` takes for the `bench` session; the lock is released
+/// again (untimed) so the next call finds the same state.
+fn timed_acquire(c: &mut Conn, path: &str) -> Result<Duration> {
+    let (t, _) = timed(|| bench_lock(c, "lock.acquire", path))?;
+    bench_lock(c, "lock.release", path)?;
+    Ok(t)
+}
+
 fn setup_repo(root: &Path) -> Result<()> {
     std::fs::create_dir_all(root.join("src"))?;
     std::fs::write(root.join(TS), fixtures::typescript(FUNCTIONS))?;
@@ -190,19 +203,9 @@ pub fn run_all(opts: &Options) -> Result<Report> {
     let (mut acq, mut rel) = (Samples::default(), Samples::default());
     for i in 0..n(2000) {
         let path = format!("{TS}:fn{}", i % FUNCTIONS);
-        let (t, _) = timed(|| {
-            c.ok(
-                "lock.acquire",
-                json!({"symbolPath": path, "sessionId": "bench"}),
-            )
-        })?;
+        let (t, _) = timed(|| bench_lock(&mut c, "lock.acquire", &path))?;
         acq.0.push(t);
-        let (t, _) = timed(|| {
-            c.ok(
-                "lock.release",
-                json!({"symbolPath": path, "sessionId": "bench"}),
-            )
-        })?;
+        let (t, _) = timed(|| bench_lock(&mut c, "lock.release", &path))?;
         rel.0.push(t);
     }
     report.latency("lock.acquire, warm (2,200-line TS)", &acq, "p50 ≤ 300 µs");
@@ -214,17 +217,7 @@ pub fn run_all(opts: &Options) -> Result<Report> {
     for i in 0..n(300) {
         std::fs::write(root.join(TS), format!("{base}// edit {i}\n"))?;
         let path = format!("{TS}:fn{}", i % FUNCTIONS);
-        let (t, _) = timed(|| {
-            c.ok(
-                "lock.acquire",
-                json!({"symbolPath": path, "sessionId": "bench"}),
-            )
-        })?;
-        s.0.push(t);
-        c.ok(
-            "lock.release",
-            json!({"symbolPath": path, "sessionId": "bench"}),
-        )?;
+        s.0.push(timed_acquire(&mut c, &path)?);
     }
     report.latency("lock.acquire, file changed each call", &s, "p50 ≤ 5 ms");
 
@@ -506,17 +499,7 @@ fn scale(
     let mut s = Samples::default();
     for i in 0..200 {
         let path = format!("{TS}:fn{}", i % FUNCTIONS);
-        let (t, _) = timed(|| {
-            c.ok(
-                "lock.acquire",
-                json!({"symbolPath": path, "sessionId": "bench"}),
-            )
-        })?;
-        s.0.push(t);
-        c.ok(
-            "lock.release",
-            json!({"symbolPath": path, "sessionId": "bench"}),
-        )?;
+        s.0.push(timed_acquire(c, &path)?);
     }
     let empty_acquire = s.p50();
     // Fill the store from 4 connections: locks and intents of other sessions on other files.
@@ -535,17 +518,7 @@ fn scale(
     let mut dec = Samples::default();
     for i in 0..200 {
         let path = format!("{TS}:fn{}", i % FUNCTIONS);
-        let (t, _) = timed(|| {
-            c.ok(
-                "lock.acquire",
-                json!({"symbolPath": path, "sessionId": "bench"}),
-            )
-        })?;
-        acq.0.push(t);
-        c.ok(
-            "lock.release",
-            json!({"symbolPath": path, "sessionId": "bench"}),
-        )?;
+        acq.0.push(timed_acquire(c, &path)?);
         let (t, v) = timed(|| {
             c.ok(
                 "intent.declare",
