@@ -7,6 +7,7 @@ use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::sync::Arc;
 
+use std::io::IsTerminal;
 use tokio::net::UnixListener;
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -71,6 +72,17 @@ pub(crate) async fn run(root: &Path) -> Result<(), DaemonError> {
         .map_err(|e| DaemonError::io("setting the socket's mode", e))?;
     write_pid_file(&wit)?;
     tracing::info!(root = %root.display(), pid = std::process::id(), "wit daemon serving");
+    // A human who ran `wit daemon run` in a terminal sees that it works and where to look;
+    // detached daemons (stderr is /dev/null) and tests (a pipe) stay silent.
+    if std::io::stderr().is_terminal() {
+        eprintln!(
+            "wit daemon serving {} on {} (pid {}); log: {}; Ctrl-C to stop",
+            root.display(),
+            wit.socket().display(),
+            std::process::id(),
+            wit.log_file().display()
+        );
+    }
 
     let purger = tokio::spawn(purge::run(state.clone()));
     server::serve(listener, state, async {
