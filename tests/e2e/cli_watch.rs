@@ -1,4 +1,5 @@
-//! `wit watch`: redraws on change, exits cleanly on Ctrl-C (SIGINT).
+//! `wit watch`: redraws on change, exits cleanly on Ctrl-C (SIGINT), and gives a terminal
+//! back as it found it.
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
@@ -6,6 +7,13 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::support::cli::{CliRepo, wit_command};
+use crate::support::pty::Pty;
+
+/// What `wit watch` writes on a terminal before its first frame: alternate screen, hidden
+/// cursor.
+const ENTER_SCREEN: &str = "\x1b[?1049h\x1b[?25l";
+/// What it must write last: cursor shown again, alternate screen left.
+const RESTORE_SCREEN: &str = "\x1b[?25h\x1b[?1049l";
 
 #[test]
 fn watch_redraws_on_change_and_exits_cleanly_on_sigint() {
@@ -72,4 +80,30 @@ fn watch_on_a_pipe_prints_readable_frames() {
     // SAFETY: kill(2) on our own un-reaped child with a valid signal.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
     assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+#[test]
+fn watch_on_a_terminal_restores_the_screen_and_cursor_on_ctrl_c() {
+    let r = CliRepo::new();
+    r.wit(Some("a"), &["daemon", "start"]).ok();
+    let mut pty = Pty::spawn(&wit_command(
+        r.path(),
+        Some("a"),
+        &["watch", "--interval", "50ms"],
+    ));
+    // The footer ends the first frame.
+    pty.wait_for("Ctrl-C to quit");
+    let drawn = pty.output();
+    assert!(drawn.contains(ENTER_SCREEN), "{drawn:?}");
+    assert!(drawn.contains("Locks:"), "{drawn:?}");
+
+    // Ctrl-C typed on the terminal: the line discipline turns it into SIGINT.
+    pty.send(b"\x03");
+    let exit = pty.finish();
+    assert_eq!(exit.code, 0, "watch exits 0 on Ctrl-C: {exit:?}");
+    assert!(
+        exit.output.ends_with(RESTORE_SCREEN),
+        "the output ends by leaving the alternate screen and showing the cursor: {:?}",
+        &exit.output[exit.output.len().saturating_sub(80)..]
+    );
 }

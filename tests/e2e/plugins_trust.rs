@@ -1,10 +1,15 @@
 //! The trust gate: plugins named by `wit.toml` load only after `wit trust`, and a changed
 //! library or `wit.toml` makes the grant stale until trusted again.
 
-use serde_json::json;
+use std::path::Path;
 
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::support::cli::wit_command;
 use crate::support::plugin_repo::{PluginRepo, analyzer_ids, failure_for};
 use crate::support::plugins::go_plugin;
+use crate::support::pty::{Pty, PtyExit};
 
 const BUILTINS: [&str; 4] = ["javascript", "python", "tsx", "typescript"];
 const LIB: &str = "plugins/libwit_analyzer_go.so";
@@ -137,6 +142,78 @@ fn wit_trust_refuses_without_a_terminal_or_yes_and_grants_nothing() {
     // It still showed what it would trust.
     assert!(out.stdout.contains("sha256:"), "{}", out.stdout);
     assert!(!r.trust_store().exists());
+}
+
+/// Runs `wit trust` on a terminal, waits for its question and types `answer`.
+fn trust_on_a_terminal(r: &PluginRepo, answer: &str) -> PtyExit {
+    let mut cmd = wit_command(r.path(), None, &["trust"]);
+    r.isolate(&mut cmd);
+    let mut pty = Pty::spawn(&cmd);
+    pty.wait_for("Trust these files? [y/N] ");
+    pty.send(format!("{answer}\n").as_bytes());
+    pty.finish()
+}
+
+/// The listing line `wit trust` shows for `file`, with a hash computed here.
+fn pinned_line(file: &Path) -> String {
+    let hash = Sha256::digest(std::fs::read(file).unwrap());
+    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    format!("{}  sha256:{hex}", file.display())
+}
+
+#[test]
+fn wit_trust_on_a_terminal_shows_each_library_and_its_hash_before_asking() {
+    let r = untrusted_repo();
+    let shown = trust_on_a_terminal(&r, "n").output;
+    let question = shown.find("Trust these files? [y/N]").unwrap();
+    for file in [r.path().join(LIB), r.path().join("wit.toml")] {
+        let line = pinned_line(&file);
+        let at = shown
+            .find(&line)
+            .unwrap_or_else(|| panic!("{line:?} not shown: {shown:?}"));
+        assert!(at < question, "listed before the question: {shown:?}");
+    }
+}
+
+#[test]
+fn answering_no_on_a_terminal_leaves_the_repository_untrusted() {
+    let r = untrusted_repo();
+    let exit = trust_on_a_terminal(&r, "n");
+    assert_eq!(exit.code, 1, "{exit:?}");
+    assert!(
+        exit.output.contains("not trusted (nothing was changed)"),
+        "{exit:?}"
+    );
+    assert!(!r.trust_store().exists(), "nothing was granted");
+
+    let list = r.analyzers();
+    assert_eq!(list["trust"]["status"], "untrusted");
+    assert_eq!(analyzer_ids(&list), BUILTINS);
+    let failed = failure_for(&list, &r.path().join(LIB));
+    assert!(
+        failed["reason"]
+            .as_str()
+            .unwrap()
+            .contains("the repository is not trusted"),
+        "{failed}"
+    );
+}
+
+#[test]
+fn answering_yes_on_a_terminal_trusts_the_plugins() {
+    let r = untrusted_repo();
+    let exit = trust_on_a_terminal(&r, "y");
+    assert_eq!(exit.code, 0, "{exit:?}");
+    assert!(exit.output.contains("Trusted."), "{exit:?}");
+    assert!(r.trust_store().is_file(), "the grant is in XDG_CONFIG_HOME");
+
+    let list = r.analyzers();
+    assert_eq!(list["trust"]["status"], "trusted");
+    assert_eq!(
+        analyzer_ids(&list),
+        ["javascript", "python", "tsx", "typescript", "go"]
+    );
+    assert_eq!(list["failed"], json!([]));
 }
 
 #[test]

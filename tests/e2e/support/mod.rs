@@ -10,6 +10,9 @@
 //! - [`plugins`]: builds the Go plugin and the broken test plugins (once per process).
 //! - [`plugin_repo::PluginRepo`]: a git repository whose `wit` and `git` runs get an
 //!   isolated `HOME`/`XDG_CONFIG_HOME` (the trust store), plus a Go source file.
+//! - [`pty::Pty`]: a command on a real pseudo-terminal (util-linux `script`), for the
+//!   terminal-only paths.
+//! - [`stand_in::OldDaemon`]: a stand-in daemon of another wit version on a repo's socket.
 
 #![allow(dead_code)]
 
@@ -19,7 +22,9 @@ pub mod daemon;
 pub mod instructions;
 pub mod plugin_repo;
 pub mod plugins;
+pub mod pty;
 pub mod repo;
+pub mod stand_in;
 
 /// Path of the `wit` binary under test.
 pub fn wit_bin() -> &'static str {

@@ -72,7 +72,8 @@ impl PluginRepo {
         self.config_home().join("wit").join("trust.json")
     }
 
-    fn isolate(&self, cmd: &mut Command) {
+    /// Gives `cmd` this test's isolated `HOME` and `XDG_CONFIG_HOME`.
+    pub fn isolate(&self, cmd: &mut Command) {
         cmd.env("HOME", self.home.path())
             .env("XDG_CONFIG_HOME", self.config_home());
     }
