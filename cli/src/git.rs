@@ -20,25 +20,51 @@ fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
     Ok(out.stdout)
 }
 
-/// Repo-relative paths of staged added, copied and modified files. Renames are reported
-/// as delete + add (`--no-renames`), so a renamed and edited file is still checked.
-pub fn staged_paths(root: &Path) -> Result<Vec<String>, String> {
+/// One file the commit being prepared changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StagedPath {
+    /// Repo-relative path.
+    pub path: String,
+    /// Whether the commit deletes it.
+    pub deleted: bool,
+}
+
+/// Staged added, copied, modified and deleted files. Renames are reported as delete + add
+/// (`--no-renames`), so a renamed and edited file is still checked, and so is the symbol
+/// that left with the old path. Deletions count because deleting a file breaks every
+/// accepted contract on its symbols.
+pub fn staged_paths(root: &Path) -> Result<Vec<StagedPath>, String> {
     let out = git(
         root,
         &[
             "diff",
             "--cached",
-            "--name-only",
+            "--name-status",
             "-z",
             "--no-renames",
-            "--diff-filter=ACM",
+            "--diff-filter=ACMD",
         ],
     )?;
-    Ok(out
-        .split(|b| *b == 0)
-        .filter(|p| !p.is_empty())
-        .map(|p| String::from_utf8_lossy(p).into_owned())
-        .collect())
+    // `-z --name-status` gives `STATUS NUL PATH NUL` pairs.
+    let mut fields = out.split(|b| *b == 0).filter(|f| !f.is_empty());
+    let mut paths = Vec::new();
+    while let (Some(status), Some(path)) = (fields.next(), fields.next()) {
+        paths.push(StagedPath {
+            path: String::from_utf8_lossy(path).into_owned(),
+            deleted: status.first() == Some(&b'D'),
+        });
+    }
+    Ok(paths)
+}
+
+/// The content `file` has in the commit being prepared: its index content, or nothing
+/// for a deleted file.
+pub fn staged_file_content(root: &Path, file: &StagedPath) -> Result<Vec<u8>, String> {
+    if file.deleted {
+        Ok(Vec::new())
+    } else {
+        staged_content(root, &file.path)
+    }
 }
 
 /// The staged (index) content of `path`.

@@ -98,6 +98,61 @@ fn a_commit_breaking_an_accepted_contract_is_refused_until_restored() {
     assert_eq!(head_message(&r).lines().next(), Some("reformat"));
 }
 
+/// Regression: the hook used to look at added/copied/modified files only, so deleting (or
+/// renaming) a file let every accepted contract on it break unnoticed.
+#[test]
+fn deleting_or_renaming_a_contracted_file_is_refused() {
+    let r = repo_with_hooks();
+    let id = r
+        .wit(
+            A,
+            &["contract", "propose", "--json", "src/auth.ts:validateToken"],
+        )
+        .ok()
+        .json()["contractId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    r.wit(B, &["contract", "accept", &id]).ok();
+
+    r.git(&["mv", "src/auth.ts", "src/session.ts"]);
+    let out = r.git_run(&["commit", "-m", "rename"], A);
+    assert_ne!(out.code, 0, "the rename must be refused: {out:#?}");
+    assert!(
+        out.stderr.contains("src/auth.ts:validateToken"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("actual:   (symbol not found in staged content)"),
+        "{}",
+        out.stderr
+    );
+    // `wit check-contracts --staged` (what a human runs to see why) agrees: exit 5.
+    assert_eq!(r.wit(A, &["check-contracts", "--staged"]).code, 5);
+
+    r.git(&["mv", "src/session.ts", "src/auth.ts"]);
+    r.git(&["rm", "-q", "src/auth.ts"]);
+    let out = r.git_run(&["commit", "-m", "delete"], A);
+    assert_ne!(out.code, 0, "the deletion must be refused: {out:#?}");
+    assert!(
+        out.stderr.contains("src/auth.ts:validateToken"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(head_message(&r).trim(), "initial");
+
+    // Deleting a file without contracts is not affected.
+    r.git(&["reset", "-q", "--hard"]);
+    r.write("src/other.ts", "export function other(): void {}\n");
+    r.git(&["add", "src/other.ts"]);
+    assert_eq!(r.git_run(&["commit", "-m", "add other"], A).code, 0);
+    r.git(&["rm", "-q", "src/other.ts"]);
+    let out = r.git_run(&["commit", "-m", "delete other"], A);
+    assert_eq!(out.code, 0, "{out:#?}");
+}
+
 #[test]
 fn the_commit_proceeds_when_the_daemon_is_stopped() {
     let r = repo_with_hooks();

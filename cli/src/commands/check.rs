@@ -15,9 +15,20 @@ use crate::output::{Style, print_json};
 /// `wit check-contracts [FILE…] [--staged]`.
 pub async fn run(ctx: &Ctx, files: Vec<String>, staged: bool) -> CmdResult {
     let mut client = ctx.client().await?;
+    // Files the commit being prepared deletes: checked as empty, like a missing file below.
+    let mut deleted = BTreeSet::new();
     let paths: Vec<String> = if files.is_empty() {
         if staged {
-            git::staged_paths(&ctx.repo.root).map_err(Failure::other)?
+            git::staged_paths(&ctx.repo.root)
+                .map_err(Failure::other)?
+                .into_iter()
+                .map(|p| {
+                    if p.deleted {
+                        deleted.insert(p.path.clone());
+                    }
+                    p.path
+                })
+                .collect()
         } else {
             let accepted: Vec<ContractRecord> = call(
                 &mut client,
@@ -41,7 +52,9 @@ pub async fn run(ctx: &Ctx, files: Vec<String>, staged: bool) -> CmdResult {
     };
     let mut staged_files = Vec::with_capacity(paths.len());
     for path in paths {
-        let content = if staged {
+        let content = if deleted.contains(&path) {
+            Vec::new()
+        } else if staged {
             git::staged_content(&ctx.repo.root, &path).map_err(Failure::other)?
         } else {
             match std::fs::read(ctx.repo.root.join(&path)) {

@@ -94,14 +94,17 @@ fn check(style: &Style) -> Outcome {
             Err(e) => return Outcome::Skipped(e.to_string()),
         };
         let mut files = Vec::new();
-        for path in paths {
-            let ext = path.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+        for staged in paths {
+            let ext = staged.path.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
             if !extensions.iter().any(|e| e.eq_ignore_ascii_case(ext)) {
                 continue;
             }
-            match git::staged_content(&repo.root, &path) {
+            match git::staged_file_content(&repo.root, &staged) {
                 Ok(bytes) => match String::from_utf8(bytes) {
-                    Ok(content) => files.push(StagedFile { path, content }),
+                    Ok(content) => files.push(StagedFile {
+                        path: staged.path,
+                        content,
+                    }),
                     Err(_) => continue,
                 },
                 Err(e) => return Outcome::Skipped(e),
