@@ -32,6 +32,18 @@ fn declare(r: &CliRepo, session: Option<&str>, description: &str, file: &str) ->
         .to_owned()
 }
 
+/// A contract on `symbol` proposed by session A and accepted by session B.
+fn accepted_contract(r: &CliRepo, symbol: &str) {
+    let id = r
+        .wit(A, &["contract", "propose", "--json", symbol])
+        .ok()
+        .json()["contractId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    r.wit(B, &["contract", "accept", &id]).ok();
+}
+
 fn head_message(r: &CliRepo) -> String {
     r.git(&["log", "-1", "--format=%B"])
 }
@@ -39,17 +51,7 @@ fn head_message(r: &CliRepo) -> String {
 #[test]
 fn a_commit_breaking_an_accepted_contract_is_refused_until_restored() {
     let r = repo_with_hooks();
-    let id = r
-        .wit(
-            A,
-            &["contract", "propose", "--json", "src/auth.ts:validateToken"],
-        )
-        .ok()
-        .json()["contractId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    r.wit(B, &["contract", "accept", &id]).ok();
+    accepted_contract(&r, "src/auth.ts:validateToken");
 
     let broken = AUTH_TS.replace(
         "validateToken(token: string): Promise<User | null>",
@@ -103,17 +105,7 @@ fn a_commit_breaking_an_accepted_contract_is_refused_until_restored() {
 #[test]
 fn deleting_or_renaming_a_contracted_file_is_refused() {
     let r = repo_with_hooks();
-    let id = r
-        .wit(
-            A,
-            &["contract", "propose", "--json", "src/auth.ts:validateToken"],
-        )
-        .ok()
-        .json()["contractId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    r.wit(B, &["contract", "accept", &id]).ok();
+    accepted_contract(&r, "src/auth.ts:validateToken");
 
     r.git(&["mv", "src/auth.ts", "src/session.ts"]);
     let out = r.git_run(&["commit", "-m", "rename"], A);
@@ -156,14 +148,7 @@ fn deleting_or_renaming_a_contracted_file_is_refused() {
 #[test]
 fn the_commit_proceeds_when_the_daemon_is_stopped() {
     let r = repo_with_hooks();
-    let id = r
-        .wit(A, &["contract", "propose", "--json", "src/auth.ts:decode"])
-        .ok()
-        .json()["contractId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    r.wit(B, &["contract", "accept", &id]).ok();
+    accepted_contract(&r, "src/auth.ts:decode");
     r.wit(None, &["daemon", "stop"]).ok();
 
     r.write(
