@@ -9,6 +9,7 @@
 //! - [`plugin`]: the C ABI of analyzer plugins, [`export_analyzer!`] and the host-side
 //!   [`PluginAnalyzer`].
 //! - [`config`]: parsing `wit.toml`.
+//! - [`text`]: escaping text others chose before it reaches a terminal or a log.
 //! - [`protocol`]: the wire types of protocol v1 (`openrpc.json`) and its error codes.
 //!
 //! This crate does no I/O and knows nothing of tokio, SQLite or HTTP, so that a language
@@ -22,6 +23,7 @@ pub mod protocol;
 pub mod registry;
 pub mod signature;
 pub mod symbol_path;
+pub mod text;
 
 pub use analysis::{CallEdge, FileAnalysis, Symbol, SymbolKind};
 pub use analyzer::{AnalyzeError, IncrementalState, LanguageAnalyzer};

@@ -54,14 +54,13 @@ mod router;
 mod server;
 mod state;
 mod store;
-mod witdir;
 
 pub mod plugins;
 pub mod trust;
 
 pub use error::DaemonError;
 pub use server::BODY_LIMIT_BYTES;
-pub use witdir::WitDir;
+pub use wit_boundary::WitDir;
 
 use std::path::Path;
 

@@ -18,7 +18,7 @@ use crate::purge;
 use crate::server;
 use crate::state::{AppState, now_ms};
 use crate::store::Store;
-use crate::witdir::WitDir;
+use wit_boundary::WitDir;
 
 /// Serves `root` until SIGTERM/SIGINT (see [`crate::run_blocking`]).
 pub(crate) async fn run(root: &Path) -> Result<(), DaemonError> {

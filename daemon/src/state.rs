@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::methods::Failure;
 use crate::store::Store;
 use crate::store::batch::{Batcher, Finish, Job};
-use crate::witdir::WitDir;
+use wit_boundary::WitDir;
 
 /// Shared daemon state.
 pub(crate) struct AppState {

@@ -1,0 +1,421 @@
+//! Files of the repository itself (sources, `wit.toml`, `CLAUDE.md`, …), opened so that
+//! no file name, symlink or file type a repository ships can make wit read or write
+//! outside it, or hang.
+//!
+//! Every open is `openat2(root, rel, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)` with
+//! `O_NONBLOCK | O_NOCTTY | O_CLOEXEC`: a symlink may point elsewhere *within* the
+//! repository (the kernel resolves it and refuses any step out of the root), `..` cannot
+//! climb out, and opening a FIFO or a device returns at once. The descriptor is then
+//! `fstat`ed: only a regular file is read, and only up to a size cap (checked on the
+//! descriptor, and again while reading, so a file that grows is caught too).
+//!
+//! On kernels without `openat2` (before Linux 5.6) the path is resolved with
+//! `canonicalize`, required to stay inside the root, and opened with `O_NOFOLLOW`.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::OwnedFd;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Component, Path, PathBuf};
+
+use rustix::fs::{Mode, OFlags, ResolveFlags};
+
+/// Why a repository file was not read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum RepoFileError {
+    /// The file does not exist.
+    #[error("{path}: no such file")]
+    NotFound {
+        /// The path as given (relative to the root).
+        path: String,
+    },
+    /// The path is not a plain relative path inside the repository (`..`, absolute, NUL),
+    /// or resolving it (symlinks included) leaves the repository.
+    #[error("{path}: refused: it points outside the repository ({why})")]
+    Outside {
+        /// The path as given.
+        path: String,
+        /// What leaves the root.
+        why: String,
+    },
+    /// A directory, FIFO, socket or device.
+    #[error("{path}: refused: not a regular file (a {kind})")]
+    NotRegular {
+        /// The path as given.
+        path: String,
+        /// What it is instead.
+        kind: &'static str,
+    },
+    /// Larger than the cap.
+    #[error("{path}: refused: {size} bytes is more than the limit of {limit} bytes")]
+    TooLarge {
+        /// The path as given.
+        path: String,
+        /// Its size (or the bytes read so far, for a file that grew).
+        size: u64,
+        /// The cap.
+        limit: u64,
+    },
+    /// Any other I/O error.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path as given.
+        path: String,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl RepoFileError {
+    /// Whether the file simply does not exist (as opposed to being refused or failing).
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, RepoFileError::NotFound { .. })
+    }
+}
+
+/// A repository file opened for reading and checked (regular, under the cap).
+#[derive(Debug)]
+pub struct OpenedFile {
+    file: File,
+    /// The size `fstat` reported.
+    pub size: u64,
+    path: String,
+}
+
+impl OpenedFile {
+    /// Reads the whole file, failing with [`RepoFileError::TooLarge`] when it grew past
+    /// `limit` since it was opened.
+    pub fn read_all(mut self, limit: u64) -> Result<Vec<u8>, RepoFileError> {
+        let mut bytes = Vec::with_capacity(self.size.min(limit) as usize);
+        (&mut self.file)
+            .take(limit + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|source| self.io(source))?;
+        if bytes.len() as u64 > limit {
+            return Err(RepoFileError::TooLarge {
+                path: self.path,
+                size: bytes.len() as u64,
+                limit,
+            });
+        }
+        Ok(bytes)
+    }
+
+    fn io(&self, source: std::io::Error) -> RepoFileError {
+        RepoFileError::Io {
+            path: self.path.clone(),
+            source,
+        }
+    }
+}
+
+/// Reads the repository file `rel` (relative to `root`, which must be canonical) under the
+/// rules of this module: beneath the root, non-blocking open, regular file, at most
+/// `limit` bytes.
+pub fn read_repo_file(root: &Path, rel: &str, limit: u64) -> Result<Vec<u8>, RepoFileError> {
+    open_repo_file(root, rel, limit)?.read_all(limit)
+}
+
+/// Opens `rel` for reading and checks it (see [`read_repo_file`]) without reading it.
+pub fn open_repo_file(root: &Path, rel: &str, limit: u64) -> Result<OpenedFile, RepoFileError> {
+    let fd = open_beneath(root, rel, OFlags::RDONLY, Mode::empty())?;
+    let file = File::from(fd);
+    let meta = file.metadata().map_err(|source| RepoFileError::Io {
+        path: rel.to_owned(),
+        source,
+    })?;
+    if !meta.file_type().is_file() {
+        return Err(RepoFileError::NotRegular {
+            path: rel.to_owned(),
+            kind: kind_of(&meta),
+        });
+    }
+    if meta.size() > limit {
+        return Err(RepoFileError::TooLarge {
+            path: rel.to_owned(),
+            size: meta.size(),
+            limit,
+        });
+    }
+    Ok(OpenedFile {
+        file,
+        size: meta.size(),
+        path: rel.to_owned(),
+    })
+}
+
+/// Appends `text` to the repository file `rel`, creating it (mode 0644, like any file a
+/// user writes) when missing. The target must resolve inside the repository and be a
+/// regular file: a `CLAUDE.md` that is a symlink to `~/.bashrc` is refused.
+pub fn append_repo_file(root: &Path, rel: &str, text: &str) -> Result<(), RepoFileError> {
+    let fd = open_beneath(
+        root,
+        rel,
+        OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE,
+        Mode::from_raw_mode(0o644),
+    )?;
+    let mut file = File::from(fd);
+    let meta = file.metadata().map_err(|source| RepoFileError::Io {
+        path: rel.to_owned(),
+        source,
+    })?;
+    if !meta.file_type().is_file() {
+        return Err(RepoFileError::NotRegular {
+            path: rel.to_owned(),
+            kind: kind_of(&meta),
+        });
+    }
+    file.write_all(text.as_bytes())
+        .map_err(|source| RepoFileError::Io {
+            path: rel.to_owned(),
+            source,
+        })
+}
+
+/// Opens `rel` beneath `root` with `flags` (plus non-blocking, no controlling terminal,
+/// close-on-exec).
+fn open_beneath(
+    root: &Path,
+    rel: &str,
+    flags: OFlags,
+    mode: Mode,
+) -> Result<OwnedFd, RepoFileError> {
+    check_relative(rel)?;
+    let flags = flags | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let dir = rustix::fs::open(
+        root,
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| RepoFileError::Io {
+        path: rel.to_owned(),
+        source: e.into(),
+    })?;
+    let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
+    match rustix::fs::openat2(&dir, rel, flags, mode, resolve) {
+        Ok(fd) => Ok(fd),
+        Err(rustix::io::Errno::NOSYS) => open_canonical(root, rel, flags, mode),
+        // RESOLVE_BENEATH refuses every absolute symlink, even one pointing inside the
+        // root: resolve it ourselves, require the result inside, and open the resolved
+        // (symlink-free) path beneath the root again.
+        Err(rustix::io::Errno::XDEV) => {
+            let target = root
+                .join(rel)
+                .canonicalize()
+                .map_err(|_| map_open_error(rel, rustix::io::Errno::XDEV))?;
+            let inner = target
+                .strip_prefix(root)
+                .map_err(|_| RepoFileError::Outside {
+                    path: rel.to_owned(),
+                    why: format!("it resolves to {}", target.display()),
+                })?;
+            rustix::fs::openat2(&dir, inner, flags, mode, resolve)
+                .map_err(|e| map_open_error(rel, e))
+        }
+        Err(e) => Err(map_open_error(rel, e)),
+    }
+}
+
+/// The fallback without `openat2`: resolve, require the result inside the root, open it
+/// without following a symlink at the last step.
+fn open_canonical(
+    root: &Path,
+    rel: &str,
+    flags: OFlags,
+    mode: Mode,
+) -> Result<OwnedFd, RepoFileError> {
+    let joined = root.join(rel);
+    let target: PathBuf = match joined.canonicalize() {
+        Ok(p) => p,
+        // A file to be created: its directory must resolve inside.
+        Err(_) if flags.contains(OFlags::CREATE) => {
+            let parent = joined
+                .parent()
+                .and_then(|p| p.canonicalize().ok())
+                .ok_or_else(|| RepoFileError::NotFound {
+                    path: rel.to_owned(),
+                })?;
+            parent.join(joined.file_name().unwrap_or_default())
+        }
+        Err(_) => {
+            return Err(RepoFileError::NotFound {
+                path: rel.to_owned(),
+            });
+        }
+    };
+    if !target.starts_with(root) {
+        return Err(RepoFileError::Outside {
+            path: rel.to_owned(),
+            why: format!("it resolves to {}", target.display()),
+        });
+    }
+    rustix::fs::open(&target, flags | OFlags::NOFOLLOW, mode).map_err(|e| map_open_error(rel, e))
+}
+
+fn map_open_error(rel: &str, e: rustix::io::Errno) -> RepoFileError {
+    let path = rel.to_owned();
+    match e {
+        rustix::io::Errno::NOENT => RepoFileError::NotFound { path },
+        rustix::io::Errno::XDEV => RepoFileError::Outside {
+            path,
+            why: "a symlink on the way leads out of the repository".into(),
+        },
+        rustix::io::Errno::LOOP => RepoFileError::Outside {
+            path,
+            why: "a symlink that cannot be followed safely".into(),
+        },
+        rustix::io::Errno::ISDIR => RepoFileError::NotRegular {
+            path,
+            kind: "directory",
+        },
+        e => RepoFileError::Io {
+            path,
+            source: e.into(),
+        },
+    }
+}
+
+/// A path as a client or a file names it: relative, no `..`, no NUL, not empty.
+fn check_relative(rel: &str) -> Result<(), RepoFileError> {
+    let outside = |why: &str| RepoFileError::Outside {
+        path: rel.to_owned(),
+        why: why.to_owned(),
+    };
+    if rel.is_empty() {
+        return Err(RepoFileError::NotFound {
+            path: rel.to_owned(),
+        });
+    }
+    if rel.contains('\0') {
+        return Err(outside("it contains a NUL byte"));
+    }
+    for c in Path::new(rel).components() {
+        match c {
+            Component::Normal(_) | Component::CurDir => {}
+            Component::ParentDir => return Err(outside("it contains `..`")),
+            Component::RootDir | Component::Prefix(_) => return Err(outside("it is absolute")),
+        }
+    }
+    Ok(())
+}
+
+/// What a non-regular file is, for messages.
+pub(crate) fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_dir() {
+        "directory"
+    } else if t.is_symlink() {
+        "symlink"
+    } else if t.is_fifo() {
+        "FIFO"
+    } else if t.is_socket() {
+        "socket"
+    } else if t.is_char_device() {
+        "character device"
+    } else if t.is_block_device() {
+        "block device"
+    } else {
+        "special file"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn repo() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("src")).unwrap();
+        std::fs::write(root.join("src/a.ts"), "a").unwrap();
+        (dir, root)
+    }
+
+    #[test]
+    fn reads_files_and_symlinks_within_the_repository() {
+        let (_d, root) = repo();
+        symlink(root.join("src/a.ts"), root.join("src/inner.ts")).unwrap();
+        symlink("a.ts", root.join("src/relative.ts")).unwrap();
+        for p in ["src/a.ts", "./src/a.ts", "src/inner.ts", "src/relative.ts"] {
+            assert_eq!(read_repo_file(&root, p, 10).unwrap(), b"a", "{p}");
+        }
+    }
+
+    #[test]
+    fn symlinks_out_of_the_repository_are_refused() {
+        let (_d, root) = repo();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.ts"), "secret").unwrap();
+        symlink(outside.path().join("secret.ts"), root.join("src/link.ts")).unwrap();
+        symlink(outside.path(), root.join("out")).unwrap();
+        symlink("../../etc/passwd", root.join("src/up.ts")).unwrap();
+        for p in ["src/link.ts", "out/secret.ts", "src/up.ts"] {
+            let e = read_repo_file(&root, p, 100).unwrap_err();
+            assert!(matches!(e, RepoFileError::Outside { .. }), "{p}: {e}");
+        }
+        for p in ["../x", "/etc/passwd", "src/../src/a.ts", "a\0b"] {
+            let e = read_repo_file(&root, p, 100).unwrap_err();
+            assert!(matches!(e, RepoFileError::Outside { .. }), "{p}: {e}");
+        }
+    }
+
+    #[test]
+    fn fifos_directories_and_devices_are_refused_without_blocking() {
+        let (_d, root) = repo();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            root.join("src/fifo.ts"),
+            rustix::fs::FileType::Fifo,
+            Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        let e = read_repo_file(&root, "src/fifo.ts", 100).unwrap_err();
+        assert!(
+            matches!(e, RepoFileError::NotRegular { kind: "FIFO", .. }),
+            "{e}"
+        );
+        let e = read_repo_file(&root, "src", 100).unwrap_err();
+        assert!(matches!(e, RepoFileError::NotRegular { .. }), "{e}");
+    }
+
+    #[test]
+    fn files_over_the_cap_are_refused() {
+        let (_d, root) = repo();
+        std::fs::write(root.join("big.ts"), vec![b'x'; 101]).unwrap();
+        let e = read_repo_file(&root, "big.ts", 100).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                RepoFileError::TooLarge {
+                    size: 101,
+                    limit: 100,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(read_repo_file(&root, "missing.ts", 100).unwrap_err().is_not_found());
+    }
+
+    #[test]
+    fn append_refuses_a_symlink_out_and_writes_inside() {
+        let (_d, root) = repo();
+        let outside = tempfile::tempdir().unwrap();
+        let bashrc = outside.path().join(".bashrc");
+        std::fs::write(&bashrc, "original\n").unwrap();
+        symlink(&bashrc, root.join("CLAUDE.md")).unwrap();
+        let e = append_repo_file(&root, "CLAUDE.md", "evil\n").unwrap_err();
+        assert!(matches!(e, RepoFileError::Outside { .. }), "{e}");
+        assert_eq!(std::fs::read_to_string(&bashrc).unwrap(), "original\n");
+        append_repo_file(&root, "AGENTS.md", "hello\n").unwrap();
+        append_repo_file(&root, "AGENTS.md", "again\n").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(root.join("AGENTS.md")).unwrap(),
+            "hello\nagain\n"
+        );
+    }
+}
