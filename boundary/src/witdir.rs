@@ -412,50 +412,54 @@ impl WitDir {
         }
     }
 
-    /// Checks `.wit/daemon.sock` before anyone connects to it: it must be a socket (not a
-    /// symlink to someone else's) owned by the effective uid.
+    /// Checks `.wit/daemon.sock` before anyone connects to it (see [`check_socket`]).
     pub fn socket_state(&self) -> Result<SocketState, WitDirError> {
-        use std::os::unix::fs::FileTypeExt;
-        let path = self.socket();
-        let meta = match std::fs::symlink_metadata(&path) {
-            Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(SocketState::Missing),
-            Err(e) => return Err(WitDirError::io(format!("{}", path.display()), e)),
-        };
-        if meta.file_type().is_symlink() {
-            let target = std::fs::read_link(&path).unwrap_or_default();
-            return Err(WitDirError::refused(
-                &path,
-                format!(
-                    "it is a symlink (to {}), not the daemon's socket; wit talks only to a \
-                     socket its own daemon made. Remove it (`rm {}`) and run wit again",
-                    target.display(),
-                    path.display()
-                ),
-            ));
-        }
-        if !meta.file_type().is_socket() {
-            return Err(WitDirError::refused(
-                &path,
-                format!(
-                    "not a socket (a {}); remove it and run wit again",
-                    crate::repo_file::kind_of(&meta)
-                ),
-            ));
-        }
-        let me = euid();
-        if meta.uid() != me {
-            return Err(WitDirError::refused(
-                &path,
-                format!(
-                    "the socket belongs to uid {}, not to you (uid {me}); wit talks only to a \
-                     daemon of its own user",
-                    meta.uid()
-                ),
-            ));
-        }
-        Ok(SocketState::Ours)
+        check_socket(&self.socket())
     }
+}
+
+/// Checks a daemon socket before connecting to it: it must be a socket (not a symlink to
+/// someone else's) owned by the effective uid.
+pub fn check_socket(path: &Path) -> Result<SocketState, WitDirError> {
+    use std::os::unix::fs::FileTypeExt;
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(SocketState::Missing),
+        Err(e) => return Err(WitDirError::io(format!("{}", path.display()), e)),
+    };
+    if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(path).unwrap_or_default();
+        return Err(WitDirError::refused(
+            path,
+            format!(
+                "it is a symlink (to {}), not the daemon's socket; wit talks only to a \
+                 socket its own daemon made. Remove it (`rm {}`) and run wit again",
+                target.display(),
+                path.display()
+            ),
+        ));
+    }
+    if !meta.file_type().is_socket() {
+        return Err(WitDirError::refused(
+            path,
+            format!(
+                "not a socket (a {}); remove it and run wit again",
+                crate::repo_file::kind_of(&meta)
+            ),
+        ));
+    }
+    let me = euid();
+    if meta.uid() != me {
+        return Err(WitDirError::refused(
+            path,
+            format!(
+                "the socket belongs to uid {}, not to you (uid {me}); wit talks only to a \
+                 daemon of its own user",
+                meta.uid()
+            ),
+        ));
+    }
+    Ok(SocketState::Ours)
 }
 
 /// Control characters of a git path, escaped for a message.
@@ -500,8 +504,7 @@ mod tests {
     fn a_symlinked_wit_dir_is_refused_and_its_target_untouched() {
         let (d, w) = repo();
         let elsewhere = tempfile::tempdir().unwrap();
-        std::fs::set_permissions(elsewhere.path(), std::fs::Permissions::from_mode(0o755))
-            .unwrap();
+        std::fs::set_permissions(elsewhere.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         symlink(elsewhere.path(), d.path().join(".wit")).unwrap();
         let e = w.ensure().unwrap_err();
         assert!(matches!(e, WitDirError::Symlink { .. }), "{e}");

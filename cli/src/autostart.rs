@@ -9,12 +9,12 @@
 //! 4. Spawn `wit daemon run` detached (new session, stdio to /dev/null; it logs to
 //!    `.wit/daemon.log`) and wait, bounded, until it answers `ping`.
 
-use std::fs::File;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
+use wit_boundary::witdir::Access;
 
 use crate::client::{Client, ConnectError};
 use crate::exit::Failure;
@@ -38,21 +38,20 @@ pub async fn ensure_running(repo: &Repo) -> Result<(Client, bool), Failure> {
         Err(ConnectError::Missing | ConnectError::Refused) => {}
         Err(ConnectError::Other(m)) => return Err(Failure::Unreachable(m)),
     }
-    repo.ensure_wit_dir()
-        .map_err(|e| Failure::Unreachable(format!("creating {}: {e}", repo.wit_dir().display())))?;
-    let lock = File::create(repo.startup_lock()).map_err(|e| {
-        Failure::Unreachable(format!("opening {}: {e}", repo.startup_lock().display()))
-    })?;
+    let wit = repo.ensure_wit_dir()?;
+    let lock = wit
+        .open("startup.lock", Access::ReadWrite)
+        .map_err(|e| Failure::Unreachable(e.to_string()))?;
     // Blocking is fine: nothing else runs on this runtime yet. The lock is released when
     // `lock` is dropped at the end of this function.
     lock.lock().map_err(|e| {
-        Failure::Unreachable(format!("locking {}: {e}", repo.startup_lock().display()))
+        Failure::Unreachable(format!("locking {}: {e}", wit.startup_lock().display()))
     })?;
     match connect_existing(repo, CALL_TIMEOUT).await {
         Ok(c) => return Ok((c, false)),
         Err(ConnectError::Missing) => {}
         Err(ConnectError::Refused) => {
-            let _ = std::fs::remove_file(repo.socket());
+            let _ = wit.remove("daemon.sock");
         }
         Err(ConnectError::Other(m)) => return Err(Failure::Unreachable(m)),
     }
@@ -130,8 +129,10 @@ async fn wait_ready(repo: &Repo, mut child: Child) -> Result<Client, Failure> {
     }
 }
 
+/// The last lines of the daemon's log, escaped (the log is ours, but it quotes paths and
+/// names a repository chose).
 fn log_tail(repo: &Repo) -> String {
-    let Ok(log) = std::fs::read_to_string(repo.log_file()) else {
+    let Ok(Some(log)) = repo.wit().read_small("daemon.log", u64::MAX) else {
         return String::new();
     };
     let lines: Vec<&str> = log.lines().rev().take(5).collect();
@@ -141,7 +142,7 @@ fn log_tail(repo: &Repo) -> String {
     let mut s = String::from(":");
     for l in lines.into_iter().rev() {
         s.push_str("\n  ");
-        s.push_str(l);
+        s.push_str(&wit_core::text::escape(l));
     }
     s
 }

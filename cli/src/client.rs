@@ -11,6 +11,7 @@ use hyper_util::rt::TokioIo;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::net::UnixStream;
+use wit_boundary::witdir::SocketState;
 use wit_core::protocol::{Request, Response, RpcError};
 
 /// Why connecting failed. The distinction matters: only a refused connection means the
@@ -61,11 +62,43 @@ pub struct Client {
     sender: SendRequest<Full<Bytes>>,
     next_id: u64,
     timeout: Duration,
+    peer_pid: Option<u32>,
+}
+
+/// Refuses a peer that does not run as our effective uid; returns its pid.
+fn check_peer(stream: &UnixStream, socket: &Path) -> Result<Option<u32>, ConnectError> {
+    let cred = stream.peer_cred().map_err(|e| {
+        ConnectError::Other(format!(
+            "{}: cannot read the credentials of the process behind it: {e}",
+            socket.display()
+        ))
+    })?;
+    let me = wit_boundary::identity::euid();
+    if cred.uid() != me {
+        return Err(ConnectError::Other(format!(
+            "{}: refused: the process listening on it runs as uid {}, not as you (uid {me}); \
+             wit talks only to a daemon of its own user. Remove the socket and run wit again",
+            socket.display(),
+            cred.uid()
+        )));
+    }
+    Ok(cred
+        .pid()
+        .and_then(|p| u32::try_from(p).ok())
+        .filter(|p| *p > 0))
 }
 
 impl Client {
     /// Connects to the socket at `socket`; `timeout` bounds the connection and every call.
     pub async fn connect(socket: &Path, timeout: Duration) -> Result<Client, ConnectError> {
+        // Never talk to a socket that is not our own daemon's: a committed
+        // `.wit/daemon.sock` symlink to another user's socket would receive staged code.
+        // First the file (a socket, not a symlink, owned by us), then the peer itself.
+        match wit_boundary::witdir::check_socket(socket) {
+            Ok(SocketState::Missing) => return Err(ConnectError::Missing),
+            Ok(SocketState::Ours) => {}
+            Err(e) => return Err(ConnectError::Other(e.to_string())),
+        }
         let handshake = async {
             let stream = UnixStream::connect(socket)
                 .await
@@ -74,6 +107,7 @@ impl Client {
                     std::io::ErrorKind::ConnectionRefused => ConnectError::Refused,
                     _ => ConnectError::Other(format!("connecting to {}: {e}", socket.display())),
                 })?;
+            let peer_pid = check_peer(&stream, socket)?;
             let (sender, conn) = http1::handshake(TokioIo::new(stream))
                 .await
                 .map_err(|e| ConnectError::Other(format!("HTTP handshake: {e}")))?;
@@ -81,16 +115,23 @@ impl Client {
             tokio::spawn(async move {
                 let _ = conn.await;
             });
-            Ok(sender)
+            Ok((sender, peer_pid))
         };
-        let sender = tokio::time::timeout(timeout, handshake)
+        let (sender, peer_pid) = tokio::time::timeout(timeout, handshake)
             .await
             .map_err(|_| ConnectError::Other("timed out connecting to the daemon".into()))??;
         Ok(Client {
             sender,
             next_id: 1,
             timeout,
+            peer_pid,
         })
+    }
+
+    /// The daemon's pid as the kernel reports it for the connection (`SO_PEERCRED`), not
+    /// as the daemon says it: the process `wit daemon stop` may signal.
+    pub fn peer_pid(&self) -> Option<u32> {
+        self.peer_pid
     }
 
     /// Changes the per-call timeout.

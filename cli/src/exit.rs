@@ -84,13 +84,17 @@ impl Failure {
     }
 
     /// The message printed on stderr (without the `wit: ` prefix).
+    ///
+    /// Control characters in it are escaped (line breaks excepted): messages quote paths,
+    /// session ids and names that a repository or another agent chose.
     pub fn human(&self) -> String {
-        match self {
+        let text = match self {
             Failure::Usage(m) | Failure::Unreachable(m) | Failure::Other(m) => m.clone(),
             Failure::Rpc { explanation, .. } => explanation.clone(),
             Failure::Violations(n) => format!("{n} contract violation(s)"),
-            Failure::Reported(inner) => inner.human(),
-        }
+            Failure::Reported(inner) => return inner.human(),
+        };
+        wit_core::text::escape_keep_newlines(&text).into_owned()
     }
 
     /// The `--json` document: `{"error":{"code","message","data"}}`.

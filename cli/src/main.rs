@@ -94,7 +94,10 @@ fn daemon_run() -> u8 {
     match wit_daemon::run_blocking(&repo.root) {
         Ok(()) => exit::OK,
         Err(e) => {
-            eprintln!("wit: daemon: {e}");
+            eprintln!(
+                "wit: daemon: {}",
+                wit_core::text::escape_keep_newlines(&e.to_string())
+            );
             exit::OTHER
         }
     }

@@ -27,11 +27,13 @@ impl Style {
         Style { color: false }
     }
 
+    /// `s` (escaped: only wit's own colour codes reach the terminal) in colour `code`.
     fn paint(&self, code: &str, s: &str) -> String {
+        let s = shown(s);
         if self.color {
             format!("\x1b[{code}m{s}\x1b[0m")
         } else {
-            s.to_owned()
+            s.into_owned()
         }
     }
 
@@ -78,19 +80,27 @@ pub struct Cell {
     shown: String,
 }
 
+/// `s` ready for the terminal: control characters escaped (see [`wit_core::text`]).
+/// Everything a command prints that another party chose — descriptions, session ids,
+/// paths, symbol names, plugin names — goes through this (table cells do by themselves).
+pub fn shown(s: &str) -> std::borrow::Cow<'_, str> {
+    wit_core::text::escape(s)
+}
+
 impl Cell {
-    /// An uncoloured cell.
+    /// An uncoloured cell (its text escaped).
     pub fn plain(s: impl Into<String>) -> Self {
-        let text = s.into();
+        let text = shown(&s.into()).into_owned();
         Cell {
             shown: text.clone(),
             text,
         }
     }
 
-    /// A cell shown through `paint` (which must not change its visible width).
+    /// A cell shown through `paint` (which must not change its visible width); its text
+    /// is escaped first.
     pub fn styled(s: impl Into<String>, paint: impl Fn(&str) -> String) -> Self {
-        let text = s.into();
+        let text = shown(&s.into()).into_owned();
         Cell {
             shown: paint(&text),
             text,

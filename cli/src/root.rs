@@ -2,10 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
+use wit_boundary::WitDir;
+
 use crate::exit::Failure;
 
 /// The per-repository directory.
-pub const WIT_DIR: &str = ".wit";
+pub const WIT_DIR: &str = wit_boundary::witdir::WIT_DIR_NAME;
 
 /// The repository a command works on.
 #[derive(Debug, Clone)]
@@ -15,39 +17,27 @@ pub struct Repo {
 }
 
 impl Repo {
-    /// `<root>/.wit`.
-    pub fn wit_dir(&self) -> PathBuf {
-        self.root.join(WIT_DIR)
+    /// Its `.wit/` directory: paths, and the checked ways to open what is in it.
+    pub fn wit(&self) -> WitDir {
+        WitDir::new(&self.root)
     }
 
     /// `<root>/.wit/daemon.sock`.
     pub fn socket(&self) -> PathBuf {
-        self.wit_dir().join("daemon.sock")
-    }
-
-    /// `<root>/.wit/daemon.pid`.
-    pub fn pid_file(&self) -> PathBuf {
-        self.wit_dir().join("daemon.pid")
+        self.wit().socket()
     }
 
     /// `<root>/.wit/daemon.log`.
     pub fn log_file(&self) -> PathBuf {
-        self.wit_dir().join("daemon.log")
+        self.wit().log_file()
     }
 
-    /// `<root>/.wit/startup.lock`: serializes auto-starts.
-    pub fn startup_lock(&self) -> PathBuf {
-        self.wit_dir().join("startup.lock")
-    }
-
-    /// `<root>/.wit/session.id`: the shared fallback identity.
-    pub fn session_file(&self) -> PathBuf {
-        self.wit_dir().join("session.id")
-    }
-
-    /// Creates `.wit/` when missing.
-    pub fn ensure_wit_dir(&self) -> std::io::Result<()> {
-        std::fs::create_dir_all(self.wit_dir())
+    /// Creates `.wit/` (0700) when missing and checks that it is wit's own (see
+    /// [`wit_boundary::witdir`]); a refusal says why and how to fix it.
+    pub fn ensure_wit_dir(&self) -> Result<WitDir, Failure> {
+        let wit = self.wit();
+        wit.ensure().map_err(Failure::other)?;
+        Ok(wit)
     }
 
     /// A path given on the command line (relative to the current directory) as the
@@ -71,7 +61,7 @@ impl Repo {
 }
 
 /// Finds the repository: `WIT_REPO_ROOT`, else the nearest directory upward holding
-/// `.wit/`, else the git top level (the nearest directory holding `.git`).
+/// `.wit/` or `.git` (so `.wit/` is found up to the git top level, never above it).
 ///
 /// Looking for `.git` ourselves instead of running `git rev-parse` keeps `wit status` from
 /// spawning a process on every call.
@@ -104,13 +94,18 @@ pub fn discover_or_cwd() -> Result<Repo, Failure> {
     }
 }
 
+/// The nearest directory upward holding `.wit` or `.git`, whichever comes first: the
+/// search never climbs above a git top level, so a `.wit/` planted in a shared parent
+/// directory (another user's, or a hostile archive's) cannot capture the repositories
+/// below it. Anything named `.wit` counts, symlinks included, so that a bad one is refused
+/// with a reason instead of silently skipped.
 fn find_upward(start: &Path) -> Option<PathBuf> {
-    if let Some(dir) = start.ancestors().find(|d| d.join(WIT_DIR).is_dir()) {
-        return Some(dir.to_path_buf());
-    }
     start
         .ancestors()
-        .find(|d| d.join(".git").exists())
+        .find(|d| {
+            std::fs::symlink_metadata(d.join(WIT_DIR)).is_ok()
+                || std::fs::symlink_metadata(d.join(".git")).is_ok()
+        })
         .map(Path::to_path_buf)
 }
 
@@ -135,15 +130,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn wit_dir_wins_over_git_and_nearest_wins() {
-        let t = std::env::temp_dir().join(format!("wit-root-test-{}", std::process::id()));
-        let deep = t.join("a/b/c");
+    fn discovery_stops_at_the_git_top_level() {
+        let t = tempfile::tempdir().unwrap();
+        let t = t.path();
+        let deep = t.join("repo/a/b");
         std::fs::create_dir_all(&deep).unwrap();
-        std::fs::create_dir_all(t.join(".git")).unwrap();
-        assert_eq!(find_upward(&deep), Some(t.clone()));
-        std::fs::create_dir_all(t.join("a/.wit")).unwrap();
-        assert_eq!(find_upward(&deep), Some(t.join("a")));
-        std::fs::remove_dir_all(&t).unwrap();
+        std::fs::create_dir_all(t.join("repo/.git")).unwrap();
+        // A .wit/ planted above the repository is never reached.
+        std::fs::create_dir_all(t.join(".wit")).unwrap();
+        assert_eq!(find_upward(&deep), Some(t.join("repo")));
+        // A .wit/ inside the repository, below its top level, wins (nearest first).
+        std::fs::create_dir_all(t.join("repo/a/.wit")).unwrap();
+        assert_eq!(find_upward(&deep), Some(t.join("repo/a")));
+        // A symlinked .wit still counts, so that it is refused rather than skipped.
+        std::os::unix::fs::symlink(t.join(".wit"), deep.join(".wit")).unwrap();
+        assert_eq!(find_upward(&deep), Some(deep.clone()));
     }
 
     #[test]

@@ -2,6 +2,8 @@
 
 use std::io::Write;
 
+use wit_boundary::witdir::Access;
+
 use crate::exit::Failure;
 use crate::root::Repo;
 
@@ -31,7 +33,7 @@ impl Session {
         if let Some(id) = from_env() {
             return Ok(id);
         }
-        let id = match read_shared(repo) {
+        let id = match read_shared(repo)? {
             Some(id) => id,
             None => write_shared(repo)?,
         };
@@ -44,7 +46,7 @@ impl Session {
     /// Resolves the identity without writing anything (for hooks); `None` when there is none.
     pub fn lookup(repo: &Repo) -> Option<Session> {
         from_env().or_else(|| {
-            read_shared(repo).map(|id| Session {
+            read_shared(repo).ok().flatten().map(|id| Session {
                 id,
                 source: Source::Shared,
             })
@@ -93,28 +95,59 @@ fn from_env() -> Option<Session> {
     })
 }
 
-fn read_shared(repo: &Repo) -> Option<String> {
-    let s = std::fs::read_to_string(repo.session_file()).ok()?;
-    let id = s.trim();
-    (!id.is_empty()).then(|| id.to_owned())
+/// The shared id of `.wit/session.id`; `Ok(None)` when there is none yet. Refuses a
+/// `.wit/` that is not wit's own, and a `session.id` that came with the repository (a
+/// committed one would silently set every agent's identity).
+pub fn read_shared(repo: &Repo) -> Result<Option<String>, Failure> {
+    let wit = repo.wit();
+    if !wit.check().map_err(Failure::other)? {
+        return Ok(None);
+    }
+    let Some(text) = wit
+        .read_small("session.id", SESSION_FILE_LIMIT)
+        .map_err(Failure::other)?
+    else {
+        return Ok(None);
+    };
+    wit.check_not_committed().map_err(Failure::other)?;
+    let id = text.trim();
+    if id.is_empty() {
+        return Ok(None);
+    }
+    if id.chars().any(wit_core::text::is_unsafe) {
+        return Err(Failure::other(format!(
+            "{}: refused: the session id contains control characters ({}); remove the file \
+             and run wit again",
+            wit.session_file().display(),
+            wit_core::text::escape(id)
+        )));
+    }
+    Ok(Some(id.to_owned()))
 }
+
+/// Largest `session.id` read (ids are ~14 characters).
+const SESSION_FILE_LIMIT: u64 = 256;
 
 /// Writes a fresh shared id, unless another process got there first, in which case that
 /// one is used: every agent must end up with the same shared id. The id is written to a
 /// private file and hard-linked into place, so nobody ever reads a half-written file.
 pub fn write_shared(repo: &Repo) -> Result<String, Failure> {
-    repo.ensure_wit_dir()?;
+    let wit = repo.ensure_wit_dir()?;
     let id = format!("agent-{}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
-    let target = repo.session_file();
-    let tmp = repo
-        .wit_dir()
-        .join(format!(".session.id.{}", std::process::id()));
-    std::fs::File::create(&tmp).and_then(|mut f| writeln!(f, "{id}"))?;
-    let linked = std::fs::hard_link(&tmp, &target);
-    let _ = std::fs::remove_file(&tmp);
+    let target = wit.session_file();
+    let tmp_name = format!(".session.id.{}", std::process::id());
+    // A leftover of a crashed process with our pid; ours to remove.
+    wit.remove(&tmp_name).map_err(Failure::other)?;
+    let mut tmp = wit
+        .open(&tmp_name, Access::CreateNew)
+        .map_err(Failure::other)?;
+    writeln!(tmp, "{id}")?;
+    drop(tmp);
+    let linked = std::fs::hard_link(wit.file(&tmp_name), &target);
+    let _ = wit.remove(&tmp_name);
     match linked {
         Ok(()) => Ok(id),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => read_shared(repo)
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => read_shared(repo)?
             .ok_or_else(|| Failure::other(format!("{} exists but is empty", target.display()))),
         Err(e) => Err(Failure::other(format!("writing {}: {e}", target.display()))),
     }

@@ -41,12 +41,24 @@ pub(crate) struct Config {
     pub plugins: PluginsReport,
 }
 
+/// Largest `wit.toml` read: far above any real configuration.
+const CONFIG_LIMIT_BYTES: u64 = 1024 * 1024;
+
 impl Config {
     /// Reads `<root>/wit.toml`; an absent file means the defaults, an invalid one the
     /// defaults plus a logged and reported error (module docs).
     pub fn load(root: &Path) -> Self {
         let path = root.join(FILE_NAME);
-        let (parsed, file) = match std::fs::read_to_string(&path) {
+        // Through the boundary: a `wit.toml` that is a symlink out of the repository, a
+        // FIFO or a huge file is refused (and reported), never followed or waited on.
+        let read =
+            wit_boundary::read_repo_file(root, FILE_NAME, CONFIG_LIMIT_BYTES).and_then(|bytes| {
+                String::from_utf8(bytes).map_err(|_| wit_boundary::RepoFileError::Io {
+                    path: FILE_NAME.into(),
+                    source: std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8"),
+                })
+            });
+        let (parsed, file) = match read {
             Ok(text) => match wit_core::Config::parse(&text, &path) {
                 Ok(parsed) => (parsed, file_status(path, true, None)),
                 Err(e) => {
@@ -59,11 +71,11 @@ impl Config {
                     )
                 }
             },
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(e) if e.is_not_found() => {
                 (wit_core::Config::default(), file_status(path, false, None))
             }
             Err(e) => {
-                let error = format!("{}: cannot read: {e}", path.display());
+                let error = format!("cannot read {e}");
                 tracing::error!("{error}; serving with the default settings and no plugins");
                 let mut file = file_status(path, true, None);
                 file.error = Some(error);

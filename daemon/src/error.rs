@@ -31,6 +31,10 @@ pub enum DaemonError {
         #[source]
         source: std::io::Error,
     },
+    /// `.wit/` or a file in it was refused (a symlink, another owner, committed to git…);
+    /// the message says why and how to fix it.
+    #[error("{0}")]
+    Boundary(#[from] wit_boundary::WitDirError),
     /// The state database could not be opened or migrated.
     #[error("state database: {0}")]
     Store(#[from] rusqlite::Error),

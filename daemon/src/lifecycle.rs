@@ -1,9 +1,9 @@
 //! Startup and shutdown: `.wit/` (0700), single instance (flock), stale files, the socket
 //! (0600), the pid file, logging, signals.
 
-use std::fs::{self, File, OpenOptions, TryLockError};
+use std::fs::{self, File, TryLockError};
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -19,6 +19,7 @@ use crate::server;
 use crate::state::{AppState, now_ms};
 use crate::store::Store;
 use wit_boundary::WitDir;
+use wit_boundary::witdir::Access;
 
 /// Serves `root` until SIGTERM/SIGINT (see [`crate::run_blocking`]).
 pub(crate) async fn run(root: &Path) -> Result<(), DaemonError> {
@@ -39,7 +40,10 @@ pub(crate) async fn run(root: &Path) -> Result<(), DaemonError> {
         });
     }
     let wit = WitDir::new(&root);
-    ensure_private_dir(wit.dir())?;
+    // `.wit/` must be ours (a real, private directory of this user) and must not have come
+    // with the repository: everything below trusts what is in it.
+    wit.ensure()?;
+    wit.check_not_committed()?;
 
     // The lock is held for the life of the process; its file is never deleted, so that two
     // starting daemons always contend for the same inode.
@@ -47,9 +51,10 @@ pub(crate) async fn run(root: &Path) -> Result<(), DaemonError> {
     init_logging(&wit);
 
     // We hold the lock, so any socket or pid file present is a crashed daemon's leftover.
-    remove_if_present(&wit.socket())?;
-    remove_if_present(&wit.pid_file())?;
+    remove_stale(&wit, "daemon.sock")?;
+    remove_stale(&wit, "daemon.pid")?;
 
+    check_database_files(&wit)?;
     let store = Arc::new(Store::open(&wit.database())?);
     // wit.toml, then the registry (plugins need the file's list and the trust check).
     let mut config = Config::load(&root);
@@ -102,34 +107,23 @@ pub(crate) async fn run(root: &Path) -> Result<(), DaemonError> {
     Ok(())
 }
 
-/// Creates `dir` with mode 0700, or tightens an existing one to 0700.
-fn ensure_private_dir(dir: &Path) -> Result<(), DaemonError> {
-    match fs::DirBuilder::new().mode(0o700).create(dir) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            if !dir.is_dir() {
-                return Err(DaemonError::io(
-                    format!("{} exists and is not a directory", dir.display()),
-                    e,
-                ));
-            }
-            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
-                .map_err(|e| DaemonError::io(format!("setting the mode of {}", dir.display()), e))
+/// The state database and SQLite's companion files must be regular files of ours in
+/// `.wit/` (never symlinks): SQLite itself follows symlinks for the `-wal` and `-shm` files.
+/// The database is created here (0600) when missing, so SQLite never creates it with the
+/// umask's mode.
+fn check_database_files(wit: &WitDir) -> Result<(), DaemonError> {
+    drop(wit.open("state.db", Access::ReadWrite)?);
+    for companion in ["state.db-wal", "state.db-shm", "state.db-journal"] {
+        if std::fs::symlink_metadata(wit.file(companion)).is_ok() {
+            drop(wit.open(companion, Access::ReadWrite)?);
         }
-        Err(e) => Err(DaemonError::io(format!("creating {}", dir.display()), e)),
     }
+    Ok(())
 }
 
 fn take_instance_lock(wit: &WitDir) -> Result<File, DaemonError> {
     let path = wit.lock_file();
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .open(&path)
-        .map_err(|e| DaemonError::io(format!("opening {}", path.display()), e))?;
+    let file = wit.open("daemon.lock", Access::ReadWrite)?;
     match file.try_lock() {
         Ok(()) => Ok(file),
         Err(TryLockError::WouldBlock) => Err(DaemonError::AlreadyRunning {
@@ -142,42 +136,27 @@ fn take_instance_lock(wit: &WitDir) -> Result<File, DaemonError> {
     }
 }
 
-fn remove_if_present(path: &Path) -> Result<(), DaemonError> {
-    match fs::remove_file(path) {
-        Ok(()) => {
-            tracing::info!("removed stale {}", path.display());
-            Ok(())
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(DaemonError::io(
-            format!("removing stale {}", path.display()),
-            e,
-        )),
+fn remove_stale(wit: &WitDir, name: &str) -> Result<(), DaemonError> {
+    if std::fs::symlink_metadata(wit.file(name)).is_ok() {
+        wit.remove(name)?;
+        tracing::info!("removed stale {}", wit.file(name).display());
     }
+    Ok(())
 }
 
 fn write_pid_file(wit: &WitDir) -> Result<(), DaemonError> {
     let path = wit.pid_file();
-    let mut f = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&path)
-        .map_err(|e| DaemonError::io(format!("writing {}", path.display()), e))?;
+    let mut f = wit.open("daemon.pid", Access::Truncate)?;
     writeln!(f, "{}", std::process::id())
         .map_err(|e| DaemonError::io(format!("writing {}", path.display()), e))
 }
 
 /// Logs to `.wit/daemon.log` (level from `WIT_LOG`, default `info`). Logging is best
-/// effort: a daemon that cannot open its log still serves.
+/// effort: a daemon that cannot open its log still serves. Every line goes through
+/// [`EscapingWriter`], so no text a repository or a client chose (a path, a description,
+/// a plugin name) can forge a log line or carry terminal escapes to whoever reads the log.
 fn init_logging(wit: &WitDir) {
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .open(wit.log_file());
-    let Ok(file) = file else {
+    let Ok(file) = wit.open("daemon.log", Access::Append) else {
         return;
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("WIT_LOG")
@@ -185,6 +164,45 @@ fn init_logging(wit: &WitDir) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(false)
-        .with_writer(std::sync::Mutex::new(file))
+        .with_writer(std::sync::Mutex::new(EscapingWriter(file)))
         .try_init();
+}
+
+/// Writes each formatted log event with its control characters escaped, except the one
+/// newline that ends it. The fmt subscriber formats a whole event into one buffer and
+/// writes it with one `write_all`, so each `write` here is one event (or its tail).
+struct EscapingWriter<W>(W);
+
+impl<W: Write> Write for EscapingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        let (body, newline) = match text.strip_suffix('\n') {
+            Some(body) => (body, "\n"),
+            None => (&*text, ""),
+        };
+        let mut line = wit_core::text::escape(body).into_owned();
+        line.push_str(newline);
+        self.0.write_all(line.as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_lines_escape_control_characters_but_keep_their_newline() {
+        let mut w = EscapingWriter(Vec::new());
+        w.write_all(b"plugin y\ntouch PWNED\n failed\x1b[2J\n")
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(w.0).unwrap(),
+            "plugin y\\ntouch PWNED\\n failed\\u{1b}[2J\n"
+        );
+    }
 }

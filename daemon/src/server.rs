@@ -50,7 +50,9 @@ pub(crate) async fn serve(
             () = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    connections.spawn(serve_connection(stream, state.clone(), stop_rx.clone()));
+                    if peer_is_us(&stream) {
+                        connections.spawn(serve_connection(stream, state.clone(), stop_rx.clone()));
+                    }
                 }
                 Err(e) => {
                     // Typically EMFILE; back off instead of spinning.
@@ -73,6 +75,27 @@ pub(crate) async fn serve(
             connections.len()
         );
         connections.abort_all();
+    }
+}
+
+/// Whether the peer runs as our effective uid (`SO_PEERCRED`). The socket is 0600 in a
+/// 0700 directory, so nobody else should reach it; this is the second wall, for a socket
+/// path made reachable some other way. Other peers are dropped without an answer.
+fn peer_is_us(stream: &tokio::net::UnixStream) -> bool {
+    match stream.peer_cred() {
+        Ok(cred) if cred.uid() == wit_boundary::identity::euid() => true,
+        Ok(cred) => {
+            tracing::warn!(
+                uid = cred.uid(),
+                pid = cred.pid(),
+                "refused a connection from another user"
+            );
+            false
+        }
+        Err(e) => {
+            tracing::warn!("refused a connection whose credentials could not be read: {e}");
+            false
+        }
     }
 }
 

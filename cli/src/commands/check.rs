@@ -10,7 +10,7 @@ use crate::client::Client;
 use crate::context::{Ctx, call};
 use crate::exit::{CmdResult, Failure};
 use crate::git;
-use crate::output::{Style, print_json};
+use crate::output::{Style, print_json, shown};
 
 /// `wit check-contracts [FILE…] [--staged]`.
 pub async fn run(ctx: &Ctx, files: Vec<String>, staged: bool) -> CmdResult {
@@ -67,7 +67,7 @@ pub async fn run(ctx: &Ctx, files: Vec<String>, staged: bool) -> CmdResult {
             }
         };
         let Ok(content) = String::from_utf8(content) else {
-            eprintln!("wit: skipping {path}: not UTF-8 text");
+            eprintln!("wit: skipping {}: not UTF-8 text", shown(&path));
             continue;
         };
         staged_files.push(StagedFile { path, content });

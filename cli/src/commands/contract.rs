@@ -7,7 +7,7 @@ use crate::args::ContractCmd;
 use crate::commands::status::contract_table;
 use crate::context::{Ctx, call};
 use crate::exit::{CmdResult, Failure};
-use crate::output::print_json;
+use crate::output::{print_json, shown};
 use crate::session::Session;
 
 /// Runs a `wit contract` subcommand.
@@ -41,7 +41,7 @@ async fn propose(ctx: &Ctx, symbol: &str) -> CmdResult {
         println!(
             "Proposed contract {} for {}: {}",
             ctx.style.bold(&r.contract_id),
-            r.symbol_path,
+            shown(&r.symbol_path),
             ctx.style.cyan(&r.signature)
         );
         println!(

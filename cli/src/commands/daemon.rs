@@ -12,7 +12,7 @@ use crate::commands::analyzers::{ConfigState, FailedPlugin};
 use crate::context::{Ctx, failure};
 use crate::duration::human_span;
 use crate::exit::{CmdResult, Failure};
-use crate::output::print_json;
+use crate::output::{print_json, shown};
 use crate::root::Repo;
 
 /// The `daemon.status` extension's result.
@@ -166,7 +166,7 @@ pub async fn run(ctx: &Ctx, cmd: DaemonCmd) -> CmdResult {
             if ctx.json {
                 print_json(&st);
             } else {
-                println!("{}", status_line(&st));
+                println!("{}", shown(&status_line(&st)));
             }
             Ok(())
         }
@@ -187,7 +187,7 @@ async fn start(ctx: &Ctx) -> CmdResult {
             } else {
                 "already running: "
             },
-            status_line(&st)
+            shown(&status_line(&st))
         );
     }
     Ok(())
@@ -196,14 +196,14 @@ async fn start(ctx: &Ctx) -> CmdResult {
 /// Stops the repository's daemon and waits until it has exited; returns its pid, or
 /// `None` when none was running.
 pub async fn stop(repo: &Repo) -> CmdResult<Option<u32>> {
+    // The pid comes from the kernel (the connection's peer credentials), never from the
+    // daemon's answer or the pid file: whatever listens on the socket could claim any pid
+    // (pid 1, say) and have us signal it.
     let pid = match autostart::connect_existing(repo, Duration::from_secs(5)).await {
-        Ok(mut client) => match fetch_status(&mut client).await {
-            Ok(st) if st.pid > 0 => Some(st.pid),
-            _ => read_pid(repo),
-        },
+        Ok(client) => client.peer_pid(),
         Err(ConnectError::Refused) => {
             // A daemon that died without cleaning up; nothing to stop.
-            let _ = std::fs::remove_file(repo.socket());
+            let _ = repo.wit().remove("daemon.sock");
             return Ok(None);
         }
         Err(ConnectError::Missing) => return Ok(None),
@@ -211,7 +211,7 @@ pub async fn stop(repo: &Repo) -> CmdResult<Option<u32>> {
     };
     let Some(pid) = pid else {
         return Err(Failure::other(
-            "the daemon answers but its pid is unknown (no daemon.status, no .wit/daemon.pid)",
+            "the daemon answers but the kernel did not report its pid; stop it by hand",
         ));
     };
     let Ok(pid_t) = libc::pid_t::try_from(pid) else {
@@ -228,14 +228,6 @@ pub async fn stop(repo: &Repo) -> CmdResult<Option<u32>> {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     Ok(Some(pid))
-}
-
-fn read_pid(repo: &Repo) -> Option<u32> {
-    std::fs::read_to_string(repo.pid_file())
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
 }
 
 fn signal(pid: libc::pid_t, sig: libc::c_int) {

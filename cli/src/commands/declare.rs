@@ -6,7 +6,7 @@ use wit_core::protocol::{ConflictItem, IntentDeclared};
 use crate::args::DeclareArgs;
 use crate::context::{Ctx, call};
 use crate::exit::{CmdResult, Failure};
-use crate::output::{Style, print_json, until};
+use crate::output::{Style, print_json, shown, until};
 
 /// `wit declare`. Exits 0 even with conflicts: the intent is stored either way, and the
 /// conflicts are information for coordinating, not a refusal.
@@ -64,33 +64,49 @@ pub async fn run(ctx: &Ctx, a: DeclareArgs) -> CmdResult {
 
 /// One conflict on one line: what it is, what it means, who to coordinate with.
 pub fn describe(item: &ConflictItem, style: &Style) -> String {
+    // Every field was chosen by another agent (or a repository): escaped.
+    let e = |s: &str| shown(s).into_owned();
     match item {
         ConflictItem::IntentOverlap {
             overlapping_intent_id,
             overlapping_session_id,
             description,
-        } => format!(
-            "{}  {overlapping_session_id} intends to change the same code: \"{description}\" (intent \
+        } => {
+            let (overlapping_intent_id, overlapping_session_id, description) = (
+                e(overlapping_intent_id),
+                e(overlapping_session_id),
+                e(description),
+            );
+            format!(
+                "{}  {overlapping_session_id} intends to change the same code: \"{description}\" (intent \
              {overlapping_intent_id}); agree with {overlapping_session_id} on who goes first",
-            style.yellow("INTENT_OVERLAP   ")
-        ),
+                style.yellow("INTENT_OVERLAP   ")
+            )
+        }
         ConflictItem::LockIntersection {
             symbol_path,
             held_by,
             expires_at,
-        } => format!(
-            "{}  {symbol_path} is locked by {held_by} {}; wait for the release or ask {held_by}",
-            style.red("LOCK_INTERSECTION"),
-            until(expires_at)
-        ),
+        } => {
+            let (symbol_path, held_by) = (e(symbol_path), e(held_by));
+            format!(
+                "{}  {symbol_path} is locked by {held_by} {}; wait for the release or ask {held_by}",
+                style.red("LOCK_INTERSECTION"),
+                until(expires_at)
+            )
+        }
         ConflictItem::DepChain {
             intent_symbol,
             locked_callee,
             held_by,
-        } => format!(
-            "{}  {intent_symbol} calls {locked_callee}, which {held_by} has locked; it may change \
+        } => {
+            let (intent_symbol, locked_callee, held_by) =
+                (e(intent_symbol), e(locked_callee), e(held_by));
+            format!(
+                "{}  {intent_symbol} calls {locked_callee}, which {held_by} has locked; it may change \
              under you, so check its signature with {held_by}",
-            style.yellow("DEP_CHAIN        ")
-        ),
+                style.yellow("DEP_CHAIN        ")
+            )
+        }
     }
 }

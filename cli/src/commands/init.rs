@@ -1,10 +1,11 @@
 //! `wit init`: `.wit/`, `.gitignore`, the shared session id, the daemon, and the
 //! coordination instructions for agents in CLAUDE.md and AGENTS.md.
 
-use std::io::Write;
 use std::path::Path;
 
 use serde::Serialize;
+use wit_boundary::RepoFileError;
+use wit_boundary::repo_file::append_repo_file;
 
 use crate::commands::daemon::{fetch_status, notice_version};
 use crate::context::Ctx;
@@ -71,17 +72,17 @@ struct InitReport {
 /// `wit init`. Idempotent: a second run changes nothing.
 pub async fn run(ctx: &Ctx) -> CmdResult {
     let root = &ctx.repo.root;
-    ctx.repo.ensure_wit_dir()?;
-    let gitignore =
-        ensure_gitignore(root).map_err(|e| Failure::other(format!(".gitignore: {e}")))?;
-    let session_id = match std::fs::read_to_string(ctx.repo.session_file()) {
-        Ok(s) if !s.trim().is_empty() => s.trim().to_owned(),
-        _ => session::write_shared(&ctx.repo)?,
+    let wit = ctx.repo.ensure_wit_dir()?;
+    wit.check_not_committed().map_err(Failure::other)?;
+    // Every file init writes is written beneath the root: a CLAUDE.md, AGENTS.md or
+    // .gitignore that is a symlink out of the repository is refused, and the error says so.
+    let gitignore = ensure_gitignore(root).map_err(Failure::other)?;
+    let session_id = match session::read_shared(&ctx.repo)? {
+        Some(id) => id,
+        None => session::write_shared(&ctx.repo)?,
     };
-    let claude_md = append_section(&root.join("CLAUDE.md"))
-        .map_err(|e| Failure::other(format!("CLAUDE.md: {e}")))?;
-    let agents_md = append_section(&root.join("AGENTS.md"))
-        .map_err(|e| Failure::other(format!("AGENTS.md: {e}")))?;
+    let claude_md = append_section(root, "CLAUDE.md").map_err(Failure::other)?;
+    let agents_md = append_section(root, "AGENTS.md").map_err(Failure::other)?;
     let mut client = ctx.client().await?;
     let status = fetch_status(&mut client).await.ok();
     if let Some(st) = &status {
@@ -123,14 +124,21 @@ pub async fn run(ctx: &Ctx) -> CmdResult {
     Ok(())
 }
 
+/// Largest file init reads to decide whether it was set up already.
+const READ_LIMIT: u64 = 16 * 1024 * 1024;
+
+/// The text of the repository file `rel`, or `None` when it does not exist.
+fn read_existing(root: &Path, rel: &str) -> Result<Option<String>, RepoFileError> {
+    match wit_boundary::read_repo_file(root, rel, READ_LIMIT) {
+        Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 /// Adds `.wit/` to `.gitignore` unless a line already ignores it.
-pub fn ensure_gitignore(root: &Path) -> std::io::Result<FileOutcome> {
-    let path = root.join(".gitignore");
-    let existing = match std::fs::read_to_string(&path) {
-        Ok(s) => Some(s),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e),
-    };
+pub fn ensure_gitignore(root: &Path) -> Result<FileOutcome, RepoFileError> {
+    let existing = read_existing(root, ".gitignore")?;
     let ignored = existing.as_deref().is_some_and(|s| {
         s.lines()
             .map(str::trim)
@@ -139,15 +147,15 @@ pub fn ensure_gitignore(root: &Path) -> std::io::Result<FileOutcome> {
     if ignored {
         return Ok(FileOutcome::Unchanged);
     }
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)?;
     let sep = match &existing {
         Some(s) if !s.is_empty() && !s.ends_with('\n') => "\n",
         _ => "",
     };
-    write!(f, "{sep}# wit coordination state\n.wit/\n")?;
+    append_repo_file(
+        root,
+        ".gitignore",
+        &format!("{sep}# wit coordination state\n.wit/\n"),
+    )?;
     Ok(if existing.is_some() {
         FileOutcome::Appended
     } else {
@@ -155,23 +163,16 @@ pub fn ensure_gitignore(root: &Path) -> std::io::Result<FileOutcome> {
     })
 }
 
-/// Appends [`INSTRUCTIONS`] to `path` once; never rewrites what is there.
-pub fn append_section(path: &Path) -> std::io::Result<FileOutcome> {
-    let existing = match std::fs::read_to_string(path) {
-        Ok(s) => Some(s),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e),
-    };
+/// Appends [`INSTRUCTIONS`] to the repository file `rel` once; never rewrites what is
+/// there.
+pub fn append_section(root: &Path, rel: &str) -> Result<FileOutcome, RepoFileError> {
+    let existing = read_existing(root, rel)?;
     if existing
         .as_deref()
         .is_some_and(|s| s.contains(SECTION_MARKER))
     {
         return Ok(FileOutcome::Unchanged);
     }
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?;
     let sep = match &existing {
         None => "",
         Some(s) if s.is_empty() => "",
@@ -179,7 +180,7 @@ pub fn append_section(path: &Path) -> std::io::Result<FileOutcome> {
         Some(s) if s.ends_with('\n') => "\n",
         Some(_) => "\n\n",
     };
-    write!(f, "{sep}{INSTRUCTIONS}")?;
+    append_repo_file(root, rel, &format!("{sep}{INSTRUCTIONS}"))?;
     Ok(if existing.is_some() {
         FileOutcome::Appended
     } else {

@@ -7,7 +7,7 @@ use crate::args::{LockArgs, ReleaseArgs};
 use crate::client::Client;
 use crate::context::{Ctx, call};
 use crate::exit::{CmdResult, Failure};
-use crate::output::{print_json, until};
+use crate::output::{print_json, shown, until};
 
 fn symbol_paths(positional: Vec<String>, flagged: Vec<String>) -> CmdResult<Vec<String>> {
     let mut paths: Vec<String> = Vec::new();
@@ -77,7 +77,7 @@ pub async fn lock(ctx: &Ctx, a: LockArgs) -> CmdResult {
                 if !acquired.is_empty() && !ctx.json {
                     eprintln!(
                         "wit: nothing locked: {} of {} could not be taken",
-                        p,
+                        shown(p),
                         paths.len()
                     );
                 }
@@ -103,15 +103,15 @@ pub async fn lock(ctx: &Ctx, a: LockArgs) -> CmdResult {
             println!(
                 "  {} {} calls it and is locked by {}; changes here may break their work, coordinate with {}",
                 ctx.style.yellow("warning:"),
-                w.locked_symbol,
-                w.held_by,
-                w.held_by
+                shown(&w.locked_symbol),
+                shown(&w.held_by),
+                shown(&w.held_by)
             );
         }
     }
     println!(
         "Re-read the file before editing it; release with: wit release {}",
-        paths.join(" ")
+        shown(&paths.join(" "))
     );
     Ok(())
 }
@@ -155,7 +155,7 @@ pub async fn release(ctx: &Ctx, a: ReleaseArgs) -> CmdResult {
         }
         if !ctx.json {
             for p in &released {
-                println!("Released {p}.");
+                println!("Released {}.", shown(p));
             }
             return Err(Failure::Reported(Box::new(f)));
         }

@@ -48,7 +48,10 @@ impl Store {
     /// Opens (creating if needed) the database at `path`, in WAL mode, migrated to the
     /// current schema.
     pub fn open(path: &Path) -> Result<Self, rusqlite::Error> {
-        let mut conn = Connection::open(path)?;
+        // NOFOLLOW: the database path must not be a symlink (lifecycle checked it too;
+        // this closes the window between that check and the open).
+        let flags = rusqlite::OpenFlags::default() | rusqlite::OpenFlags::SQLITE_OPEN_NOFOLLOW;
+        let mut conn = Connection::open_with_flags(path, flags)?;
         schema::configure(&conn)?;
         schema::migrate(&mut conn)?;
         Ok(Self {
