@@ -39,6 +39,9 @@ pub async fn ensure_running(repo: &Repo) -> Result<(Client, bool), Failure> {
         Err(ConnectError::Other(m)) => return Err(Failure::Unreachable(m)),
     }
     let wit = repo.ensure_wit_dir()?;
+    // The daemon refuses a committed `.wit/` too, but before it can log why; saying it here
+    // gives the user the reason (one git call, only when a daemon is about to start).
+    wit.check_not_committed().map_err(Failure::other)?;
     let lock = wit
         .open("startup.lock", Access::ReadWrite)
         .map_err(|e| Failure::Unreachable(e.to_string()))?;

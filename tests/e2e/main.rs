@@ -22,3 +22,7 @@ mod plugins_config;
 mod plugins_failures;
 mod plugins_go;
 mod plugins_trust;
+mod security_init;
+mod security_output;
+mod security_socket;
+mod security_wit_dir;

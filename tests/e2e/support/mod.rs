@@ -12,6 +12,8 @@
 //!   isolated `HOME`/`XDG_CONFIG_HOME` (the trust store), plus a Go source file.
 //! - [`pty::Pty`]: a command on a real pseudo-terminal (util-linux `script`), for the
 //!   terminal-only paths.
+//! - [`fake_peer::FakePeer`]: a listener that is not wit (python3, maybe as another
+//!   user), recording what reaches it; [`fake_peer::other_user`] makes a second user.
 //! - [`stand_in::OldDaemon`]: a stand-in daemon of another wit version on a repo's socket.
 
 #![allow(dead_code)]
@@ -19,6 +21,7 @@
 pub mod cli;
 pub mod client;
 pub mod daemon;
+pub mod fake_peer;
 pub mod instructions;
 pub mod plugin_repo;
 pub mod plugins;
