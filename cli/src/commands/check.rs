@@ -198,3 +198,39 @@ pub fn describe_violations(v: &[Violation], style: &Style) -> String {
     out.push_str("Restore the signatures, or agree on new ones (wit contract propose) with the sessions that accepted them.\n");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str, len: usize) -> StagedFile {
+        StagedFile {
+            path: path.into(),
+            content: "x".repeat(len),
+        }
+    }
+
+    /// Many or big files go in several requests, each under the daemon's body limit,
+    /// instead of one request the daemon refuses (which would skip the whole check).
+    #[test]
+    fn requests_fit_the_body_limit_and_only_an_oversized_file_is_left_out() {
+        let nine_mib = 9 * 1024 * 1024;
+        let files = vec![
+            file("a.ts", nine_mib),
+            file("b.ts", nine_mib),
+            file("huge.ts", wit_daemon::BODY_LIMIT_BYTES),
+            file("c.ts", 10),
+        ];
+        let (batches, too_large) = request_batches(files);
+        assert_eq!(too_large, vec!["huge.ts".to_owned()]);
+        let names: Vec<Vec<&str>> = batches
+            .iter()
+            .map(|b| b.iter().map(|f| f.path.as_str()).collect())
+            .collect();
+        assert_eq!(names, vec![vec!["a.ts"], vec!["b.ts", "c.ts"]]);
+        for b in &batches {
+            let body = serde_json::to_vec(&json!({ "files": b })).unwrap();
+            assert!(body.len() < wit_daemon::BODY_LIMIT_BYTES);
+        }
+    }
+}
