@@ -9,7 +9,7 @@ use crate::support::repo::AUTH_TS;
 const A: Option<&str> = Some("agent-a");
 const B: Option<&str> = Some("agent-b");
 
-fn repo_with_hooks() -> CliRepo {
+pub(crate) fn repo_with_hooks() -> CliRepo {
     let r = CliRepo::new();
     r.write("src/auth.ts", AUTH_TS);
     r.wit(None, &["init"]).ok();
@@ -33,7 +33,7 @@ fn declare(r: &CliRepo, session: Option<&str>, description: &str, file: &str) ->
 }
 
 /// A contract on `symbol` proposed by session A and accepted by session B.
-fn accepted_contract(r: &CliRepo, symbol: &str) {
+pub(crate) fn accepted_contract(r: &CliRepo, symbol: &str) {
     let id = r
         .wit(A, &["contract", "propose", "--json", symbol])
         .ok()
@@ -44,7 +44,7 @@ fn accepted_contract(r: &CliRepo, symbol: &str) {
     r.wit(B, &["contract", "accept", &id]).ok();
 }
 
-fn head_message(r: &CliRepo) -> String {
+pub(crate) fn head_message(r: &CliRepo) -> String {
     r.git(&["log", "-1", "--format=%B"])
 }
 

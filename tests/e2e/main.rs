@@ -18,6 +18,7 @@ mod daemon_lifecycle;
 mod daemon_locks;
 mod daemon_robustness;
 mod hooks_commit;
+mod hooks_security;
 mod plugins_config;
 mod plugins_failures;
 mod plugins_go;

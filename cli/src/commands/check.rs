@@ -5,12 +5,13 @@ use std::collections::BTreeSet;
 use serde_json::json;
 use wit_core::SymbolPath;
 use wit_core::protocol::{CheckResult, ContractRecord, StagedFile, Violation};
+use wit_core::text::escape;
 
 use crate::client::Client;
 use crate::context::{Ctx, call};
 use crate::exit::{CmdResult, Failure};
 use crate::git;
-use crate::output::{Style, print_json, shown};
+use crate::output::{Style, print_json};
 
 /// `wit check-contracts [FILE…] [--staged]`.
 pub async fn run(ctx: &Ctx, files: Vec<String>, staged: bool) -> CmdResult {
@@ -19,16 +20,20 @@ pub async fn run(ctx: &Ctx, files: Vec<String>, staged: bool) -> CmdResult {
     let mut deleted = BTreeSet::new();
     let paths: Vec<String> = if files.is_empty() {
         if staged {
-            git::staged_paths(&ctx.repo.root)
-                .map_err(Failure::other)?
-                .into_iter()
-                .map(|p| {
-                    if p.deleted {
-                        deleted.insert(p.path.clone());
-                    }
-                    p.path
-                })
-                .collect()
+            let mut paths = Vec::new();
+            for p in git::staged_paths(&ctx.repo.root).map_err(Failure::other)? {
+                // No contract can name a path that is not UTF-8 (symbol paths are UTF-8
+                // strings): leaving it out loses nothing, and the others are still checked.
+                let Some(path) = p.utf8() else {
+                    eprintln!("wit: skipping {}: its name is not UTF-8", p.shown());
+                    continue;
+                };
+                if p.deleted {
+                    deleted.insert(path.to_owned());
+                }
+                paths.push(path.to_owned());
+            }
+            paths
         } else {
             let accepted: Vec<ContractRecord> = call(
                 &mut client,
@@ -50,12 +55,33 @@ pub async fn run(ctx: &Ctx, files: Vec<String>, staged: bool) -> CmdResult {
             .map(|f| ctx.repo.relative(f))
             .collect::<CmdResult<_>>()?
     };
+    // Staged content: every file in one `git cat-file --batch`, as the hook does.
+    let mut from_index = if staged {
+        let to_read: Vec<&[u8]> = paths
+            .iter()
+            .filter(|p| !deleted.contains(*p))
+            .map(|p| p.as_bytes())
+            .collect();
+        git::staged_contents(&ctx.repo.root, &to_read)
+            .map_err(Failure::other)?
+            .into_iter()
+    } else {
+        Vec::new().into_iter()
+    };
     let mut staged_files = Vec::with_capacity(paths.len());
     for path in paths {
         let content = if deleted.contains(&path) {
             Vec::new()
         } else if staged {
-            git::staged_content(&ctx.repo.root, &path).map_err(Failure::other)?
+            match from_index.next() {
+                Some(Ok(bytes)) => bytes,
+                // One unreadable file is reported and skipped; the others are checked.
+                Some(Err(e)) => {
+                    eprintln!("wit: skipping {}: {e}", escape(&path));
+                    continue;
+                }
+                None => return Err(Failure::other("git cat-file --batch answered too few")),
+            }
         } else {
             match std::fs::read(ctx.repo.root.join(&path)) {
                 Ok(bytes) => bytes,
@@ -63,17 +89,28 @@ pub async fn run(ctx: &Ctx, files: Vec<String>, staged: bool) -> CmdResult {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound && files.is_empty() => {
                     Vec::new()
                 }
-                Err(e) => return Err(Failure::Usage(format!("{path}: {e}"))),
+                Err(e) => return Err(Failure::Usage(format!("{}: {e}", escape(&path)))),
             }
         };
         let Ok(content) = String::from_utf8(content) else {
-            eprintln!("wit: skipping {}: not UTF-8 text", shown(&path));
+            eprintln!("wit: skipping {}: not UTF-8 text", escape(&path));
             continue;
         };
         staged_files.push(StagedFile { path, content });
     }
-    let checked = staged_files.len();
-    let r = check(&mut client, staged_files).await?;
+    let (requests, too_large) = request_batches(staged_files);
+    for path in &too_large {
+        eprintln!(
+            "wit: skipping {}: too large to send to the daemon",
+            escape(path)
+        );
+    }
+    let checked = requests.iter().map(Vec::len).sum::<usize>();
+    let mut r = CheckResult::default();
+    for batch in requests {
+        r.violations
+            .extend(check(&mut client, batch).await?.violations);
+    }
     if ctx.json {
         print_json(&r);
     } else if r.violations.is_empty() {
@@ -92,6 +129,40 @@ pub async fn run(ctx: &Ctx, files: Vec<String>, staged: bool) -> CmdResult {
             r.violations.len(),
         ))))
     }
+}
+
+/// Largest serialized size of the files of one `check-contracts` request: the daemon's
+/// body limit, less room for the envelope.
+const REQUEST_BUDGET: usize = wit_daemon::BODY_LIMIT_BYTES - 64 * 1024;
+
+/// `files` cut into requests that each fit the daemon's body limit, so that a commit of
+/// many (or big) files is checked in several requests rather than refused as a whole
+/// (which would skip the check). Second: the paths of files too large to be sent even
+/// alone.
+pub fn request_batches(files: Vec<StagedFile>) -> (Vec<Vec<StagedFile>>, Vec<String>) {
+    let mut batches: Vec<Vec<StagedFile>> = Vec::new();
+    let mut too_large = Vec::new();
+    let mut current = Vec::new();
+    let mut size = 0;
+    for f in files {
+        // JSON escaping can make the text bigger than the content; measure what is sent
+        // (+1 for the comma between array items).
+        let len = serde_json::to_vec(&f).map_or(usize::MAX, |v| v.len().saturating_add(1));
+        if len > REQUEST_BUDGET {
+            too_large.push(f.path);
+            continue;
+        }
+        if size + len > REQUEST_BUDGET {
+            batches.push(std::mem::take(&mut current));
+            size = 0;
+        }
+        size += len;
+        current.push(f);
+    }
+    if !current.is_empty() {
+        batches.push(current);
+    }
+    (batches, too_large)
 }
 
 /// Sends `files` to `check-contracts`.
@@ -126,4 +197,40 @@ pub fn describe_violations(v: &[Violation], style: &Style) -> String {
     }
     out.push_str("Restore the signatures, or agree on new ones (wit contract propose) with the sessions that accepted them.\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str, len: usize) -> StagedFile {
+        StagedFile {
+            path: path.into(),
+            content: "x".repeat(len),
+        }
+    }
+
+    /// Many or big files go in several requests, each under the daemon's body limit,
+    /// instead of one request the daemon refuses (which would skip the whole check).
+    #[test]
+    fn requests_fit_the_body_limit_and_only_an_oversized_file_is_left_out() {
+        let nine_mib = 9 * 1024 * 1024;
+        let files = vec![
+            file("a.ts", nine_mib),
+            file("b.ts", nine_mib),
+            file("huge.ts", wit_daemon::BODY_LIMIT_BYTES),
+            file("c.ts", 10),
+        ];
+        let (batches, too_large) = request_batches(files);
+        assert_eq!(too_large, vec!["huge.ts".to_owned()]);
+        let names: Vec<Vec<&str>> = batches
+            .iter()
+            .map(|b| b.iter().map(|f| f.path.as_str()).collect())
+            .collect();
+        assert_eq!(names, vec![vec!["a.ts"], vec!["b.ts", "c.ts"]]);
+        for b in &batches {
+            let body = serde_json::to_vec(&json!({ "files": b })).unwrap();
+            assert!(body.len() < wit_daemon::BODY_LIMIT_BYTES);
+        }
+    }
 }

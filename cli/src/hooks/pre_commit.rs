@@ -1,15 +1,22 @@
 //! The pre-commit hook: staged content of supported files → `check-contracts`; violations
-//! refuse the commit. Fails open: no daemon, a slow daemon or any error lets the commit
-//! proceed, with one line on stderr saying the check was skipped.
+//! refuse the commit.
+//!
+//! Fails open only when the check as a whole cannot run: no daemon, a daemon slower than
+//! [`LIMIT`], git unable to list or read the index. The commit then proceeds, with one line
+//! on stderr saying the check was skipped. What concerns one file never skips the check:
+//! a path that is not UTF-8 (no contract can name it) or content that is not UTF-8 text is
+//! left out, a file git cannot read is reported on stderr and left out, and every other
+//! file is still checked — so no file name and no number of files turns the check off.
 
 use std::time::Duration;
 
 use serde_json::json;
 use wit_core::protocol::{CheckResult, ErrorCode, StagedFile};
+use wit_core::text::escape;
 
 use crate::client::{CallError, Client, ConnectError};
 use crate::commands::analyzers::AnalyzerList;
-use crate::commands::check::describe_violations;
+use crate::commands::check::{describe_violations, request_batches};
 use crate::git;
 use crate::hooks::{runtime, with_deadline};
 use crate::output::Style;
@@ -93,33 +100,74 @@ fn check(style: &Style) -> Outcome {
             }
             Err(e) => return Outcome::Skipped(e.to_string()),
         };
-        let mut files = Vec::new();
-        for staged in paths {
-            let ext = staged.path.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
-            if !extensions.iter().any(|e| e.eq_ignore_ascii_case(ext)) {
-                continue;
+        // What to send: files some analyzer reads. A path that is not UTF-8 cannot be
+        // named by any contract (symbol paths are UTF-8 strings), so skipping it loses
+        // nothing, and it must not stop the others being checked.
+        let mut wanted = Vec::new();
+        for staged in &paths {
+            let Some(path) = staged.utf8() else { continue };
+            let ext = path.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+            if extensions.iter().any(|e| e.eq_ignore_ascii_case(ext)) {
+                wanted.push((path, staged.deleted));
             }
-            match git::staged_file_content(&repo.root, &staged) {
-                Ok(bytes) => match String::from_utf8(bytes) {
-                    Ok(content) => files.push(StagedFile {
-                        path: staged.path,
-                        content,
-                    }),
-                    Err(_) => continue,
-                },
-                Err(e) => return Outcome::Skipped(e),
+        }
+        let to_read: Vec<&[u8]> = wanted
+            .iter()
+            .filter(|(_, deleted)| !deleted)
+            .map(|(p, _)| p.as_bytes())
+            .collect();
+        let mut contents = match git::staged_contents(&repo.root, &to_read) {
+            Ok(c) => c.into_iter(),
+            Err(e) => return Outcome::Skipped(format!("reading the staged files: {e}")),
+        };
+        let mut files = Vec::with_capacity(wanted.len());
+        for (path, deleted) in wanted {
+            // A deleted file is checked as empty: its contracts' symbols are gone.
+            let bytes = if deleted {
+                Vec::new()
+            } else {
+                match contents.next() {
+                    Some(Ok(bytes)) => bytes,
+                    // One unreadable file is reported and skipped; the rest are checked.
+                    Some(Err(e)) => {
+                        eprintln!("wit: {} not checked: {e}", escape(path));
+                        continue;
+                    }
+                    None => return Outcome::Skipped("reading the staged files: too few".into()),
+                }
+            };
+            // Content that is not UTF-8 text holds no symbols an analyzer would find.
+            if let Ok(content) = String::from_utf8(bytes) {
+                files.push(StagedFile {
+                    path: path.to_owned(),
+                    content,
+                });
             }
         }
         if files.is_empty() {
             return Outcome::Clean;
         }
-        match client
-            .call::<CheckResult>("check-contracts", json!({"files": files}))
-            .await
-        {
-            Ok(r) if r.violations.is_empty() => Outcome::Clean,
-            Ok(r) => Outcome::Violations(describe_violations(&r.violations, style)),
-            Err(e) => Outcome::Skipped(e.to_string()),
+        let (requests, too_large) = request_batches(files);
+        for path in too_large {
+            eprintln!(
+                "wit: {} not checked: too large to send to the daemon",
+                escape(&path)
+            );
+        }
+        let mut violations = Vec::new();
+        for batch in requests {
+            match client
+                .call::<CheckResult>("check-contracts", json!({"files": batch}))
+                .await
+            {
+                Ok(r) => violations.extend(r.violations),
+                Err(e) => return Outcome::Skipped(e.to_string()),
+            }
+        }
+        if violations.is_empty() {
+            Outcome::Clean
+        } else {
+            Outcome::Violations(describe_violations(&violations, style))
         }
     })
 }
