@@ -30,7 +30,8 @@ pub fn command() -> clap::Command {
     use clap::CommandFactory;
     let base = Cli::command();
     let help = format!(
-        "Example:\n  wit init && export WIT_SESSION=agent-a && wit status\n\n{EXIT_CODES_HELP}"
+        "Example:\n  wit init && export WIT_SESSION=agent-a && wit status\n\n{EXIT_CODES_HELP}\n\n\
+         Shell completions: `wit completions bash|zsh|fish`; manual page: `wit man`."
     );
     base.after_help(help.clone()).after_long_help(help)
 }
@@ -131,6 +132,20 @@ pub enum Command {
     /// plugins.
     #[command(after_help = "Example:\n  wit untrust")]
     Untrust,
+
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = "Example:\n  \
+        wit completions bash > ~/.local/share/bash-completion/completions/wit\n  \
+        wit completions zsh > ~/.zfunc/_wit      # with fpath+=(~/.zfunc) in ~/.zshrc\n  \
+        wit completions fish > ~/.config/fish/completions/wit.fish")]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+
+    /// Print the manual page (roff), e.g. `wit man | man -l -`.
+    #[command(after_help = "Example:\n  wit man > ~/.local/share/man/man1/wit.1 && man wit")]
+    Man,
 }
 
 /// `wit declare`.
@@ -139,7 +154,7 @@ pub struct DeclareArgs {
     /// What you mean to do, for the other agents.
     #[arg(long, short = 'd')]
     pub description: String,
-    /// Files you will change, relative to the repository root (space- or comma-separated).
+    /// Files you will change, relative to the current directory (space- or comma-separated).
     #[arg(long, short = 'f', num_args = 1.., value_delimiter = ',', required = true)]
     pub files: Vec<String>,
     /// Symbol names (not paths) you will change in those files.
@@ -188,7 +203,7 @@ pub enum IntentCmd {
     /// Set an intent's status (declared → active → resolved, or abandoned).
     #[command(after_help = "Example:\n  wit intent update 3f2a…-… active")]
     Update {
-        /// The intent id.
+        /// The intent id, or any unique prefix of it.
         id: String,
         /// The new status.
         status: TargetStatus,
@@ -196,7 +211,7 @@ pub enum IntentCmd {
     /// Mark an intent active (work under way).
     #[command(after_help = "Example:\n  wit intent start <intent-id>")]
     Start {
-        /// The intent id.
+        /// The intent id, or any unique prefix of it.
         id: String,
     },
     /// Mark an intent resolved.
@@ -205,13 +220,13 @@ pub enum IntentCmd {
         visible_alias = "resolve"
     )]
     Done {
-        /// The intent id.
+        /// The intent id, or any unique prefix of it.
         id: String,
     },
     /// Mark an intent abandoned.
     #[command(after_help = "Example:\n  wit intent abandon <intent-id>")]
     Abandon {
-        /// The intent id.
+        /// The intent id, or any unique prefix of it.
         id: String,
     },
     /// List intents (declared and active ones unless --all or --status).
@@ -225,7 +240,7 @@ pub enum IntentCmd {
         /// Only this status.
         #[arg(long)]
         status: Option<AnyStatus>,
-        /// Only intents naming this file (exact, repo-relative).
+        /// Only intents naming this file (relative to the current directory).
         #[arg(long)]
         file: Option<String>,
         /// Only your session's intents.
@@ -237,7 +252,7 @@ pub enum IntentCmd {
 /// `wit lock`.
 #[derive(Args, Debug)]
 pub struct LockArgs {
-    /// Symbol paths, `file:name` (file relative to the repository root).
+    /// Symbol paths, `file:name` (file relative to the current directory).
     pub symbols: Vec<String>,
     /// A symbol path (as the first implementation spelled it); repeatable.
     #[arg(long = "symbol", value_name = "PATH")]
@@ -273,13 +288,13 @@ pub enum ContractCmd {
     /// Accept another session's contract; commits breaking it are then refused.
     #[command(after_help = "Example:\n  wit contract accept <contract-id>")]
     Accept {
-        /// The contract id.
+        /// The contract id, or any unique prefix of it.
         id: String,
     },
     /// Reject another session's contract.
     #[command(after_help = "Example:\n  wit contract reject <contract-id>")]
     Reject {
-        /// The contract id.
+        /// The contract id, or any unique prefix of it.
         id: String,
     },
     /// List contracts.

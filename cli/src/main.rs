@@ -13,6 +13,7 @@ mod exit;
 mod explain;
 mod git;
 mod hooks;
+mod ids;
 mod output;
 mod root;
 mod session;
@@ -32,10 +33,49 @@ fn main() -> ExitCode {
         .and_then(|m| Cli::from_arg_matches(&m))
     {
         Ok(cli) => cli,
-        // Help and version go to stdout with 0; usage errors to stderr with 2.
-        Err(e) => e.exit(),
+        Err(e) => return usage_error(e),
     };
     ExitCode::from(run(cli))
+}
+
+/// Help and version go to stdout with 0; usage errors to stderr with 2 — and, under
+/// `--json` (anywhere on the line, since clap stopped before it could read the flag), also
+/// as the documented error object on stdout, so that `--json` always means JSON.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    let informational = matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    );
+    let json = std::env::args_os().skip(1).any(|a| a == "--json");
+    if json && !informational {
+        let text = e.render().to_string();
+        let first = text.lines().next().unwrap_or("usage error");
+        let message = first.strip_prefix("error: ").unwrap_or(first).to_owned();
+        output::print_json(&serde_json::json!({"error": {
+            "code": exit::USAGE,
+            "message": "USAGE_ERROR",
+            "data": {"explanation": message, "usage": text},
+        }}));
+        eprint!("{text}");
+        return ExitCode::from(exit::USAGE);
+    }
+    e.exit()
+}
+
+/// Writes generated output; a closed pipe (`wit man | head`) is not an error.
+fn write_stdout(bytes: &[u8], what: &str) -> u8 {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(bytes) {
+        Ok(()) => exit::OK,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
+        Err(e) => {
+            eprintln!("wit: writing {what}: {e}");
+            exit::OTHER
+        }
+    }
 }
 
 fn run(cli: Cli) -> u8 {
@@ -49,6 +89,19 @@ fn run(cli: Cli) -> u8 {
                 HookName::PreCommit => hooks::pre_commit::run(),
                 HookName::PrepareCommitMsg => hooks::prepare_msg::run(args),
             };
+        }
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut args::command(), "wit", &mut script);
+            return write_stdout(&script, "the completion script");
+        }
+        Command::Man => {
+            let mut page = Vec::new();
+            if let Err(e) = clap_mangen::Man::new(args::command()).render(&mut page) {
+                eprintln!("wit: rendering the manual page: {e}");
+                return exit::OTHER;
+            }
+            return write_stdout(&page, "the manual page");
         }
         _ => {}
     }

@@ -40,6 +40,21 @@ impl Repo {
         Ok(wit)
     }
 
+    /// A symbol path given on the command line, `file:name` with `file` relative to the
+    /// current directory (as every path on wit's command line is), as the protocol's
+    /// repo-relative `file:name`. In `src/cli`, `client.ts:spawn` is `src/cli/client.ts:spawn`.
+    pub fn symbol_path(&self, arg: &str) -> Result<String, Failure> {
+        let arg = arg.trim();
+        let Some((file, name)) = arg.split_once(':').filter(|(f, n)| !f.is_empty() && !n.is_empty())
+        else {
+            return Err(Failure::Usage(format!(
+                "{:?} is not a symbol path; write file:name, e.g. src/auth.ts:validateToken",
+                wit_core::text::escape(arg)
+            )));
+        };
+        Ok(format!("{}:{name}", self.relative(file)?))
+    }
+
     /// A path given on the command line (relative to the current directory) as the
     /// repo-relative, `/`-separated path the protocol speaks.
     pub fn relative(&self, arg: &str) -> Result<String, Failure> {

@@ -90,10 +90,12 @@ pub(crate) async fn run(root: &Path) -> Result<(), DaemonError> {
     }
 
     let purger = tokio::spawn(purge::run(state.clone()));
+    let gone = repository_gone(wit.clone());
     server::serve(listener, state, async {
         tokio::select! {
             _ = sigterm.recv() => tracing::info!("SIGTERM received, shutting down"),
             _ = sigint.recv() => tracing::info!("SIGINT received, shutting down"),
+            why = gone => tracing::warn!("{why}, shutting down"),
         }
     })
     .await;
@@ -105,6 +107,33 @@ pub(crate) async fn run(root: &Path) -> Result<(), DaemonError> {
     tracing::info!("wit daemon stopped");
     drop(lock);
     Ok(())
+}
+
+/// How often the daemon checks that its repository still exists.
+const ROOT_CHECK_INTERVAL: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Resolves when the repository root or its `.wit/` was deleted or replaced (another
+/// inode at the same path): throwaway clones and worktrees are deleted with their daemon
+/// still running, and such a daemon would otherwise serve nobody forever.
+async fn repository_gone(wit: WitDir) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let identity = |p: &Path| {
+        std::fs::symlink_metadata(p)
+            .ok()
+            .map(|m| (m.dev(), m.ino()))
+    };
+    let root = identity(wit.root());
+    let dir = identity(wit.dir());
+    let mut tick = tokio::time::interval(ROOT_CHECK_INTERVAL);
+    loop {
+        tick.tick().await;
+        if identity(wit.root()) != root {
+            return format!("the repository {} is gone", wit.root().display());
+        }
+        if identity(wit.dir()) != dir {
+            return format!("{} is gone", wit.dir().display());
+        }
+    }
 }
 
 /// The state database and SQLite's companion files must be regular files of ours in

@@ -6,7 +6,7 @@ use wit_core::protocol::{ContractProposed, ContractRecord, ContractResponded};
 use crate::args::ContractCmd;
 use crate::commands::status::contract_table;
 use crate::context::{Ctx, call};
-use crate::exit::{CmdResult, Failure};
+use crate::exit::CmdResult;
 use crate::output::{print_json, shown};
 use crate::session::Session;
 
@@ -21,11 +21,7 @@ pub async fn run(ctx: &Ctx, cmd: ContractCmd) -> CmdResult {
 }
 
 async fn propose(ctx: &Ctx, symbol: &str) -> CmdResult {
-    if !symbol.contains(':') {
-        return Err(Failure::Usage(format!(
-            "{symbol:?} is not a symbol path; write file:name, e.g. src/api.ts:handleLogin"
-        )));
-    }
+    let symbol = &ctx.repo.symbol_path(symbol)?;
     let session = ctx.session()?;
     let mut client = ctx.client().await?;
     let r: ContractProposed = call(
@@ -55,6 +51,7 @@ async fn propose(ctx: &Ctx, symbol: &str) -> CmdResult {
 async fn respond(ctx: &Ctx, id: &str, accept: bool) -> CmdResult {
     let session = ctx.session()?;
     let mut client = ctx.client().await?;
+    let id = &crate::ids::contract(&mut client, id.trim()).await?;
     let r: ContractResponded = call(
         &mut client,
         "contract.respond",
@@ -83,7 +80,7 @@ async fn list(ctx: &Ctx, status: Option<String>, symbol: Option<String>) -> CmdR
         params["status"] = json!(s);
     }
     if let Some(s) = symbol {
-        params["symbolPath"] = json!(s);
+        params["symbolPath"] = json!(ctx.repo.symbol_path(&s)?);
     }
     let contracts: Vec<ContractRecord> =
         call(&mut client, "contract.query", params, "contracts").await?;

@@ -11,12 +11,14 @@ use crate::output::{Style, print_json, shown, until};
 /// `wit declare`. Exits 0 even with conflicts: the intent is stored either way, and the
 /// conflicts are information for coordinating, not a refusal.
 pub async fn run(ctx: &Ctx, a: DeclareArgs) -> CmdResult {
+    // Files are relative to the current directory, like every path on the command line.
     let files: Vec<String> = a
         .files
-        .into_iter()
-        .map(|f| f.trim().to_owned())
+        .iter()
+        .map(|f| f.trim())
         .filter(|f| !f.is_empty())
-        .collect();
+        .map(|f| ctx.repo.relative(f))
+        .collect::<Result<_, _>>()?;
     if files.is_empty() {
         return Err(Failure::Usage("--files needs at least one file".into()));
     }

@@ -39,6 +39,7 @@ pub async fn run(ctx: &Ctx, cmd: IntentCmd) -> CmdResult {
 async fn update(ctx: &Ctx, id: &str, status: TargetStatus) -> CmdResult {
     let session = ctx.session()?;
     let mut client = ctx.client().await?;
+    let id = &crate::ids::intent(&mut client, id.trim()).await?;
     let r: IntentUpdated = call(
         &mut client,
         "intent.update",
@@ -73,7 +74,7 @@ async fn list(
     let mut client = ctx.client().await?;
     let mut base = json!({});
     if let Some(f) = &file {
-        base["file"] = json!(f);
+        base["file"] = json!(ctx.repo.relative(f)?);
     }
     if mine && let Some(s) = &session {
         base["sessionId"] = json!(s.id);

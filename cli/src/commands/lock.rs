@@ -9,15 +9,12 @@ use crate::context::{Ctx, call};
 use crate::exit::{CmdResult, Failure};
 use crate::output::{print_json, shown, until};
 
-fn symbol_paths(positional: Vec<String>, flagged: Vec<String>) -> CmdResult<Vec<String>> {
+/// The symbol paths of the command line, repo-relative (files are relative to the current
+/// directory), without duplicates.
+fn symbol_paths(ctx: &Ctx, positional: Vec<String>, flagged: Vec<String>) -> CmdResult<Vec<String>> {
     let mut paths: Vec<String> = Vec::new();
     for p in positional.into_iter().chain(flagged) {
-        let p = p.trim().to_owned();
-        if !p.contains(':') {
-            return Err(Failure::Usage(format!(
-                "{p:?} is not a symbol path; write file:name, e.g. src/auth.ts:validateToken"
-            )));
-        }
+        let p = ctx.repo.symbol_path(&p)?;
         if !paths.contains(&p) {
             paths.push(p);
         }
@@ -46,7 +43,7 @@ async fn held_by(client: &mut Client, session_id: &str) -> CmdResult<Vec<String>
 /// (locks the session already held stay, refreshed), so a failed `wit lock A B` never
 /// leaves the session holding half of what it asked for.
 pub async fn lock(ctx: &Ctx, a: LockArgs) -> CmdResult {
-    let paths = symbol_paths(a.symbols, a.symbol)?;
+    let paths = symbol_paths(ctx, a.symbols, a.symbol)?;
     let session = ctx.session()?;
     session.warn_if_shared();
     let mut client = ctx.client().await?;
@@ -124,7 +121,7 @@ pub async fn release(ctx: &Ctx, a: ReleaseArgs) -> CmdResult {
     let paths = if a.all {
         held_by(&mut client, &session.id).await?
     } else {
-        symbol_paths(a.symbols, a.symbol)?
+        symbol_paths(ctx, a.symbols, a.symbol)?
     };
     let mut released = Vec::new();
     let mut first_failure = None;
