@@ -10,6 +10,7 @@ use wit_core::{
 
 use super::test_support::{broken_plugin, go_plugin};
 use super::*;
+use crate::trust::TrustCheck;
 
 fn config_for(entries: &[(&Path, Option<&[&str]>)]) -> Config {
     let mut text = String::new();
@@ -25,6 +26,11 @@ fn config_for(entries: &[(&Path, Option<&[&str]>)]) -> Config {
     Config::parse(&text, "wit.toml").unwrap()
 }
 
+/// The verdict "trusted as the files are now", with the libraries read for it.
+fn trusted(root: &Path, config: &Config) -> TrustCheck {
+    TrustCheck::assume_trusted(root, config)
+}
+
 fn root() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
 }
@@ -35,7 +41,7 @@ fn refuse(broken: &Path) -> PluginFailure {
     let dir = root();
     let config = config_for(&[(broken, None), (&go, None)]);
     let mut registry = Registry::new();
-    let report = load_into(&mut registry, dir.path(), &config, &TrustStatus::Trusted);
+    let report = load_into(&mut registry, dir.path(), &config, &trusted(dir.path(), &config));
     assert_eq!(
         report.loaded.len(),
         1,
@@ -160,7 +166,7 @@ fn an_extension_already_claimed_is_refused_by_the_registry() {
         .add(Arc::new(Builtin), AnalyzerOrigin::Builtin, None)
         .unwrap();
     let config = config_for(&[(&panicking, None), (&go, None)]);
-    let report = load_into(&mut registry, dir.path(), &config, &TrustStatus::Trusted);
+    let report = load_into(&mut registry, dir.path(), &config, &trusted(dir.path(), &config));
     assert_eq!(report.loaded.len(), 1);
     assert_eq!(
         report.failed,
@@ -183,7 +189,7 @@ fn an_extension_already_claimed_is_refused_by_the_registry() {
         .add(Arc::new(Builtin), AnalyzerOrigin::Builtin, None)
         .unwrap();
     let config = config_for(&[(&panicking, Some(&["boom"]))]);
-    let report = load_into(&mut registry, dir.path(), &config, &TrustStatus::Trusted);
+    let report = load_into(&mut registry, dir.path(), &config, &trusted(dir.path(), &config));
     assert!(report.failed.is_empty(), "{report:?}");
     assert_eq!(report.loaded[0].extensions, vec!["boom".to_owned()]);
     assert_eq!(registry.for_extension("boom").unwrap().id(), "panicking");
@@ -194,7 +200,11 @@ fn nothing_is_opened_unless_trusted() {
     let go = go_plugin();
     let dir = root();
     let config = config_for(&[(&go, None)]);
-    let report = load(dir.path(), &config, &TrustStatus::Untrusted);
+    let report = load(
+        dir.path(),
+        &config,
+        &TrustCheck::not_trusted(dir.path(), &config, TrustStatus::Untrusted),
+    );
     assert!(report.loaded.is_empty());
     assert_eq!(report.failed[0].error, LoadError::Untrusted);
     assert!(report.failed[0].to_string().contains("run `wit trust`"));
@@ -202,9 +212,13 @@ fn nothing_is_opened_unless_trusted() {
     let report = load(
         dir.path(),
         &config,
-        &TrustStatus::Stale {
-            changed: changed.clone(),
-        },
+        &TrustCheck::not_trusted(
+            dir.path(),
+            &config,
+            TrustStatus::Stale {
+                changed: changed.clone(),
+            },
+        ),
     );
     assert_eq!(report.failed[0].error, LoadError::TrustStale { changed });
     assert!(
@@ -224,7 +238,7 @@ fn relative_paths_resolve_against_the_repository_root() {
     fs::create_dir_all(dir.path().join("tools")).unwrap();
     fs::copy(&go, dir.path().join("tools/libgo.so")).unwrap();
     let config = Config::parse("[[analyzers]]\npath = \"tools/libgo.so\"\n", "wit.toml").unwrap();
-    let report = load(dir.path(), &config, &TrustStatus::Trusted);
+    let report = load(dir.path(), &config, &trusted(dir.path(), &config));
     assert!(report.failed.is_empty(), "{report:?}");
     assert_eq!(report.loaded[0].path, dir.path().join("tools/libgo.so"));
 }
@@ -254,12 +268,8 @@ fn the_go_plugin_analyzes_go_through_the_loader() {
     let go = go_plugin();
     let dir = root();
     let mut registry = Registry::with_builtins();
-    let report = load_into(
-        &mut registry,
-        dir.path(),
-        &config_for(&[(&go, None)]),
-        &TrustStatus::Trusted,
-    );
+    let config = config_for(&[(&go, None)]);
+    let report = load_into(&mut registry, dir.path(), &config, &trusted(dir.path(), &config));
     assert!(report.failed.is_empty(), "{report:?}");
     let entry = registry
         .entries()
@@ -300,11 +310,8 @@ fn the_go_plugin_analyzes_go_through_the_loader() {
 #[test]
 fn a_panicking_plugin_gives_a_failed_error_and_the_process_survives() {
     let dir = root();
-    let report = load(
-        dir.path(),
-        &config_for(&[(&broken_plugin("panicking"), None)]),
-        &TrustStatus::Trusted,
-    );
+    let config = config_for(&[(&broken_plugin("panicking"), None)]);
+    let report = load(dir.path(), &config, &trusted(dir.path(), &config));
     let plugin = &report.loaded[0];
     let reason = "analyzer \"panicking\" panicked: deliberate panic while analysing 5 bytes";
     for _ in 0..2 {
@@ -321,11 +328,8 @@ fn a_panicking_plugin_gives_a_failed_error_and_the_process_survives() {
 #[test]
 fn malformed_json_from_a_plugin_is_a_failed_error() {
     let dir = root();
-    let report = load(
-        dir.path(),
-        &config_for(&[(&broken_plugin("bad-json"), None)]),
-        &TrustStatus::Trusted,
-    );
+    let config = config_for(&[(&broken_plugin("bad-json"), None)]);
+    let report = load(dir.path(), &config, &trusted(dir.path(), &config));
     let AnalyzeError::Failed(why) = report.loaded[0].analyzer.analyze("anything").unwrap_err()
     else {
         panic!("expected Failed")
