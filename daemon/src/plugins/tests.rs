@@ -341,3 +341,109 @@ fn malformed_json_from_a_plugin_is_a_failed_error() {
     assert!(why.starts_with(&prefix), "{why}");
     assert_eq!(report.loaded[0].health.failures(), 1);
 }
+
+/// A small copy of `library` (symbols stripped, so that the many copies below cost little
+/// memory; the dynamic symbols a plugin needs stay), else a plain copy.
+fn small_copy(library: &Path, dest: &Path) {
+    let stripped = std::process::Command::new("strip")
+        .arg("--strip-all")
+        .arg("-o")
+        .arg(dest)
+        .arg(library)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !stripped {
+        fs::copy(library, dest).unwrap();
+    }
+}
+
+/// Security item 5: the plugin that loads is the one that was hashed. Library A is trusted;
+/// a thread swaps A's and B's files (`renameat2(RENAME_EXCHANGE)`) in a loop while the
+/// daemon's path (trust check, then load) runs. Each attempt must load A or refuse as
+/// stale; B (never trusted) must never load. Each round is a fresh repository, so no
+/// dynamic-loader cache of an earlier round can hide a swap.
+#[test]
+fn the_plugin_that_loads_is_the_one_that_was_hashed_even_while_swapped_in_a_loop() {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+
+    use crate::trust::TrustStore;
+
+    const ROUNDS: usize = 30;
+    let dir = root();
+    let originals = dir.path().join("originals");
+    fs::create_dir_all(&originals).unwrap();
+    // A: id "panicking"; B: id "broken" (the raw ABI of bad-json); both valid plugins.
+    let (a, b) = (originals.join("liba.so"), originals.join("libb.so"));
+    small_copy(&broken_plugin("panicking"), &a);
+    small_copy(&broken_plugin("bad-json"), &b);
+    let mut store = TrustStore::load_from(dir.path().join("config/wit/trust.json")).unwrap();
+    let config = Config::parse("[[analyzers]]\npath = \"plugins/liba.so\"\n", "wit.toml").unwrap();
+
+    let (mut loaded, mut stale) = (0, 0);
+    for round in 0..ROUNDS {
+        let repo = dir.path().join(format!("repo{round}"));
+        fs::create_dir_all(repo.join("plugins")).unwrap();
+        fs::write(repo.join("wit.toml"), "[[analyzers]]\npath = \"plugins/liba.so\"\n").unwrap();
+        let (liba, libb) = (repo.join("plugins/liba.so"), repo.join("plugins/libb.so"));
+        fs::copy(&a, &liba).unwrap();
+        fs::copy(&b, &libb).unwrap();
+        store.grant(&store.plan(&repo, &config).unwrap()).unwrap();
+
+        let stop = Arc::new(AtomicBool::new(false));
+        let swaps = Arc::new(AtomicU64::new(0));
+        let swapper = {
+            let (stop, swaps) = (stop.clone(), swaps.clone());
+            let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).unwrap();
+            let (liba, libb) = (c(&liba), c(&libb));
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    // SAFETY: two NUL-terminated paths that outlive the call; renameat2 only
+                    // reads them. (The daemon has no rustix; libc has the same call.)
+                    let rc = unsafe {
+                        libc::renameat2(
+                            libc::AT_FDCWD,
+                            liba.as_ptr(),
+                            libc::AT_FDCWD,
+                            libb.as_ptr(),
+                            libc::RENAME_EXCHANGE,
+                        )
+                    };
+                    assert_eq!(rc, 0, "renameat2: {}", std::io::Error::last_os_error());
+                    swaps.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+        };
+        // Let the swapping start before the daemon's path runs.
+        while swaps.load(Ordering::Relaxed) == 0 {
+            std::thread::yield_now();
+        }
+        let check = store.check_and_read(&repo, &config);
+        let report = load(&repo, &config, &check);
+        stop.store(true, Ordering::Relaxed);
+        swapper.join().unwrap();
+
+        match (report.loaded.as_slice(), report.failed.as_slice()) {
+            ([plugin], []) => {
+                assert_eq!(
+                    plugin.analyzer.id(),
+                    "panicking",
+                    "round {round}: an untrusted library was loaded"
+                );
+                loaded += 1;
+            }
+            ([], [failure]) => {
+                assert!(
+                    matches!(failure.error, LoadError::TrustStale { .. }),
+                    "round {round}: {failure}"
+                );
+                stale += 1;
+            }
+            _ => panic!("round {round}: {report:?}"),
+        }
+    }
+    assert_eq!(loaded + stale, ROUNDS);
+    eprintln!("{loaded} rounds loaded A, {stale} were refused as stale; B never loaded");
+}
