@@ -107,7 +107,9 @@ pub enum LibraryError {
     MalformedElf(String),
     /// An `RPATH`/`RUNPATH` entry that would let the loader find dependencies outside the
     /// system library directories.
-    #[error("refused: its {tag} entry {entry:?} {why}; only system library directories are allowed (link without -rpath, or install the dependencies system-wide)")]
+    #[error(
+        "refused: its {tag} entry {entry:?} {why}; only system library directories are allowed (link without -rpath, or install the dependencies system-wide)"
+    )]
     SearchPath {
         /// `DT_RPATH` or `DT_RUNPATH`.
         tag: &'static str,
@@ -117,7 +119,9 @@ pub enum LibraryError {
         why: &'static str,
     },
     /// A `DT_NEEDED` (or `DT_FILTER`/`DT_AUXILIARY`) entry that is not a system library.
-    #[error("refused: its {tag} entry {entry:?} {why}; a plugin may depend only on system libraries (link its other dependencies statically)")]
+    #[error(
+        "refused: its {tag} entry {entry:?} {why}; a plugin may depend only on system libraries (link its other dependencies statically)"
+    )]
     Dependency {
         /// `DT_NEEDED`, `DT_FILTER` or `DT_AUXILIARY`.
         tag: &'static str,
@@ -195,20 +199,7 @@ impl LibraryFile {
     /// [`LibraryError::NotFound`], [`LibraryError::Symlink`], [`LibraryError::Outside`],
     /// [`LibraryError::NotRegular`], [`LibraryError::TooLarge`] or [`LibraryError::Io`].
     pub fn read(root: &Path, configured: &Path) -> Result<Self, LibraryError> {
-        let (fd, path) = open(root, configured)?;
-        let mut file = File::from(fd);
-        let meta = file.metadata().map_err(LibraryError::io)?;
-        if !meta.file_type().is_file() {
-            return Err(LibraryError::NotRegular {
-                kind: crate::repo_file::kind_of(&meta),
-            });
-        }
-        if meta.size() > MAX_LIBRARY_SIZE {
-            return Err(LibraryError::TooLarge {
-                size: meta.size(),
-                limit: MAX_LIBRARY_SIZE,
-            });
-        }
+        let (mut file, meta, path) = open_checked(root, configured)?;
         let mut bytes = Vec::with_capacity(meta.size() as usize);
         // `take` catches a file that grows while it is read.
         (&mut file)
@@ -329,6 +320,38 @@ impl LibraryFile {
     }
 }
 
+/// Opens and `fstat`s `configured` like [`LibraryFile::read`], without reading it: whether
+/// it would be refused (not found, a symlink, outside, not a regular file, too large).
+/// For a repository with no grant, where there is nothing to compare a hash with.
+///
+/// # Errors
+/// The errors of [`LibraryFile::read`] that come before reading.
+pub fn examine(root: &Path, configured: &Path) -> Result<(), LibraryError> {
+    open_checked(root, configured).map(|_| ())
+}
+
+/// Opens `configured` and checks the descriptor: a regular file under the cap.
+fn open_checked(
+    root: &Path,
+    configured: &Path,
+) -> Result<(File, std::fs::Metadata, PathBuf), LibraryError> {
+    let (fd, path) = open(root, configured)?;
+    let file = File::from(fd);
+    let meta = file.metadata().map_err(LibraryError::io)?;
+    if !meta.file_type().is_file() {
+        return Err(LibraryError::NotRegular {
+            kind: crate::repo_file::kind_of(&meta),
+        });
+    }
+    if meta.size() > MAX_LIBRARY_SIZE {
+        return Err(LibraryError::TooLarge {
+            size: meta.size(),
+            limit: MAX_LIBRARY_SIZE,
+        });
+    }
+    Ok((file, meta, path))
+}
+
 /// The permission warnings for the library at `path` as it is now (see
 /// [`LibraryFile::warnings`]); empty when it cannot be examined. For listings made after
 /// the load (`wit analyzers`), which see the same file the daemon named.
@@ -384,7 +407,8 @@ fn who_writes(mode: u32) -> &'static str {
 /// Opens the library without following a symlink at the last step; a relative path
 /// beneath `root` (no step out of it, symlinks on the way included).
 fn open(root: &Path, configured: &Path) -> Result<(OwnedFd, PathBuf), LibraryError> {
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let flags =
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
     if configured.is_absolute() {
         let fd = rustix::fs::open(configured, flags, Mode::empty()).map_err(map_open_error)?;
         return Ok((fd, configured.to_owned()));
@@ -518,9 +542,7 @@ pub fn system_library_dirs() -> Vec<PathBuf> {
     }
     candidates
         .into_iter()
-        .filter(|dir| {
-            std::fs::metadata(dir).is_ok_and(|m| m.is_dir() && root_owned_and_closed(&m))
-        })
+        .filter(|dir| std::fs::metadata(dir).is_ok_and(|m| m.is_dir() && root_owned_and_closed(&m)))
         .collect()
 }
 
@@ -558,19 +580,18 @@ fn dependencies(bytes: &[u8]) -> Result<Vec<SystemLibrary>, LibraryError> {
     if !bytes.starts_with(b"\x7fELF") {
         return Ok(Vec::new());
     }
-    let elf = goblin::elf::Elf::parse(bytes).map_err(|e| LibraryError::MalformedElf(e.to_string()))?;
+    let elf =
+        goblin::elf::Elf::parse(bytes).map_err(|e| LibraryError::MalformedElf(e.to_string()))?;
     let Some(dynamic) = &elf.dynamic else {
         return Ok(Vec::new());
     };
     let system = system_library_dirs();
     let string = |tag: &'static str, offset: u64| {
-        elf.dynstrtab
-            .get_at(offset as usize)
-            .ok_or_else(|| {
-                LibraryError::MalformedElf(format!(
-                    "a {tag} entry points outside the dynamic string table"
-                ))
-            })
+        elf.dynstrtab.get_at(offset as usize).ok_or_else(|| {
+            LibraryError::MalformedElf(format!(
+                "a {tag} entry points outside the dynamic string table"
+            ))
+        })
     };
     // Search paths first: they decide where every name below would be found.
     for d in &dynamic.dyns {
@@ -583,7 +604,9 @@ fn dependencies(bytes: &[u8]) -> Result<Vec<SystemLibrary>, LibraryError> {
             let why = if entry.is_empty() {
                 Some("is empty (the current directory)")
             } else if entry.contains('$') {
-                Some("uses a loader variable ($ORIGIN, $LIB or $PLATFORM): a directory the library's location decides")
+                Some(
+                    "uses a loader variable ($ORIGIN, $LIB or $PLATFORM): a directory the library's location decides",
+                )
             } else if !entry.starts_with('/') {
                 Some("is relative")
             } else if !is_system_dir(entry, &system) {
@@ -623,7 +646,9 @@ fn dependencies(bytes: &[u8]) -> Result<Vec<SystemLibrary>, LibraryError> {
             ));
         }
         if name.contains('$') {
-            return Err(refuse("uses a loader variable ($ORIGIN, $LIB or $PLATFORM)".into()));
+            return Err(refuse(
+                "uses a loader variable ($ORIGIN, $LIB or $PLATFORM)".into(),
+            ));
         }
         let path = system
             .iter()
@@ -673,14 +698,22 @@ mod tests {
         assert_eq!(f.size(), 5);
         assert_eq!(f.path(), root.join("lib/a.so"));
         assert_eq!(f.sha256(), sha256_hex(b"bytes"));
-        assert_eq!(f.dependencies().unwrap(), Vec::new(), "not ELF: nothing to check");
+        assert_eq!(
+            f.dependencies().unwrap(),
+            Vec::new(),
+            "not ELF: nothing to check"
+        );
         let e = LibraryFile::read(root, Path::new("lib/link.so")).unwrap_err();
         assert_eq!(e, LibraryError::Symlink);
         let e = LibraryFile::read(root, &root.join("lib/link.so")).unwrap_err();
         assert_eq!(e, LibraryError::Symlink);
         let e = LibraryFile::read(root, Path::new("../x.so")).unwrap_err();
         assert!(matches!(e, LibraryError::Outside { .. }), "{e}");
-        assert!(LibraryFile::read(root, Path::new("lib/nope.so")).unwrap_err().is_not_found());
+        assert!(
+            LibraryFile::read(root, Path::new("lib/nope.so"))
+                .unwrap_err()
+                .is_not_found()
+        );
     }
 
     #[test]
@@ -705,7 +738,10 @@ mod tests {
     #[test]
     fn search_paths_must_be_system_directories() {
         let system = system_library_dirs();
-        assert!(system.iter().any(|d| d == Path::new("/usr/lib")), "{system:?}");
+        assert!(
+            system.iter().any(|d| d == Path::new("/usr/lib")),
+            "{system:?}"
+        );
         assert!(is_system_dir("/usr/lib", &system));
         assert!(!is_system_dir("/usr/lib/../../tmp", &system));
         assert!(!is_system_dir("/usr/./lib", &system));

@@ -288,7 +288,8 @@ fn the_plugin_that_loads_is_the_one_that_was_hashed_a_runpath_origin_dependency_
     let out = r.wit_within(PROMPTLY, &["trust", "--yes"]);
     assert_ne!(out.code, 0, "{out:#?}");
     assert!(
-        out.stderr.contains(&format!("cannot trust {}", lib.display()))
+        out.stderr
+            .contains(&format!("cannot trust {}", lib.display()))
             && out.stderr.contains("DT_RUNPATH entry \"$ORIGIN\""),
         "{out:#?}"
     );
@@ -305,11 +306,11 @@ fn the_plugin_that_loads_is_the_one_that_was_hashed_a_runpath_origin_dependency_
             .collect::<String>()
     };
     let grant = json!({"version": 1, "repos": {root.display().to_string(): {
-        "grantedAtMs": 1,
-        "files": {
-            root.join("wit.toml").display().to_string(): hash(&root.join("wit.toml")),
-            root.join("plugins/libplug.so").display().to_string(): hash(&lib),
-        }}}});
+    "grantedAtMs": 1,
+    "files": {
+        root.join("wit.toml").display().to_string(): hash(&root.join("wit.toml")),
+        root.join("plugins/libplug.so").display().to_string(): hash(&lib),
+    }}}});
     std::fs::create_dir_all(r.trust_store().parent().unwrap()).unwrap();
     std::fs::write(r.trust_store(), grant.to_string()).unwrap();
     let list = r.wit_within(PROMPTLY, &["analyzers", "--json"]).ok().json();
@@ -323,7 +324,10 @@ fn the_plugin_that_loads_is_the_one_that_was_hashed_a_runpath_origin_dependency_
             .contains("refused: its DT_RUNPATH entry \"$ORIGIN\""),
         "{failed}"
     );
-    assert!(failed["hint"].as_str().unwrap().contains("relink"), "{failed}");
+    assert!(
+        failed["hint"].as_str().unwrap().contains("relink"),
+        "{failed}"
+    );
     assert!(!marker.exists(), "libdep.so's code never ran");
 }
 
@@ -332,7 +336,10 @@ fn the_plugin_that_loads_is_the_one_that_was_hashed_dev_zero_and_a_fifo_never_ha
     let r = PluginRepo::new();
     let fifo = r.path().join("plugins/libfifo.so");
     std::fs::create_dir_all(fifo.parent().unwrap()).unwrap();
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
     assert!(made.success());
     r.write(
         "wit.toml",
@@ -369,8 +376,7 @@ fn the_plugin_that_loads_is_the_one_that_was_hashed_dev_zero_and_a_fifo_never_ha
 }
 
 #[test]
-fn the_plugin_that_loads_is_the_one_that_was_hashed_a_library_writable_by_others_is_warned_about()
-{
+fn the_plugin_that_loads_is_the_one_that_was_hashed_a_library_writable_by_others_is_warned_about() {
     use std::os::unix::fs::PermissionsExt;
     let r = untrusted_repo();
     let lib = r.path().join(LIB);

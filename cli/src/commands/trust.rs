@@ -148,7 +148,10 @@ fn read_config(root: &Path) -> CmdResult<Config> {
             Config::parse(&text, &path).map_err(|e| Failure::other(e.to_string()))
         }
         Err(e) if e.is_not_found() => Ok(Config::default()),
-        Err(e) => Err(Failure::other(format!("cannot read {}: {e}", path.display()))),
+        Err(e) => Err(Failure::other(format!(
+            "cannot read {}: {e}",
+            path.display()
+        ))),
     }
 }
 

@@ -99,7 +99,10 @@ pub fn load_configured(registry: &mut Registry, root: &Path, config: &Config) ->
             plugin.extensions.join(", .")
         );
         for warning in &plugin.warnings {
-            tracing::warn!("analyzer plugin {}: warning: {warning}", plugin.path.display());
+            tracing::warn!(
+                "analyzer plugin {}: warning: {warning}",
+                plugin.path.display()
+            );
         }
     }
     for failure in &report.failed {

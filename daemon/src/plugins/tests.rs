@@ -41,7 +41,12 @@ fn refuse(broken: &Path) -> PluginFailure {
     let dir = root();
     let config = config_for(&[(broken, None), (&go, None)]);
     let mut registry = Registry::new();
-    let report = load_into(&mut registry, dir.path(), &config, &trusted(dir.path(), &config));
+    let report = load_into(
+        &mut registry,
+        dir.path(),
+        &config,
+        &trusted(dir.path(), &config),
+    );
     assert_eq!(
         report.loaded.len(),
         1,
@@ -166,7 +171,12 @@ fn an_extension_already_claimed_is_refused_by_the_registry() {
         .add(Arc::new(Builtin), AnalyzerOrigin::Builtin, None)
         .unwrap();
     let config = config_for(&[(&panicking, None), (&go, None)]);
-    let report = load_into(&mut registry, dir.path(), &config, &trusted(dir.path(), &config));
+    let report = load_into(
+        &mut registry,
+        dir.path(),
+        &config,
+        &trusted(dir.path(), &config),
+    );
     assert_eq!(report.loaded.len(), 1);
     assert_eq!(
         report.failed,
@@ -189,7 +199,12 @@ fn an_extension_already_claimed_is_refused_by_the_registry() {
         .add(Arc::new(Builtin), AnalyzerOrigin::Builtin, None)
         .unwrap();
     let config = config_for(&[(&panicking, Some(&["boom"]))]);
-    let report = load_into(&mut registry, dir.path(), &config, &trusted(dir.path(), &config));
+    let report = load_into(
+        &mut registry,
+        dir.path(),
+        &config,
+        &trusted(dir.path(), &config),
+    );
     assert!(report.failed.is_empty(), "{report:?}");
     assert_eq!(report.loaded[0].extensions, vec!["boom".to_owned()]);
     assert_eq!(registry.for_extension("boom").unwrap().id(), "panicking");
@@ -269,7 +284,12 @@ fn the_go_plugin_analyzes_go_through_the_loader() {
     let dir = root();
     let mut registry = Registry::with_builtins();
     let config = config_for(&[(&go, None)]);
-    let report = load_into(&mut registry, dir.path(), &config, &trusted(dir.path(), &config));
+    let report = load_into(
+        &mut registry,
+        dir.path(),
+        &config,
+        &trusted(dir.path(), &config),
+    );
     assert!(report.failed.is_empty(), "{report:?}");
     let entry = registry
         .entries()
@@ -386,7 +406,11 @@ fn the_plugin_that_loads_is_the_one_that_was_hashed_even_while_swapped_in_a_loop
     for round in 0..ROUNDS {
         let repo = dir.path().join(format!("repo{round}"));
         fs::create_dir_all(repo.join("plugins")).unwrap();
-        fs::write(repo.join("wit.toml"), "[[analyzers]]\npath = \"plugins/liba.so\"\n").unwrap();
+        fs::write(
+            repo.join("wit.toml"),
+            "[[analyzers]]\npath = \"plugins/liba.so\"\n",
+        )
+        .unwrap();
         let (liba, libb) = (repo.join("plugins/liba.so"), repo.join("plugins/libb.so"));
         fs::copy(&a, &liba).unwrap();
         fs::copy(&b, &libb).unwrap();
