@@ -8,6 +8,14 @@
 //! library it names; when any of them changes (an edit, a rebuild, a `git pull`) the grant
 //! is *stale* and nothing loads until the user trusts again.
 //!
+//! A library is read **once**, through [`wit_boundary::library`]: the bytes that are hashed
+//! and compared with the grant are the bytes the daemon loads (from a sealed in-memory
+//! copy), so a file swapped on disk at any moment makes the grant stale and never runs
+//! code that was not trusted. A library whose ELF dependencies are not pinned and not the
+//! system's (`RUNPATH $ORIGIN`, `DT_NEEDED libdep.so` beside it) cannot be trusted at all:
+//! [`TrustStore::plan`] refuses it. Its system dependencies (`libc.so.6`, …) are listed but
+//! not pinned: they are root's (see the boundary's module docs).
+//!
 //! A library that does not exist yet (not built) can be trusted: it is pinned as `absent`,
 //! so it fails to load as "file not found" and, once it appears, the grant is stale until
 //! the user has seen its hash with `wit trust`. `wit.toml` itself must exist.
@@ -23,8 +31,13 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use wit_boundary::RepoFileError;
+use wit_boundary::library::{self, LibraryError, LibraryFile, SystemLibrary};
 use wit_core::Config;
 use wit_core::config::FILE_NAME;
+
+/// The most `wit.toml` may weigh: a configuration file, not a data file.
+pub const MAX_WIT_TOML_SIZE: u64 = 1024 * 1024;
 
 /// Why the trust store could not be read or written, or a plan made.
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +54,21 @@ pub enum TrustError {
         path: PathBuf,
         /// The I/O error.
         source: std::io::Error,
+    },
+    /// `wit.toml` could not be read (missing, refused by the file-system boundary).
+    #[error("cannot read {}: {source}", path.display())]
+    ReadConfig {
+        /// `wit.toml`'s path.
+        path: PathBuf,
+        /// Why.
+        source: RepoFileError,
+    },
+    /// Libraries that cannot be trusted, whatever the user says: not a regular file, too
+    /// large, a symlink, or depending on code that would not be pinned.
+    #[error("not trusting {}", refusals.iter().map(|(p, e)| format!("{}: {e}", p.display())).collect::<Vec<_>>().join("; "))]
+    Refused {
+        /// Each refused library and why.
+        refusals: Vec<(PathBuf, LibraryError)>,
     },
     /// The store exists but is not a trust file this wit understands.
     #[error("the trust store {} is corrupt: {message}", path.display())]
@@ -82,6 +110,93 @@ pub struct PinnedFile {
     /// SHA-256 of its content, lowercase hex; `None` for a library that does not exist
     /// (pinned as absent: it goes stale when it appears).
     pub sha256: Option<String>,
+    /// The size of the bytes hashed (`None` when absent).
+    pub size: Option<u64>,
+    /// Who else could replace the file (see [`LibraryFile::warnings`]).
+    pub warnings: Vec<String>,
+    /// The system libraries a library depends on: **not pinned** (root's).
+    pub system_libraries: Vec<SystemLibrary>,
+}
+
+/// What became of one library when trust was checked: read (and hashed) once, so that the
+/// loader loads the very bytes that were compared with the grant.
+#[derive(Debug)]
+pub enum LibraryState {
+    /// Read and hashed: the bytes to load.
+    Read(Box<LibraryFile>),
+    /// Opened and checked but not read: the repository has no grant to compare with.
+    Unread,
+    /// Not found, or refused by the file-system boundary (never loadable as it is).
+    Refused(LibraryError),
+}
+
+/// One `[[analyzers]]` library as trust found it.
+#[derive(Debug)]
+pub struct CheckedLibrary {
+    /// The path as resolved from `wit.toml` (root joined with a relative path).
+    pub path: PathBuf,
+    /// Read, unread or refused.
+    pub state: LibraryState,
+    /// The hash the grant pins for it (`None`: no grant, or pinned as absent).
+    pub trusted_sha256: Option<String>,
+}
+
+/// The verdict on a repository's plugins, with the libraries as read for it: load exactly
+/// these ([`crate::plugins::load`]).
+#[derive(Debug)]
+pub struct TrustCheck {
+    /// Trusted, untrusted or stale.
+    pub status: TrustStatus,
+    /// One per `[[analyzers]]` entry, in `wit.toml` order.
+    pub libraries: Vec<CheckedLibrary>,
+}
+
+impl TrustCheck {
+    /// Reads every library and declares the repository trusted with their current hashes:
+    /// for tests of the loader, which has no trust store.
+    #[cfg(test)]
+    pub(crate) fn assume_trusted(root: &Path, config: &Config) -> Self {
+        let libraries = config
+            .analyzers
+            .iter()
+            .map(|a| {
+                let path = a.resolve(root);
+                let (state, trusted_sha256) = match LibraryFile::read(root, &a.path) {
+                    Ok(f) => {
+                        let hash = f.sha256().to_owned();
+                        (LibraryState::Read(Box::new(f)), Some(hash))
+                    }
+                    Err(e) => (LibraryState::Refused(e), None),
+                };
+                CheckedLibrary {
+                    path,
+                    state,
+                    trusted_sha256,
+                }
+            })
+            .collect();
+        TrustCheck {
+            status: TrustStatus::Trusted,
+            libraries,
+        }
+    }
+
+    /// The libraries of `config`, examined but not read, with `status` (not trusted).
+    pub fn not_trusted(root: &Path, config: &Config, status: TrustStatus) -> Self {
+        let libraries = config
+            .analyzers
+            .iter()
+            .map(|a| CheckedLibrary {
+                path: a.resolve(root),
+                state: match library::examine(root, &a.path) {
+                    Ok(()) => LibraryState::Unread,
+                    Err(e) => LibraryState::Refused(e),
+                },
+                trusted_sha256: None,
+            })
+            .collect();
+        TrustCheck { status, libraries }
+    }
 }
 
 /// How an absent library is recorded in the store.
@@ -146,25 +261,60 @@ impl TrustStore {
         &self.path
     }
 
-    /// Hashes `wit.toml` and each library `config` names, for the repository at `root`.
+    /// Hashes `wit.toml` and each library `config` names, for the repository at `root`,
+    /// and checks each library's dependencies.
     ///
     /// # Errors
-    /// [`TrustError::Read`] when the root or `wit.toml` cannot be read, or a library exists
-    /// but cannot be read. A library that does not exist is pinned as absent.
+    /// [`TrustError::Read`] when the root cannot be resolved, [`TrustError::ReadConfig`]
+    /// when `wit.toml` cannot be read, [`TrustError::Refused`] (naming every refused
+    /// library) when a library exists but cannot be trusted. A library that does not exist
+    /// is pinned as absent.
     pub fn plan(&self, root: &Path, config: &Config) -> Result<TrustPlan, TrustError> {
         let root = fs::canonicalize(root).map_err(|source| TrustError::Read {
             path: root.to_owned(),
             source,
         })?;
-        let mut files = Vec::new();
-        for (i, path) in pinned_paths(&root, config).into_iter().enumerate() {
-            let sha256 = match hash_file(&path) {
-                Ok(hash) => Some(hash),
-                // i == 0 is wit.toml, which must exist to be trusted.
-                Err(e) if i > 0 && e.kind() == std::io::ErrorKind::NotFound => None,
-                Err(source) => return Err(TrustError::Read { path, source }),
+        let toml = read_wit_toml(&root)?;
+        let mut files = vec![PinnedFile {
+            path: root.join(FILE_NAME),
+            sha256: Some(sha256_hex(&toml)),
+            size: Some(toml.len() as u64),
+            warnings: Vec::new(),
+            system_libraries: Vec::new(),
+        }];
+        let mut refusals = Vec::new();
+        for analyzer in &config.analyzers {
+            let path = pinned_path(&analyzer.resolve(&root));
+            let file = match LibraryFile::read(&root, &analyzer.path) {
+                Ok(file) => file,
+                Err(e) if e.is_not_found() => {
+                    files.push(PinnedFile {
+                        path,
+                        sha256: None,
+                        size: None,
+                        warnings: Vec::new(),
+                        system_libraries: Vec::new(),
+                    });
+                    continue;
+                }
+                Err(e) => {
+                    refusals.push((path, e));
+                    continue;
+                }
             };
-            files.push(PinnedFile { path, sha256 });
+            match file.dependencies() {
+                Ok(system_libraries) => files.push(PinnedFile {
+                    path,
+                    sha256: Some(file.sha256().to_owned()),
+                    size: Some(file.size()),
+                    warnings: file.warnings().to_vec(),
+                    system_libraries,
+                }),
+                Err(e) => refusals.push((path, e)),
+            }
+        }
+        if !refusals.is_empty() {
+            return Err(TrustError::Refused { refusals });
         }
         Ok(TrustPlan { root, files })
     }
@@ -198,29 +348,53 @@ impl TrustStore {
     /// Whether the plugins `config` names may load for the repository at `root`, given
     /// the files on disk now.
     pub fn check(&self, root: &Path, config: &Config) -> TrustStatus {
+        self.check_and_read(root, config).status
+    }
+
+    /// [`TrustStore::check`], keeping the libraries as read: each is read once, its hash
+    /// compared with the grant, and those bytes (not the path) are what the loader loads.
+    pub fn check_and_read(&self, root: &Path, config: &Config) -> TrustCheck {
         let Ok(root) = fs::canonicalize(root) else {
-            return TrustStatus::Untrusted;
+            return TrustCheck::not_trusted(root, config, TrustStatus::Untrusted);
         };
         let Some(grant) = self.data.repos.get(&key(&root)) else {
-            return TrustStatus::Untrusted;
+            return TrustCheck::not_trusted(&root, config, TrustStatus::Untrusted);
         };
-        let changed: Vec<PathBuf> = pinned_paths(&root, config)
-            .into_iter()
-            .filter(|path| {
-                let now = match hash_file(path) {
-                    Ok(hash) => hash,
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => ABSENT.to_owned(),
-                    // Unreadable: cannot be vouched for.
-                    Err(_) => return true,
-                };
-                grant.files.get(&key(path)) != Some(&now)
-            })
-            .collect();
-        if changed.is_empty() {
+        let mut changed = Vec::new();
+        let toml_path = root.join(FILE_NAME);
+        let toml_hash = read_wit_toml(&root).ok().map(|t| sha256_hex(&t));
+        // Unreadable: cannot be vouched for.
+        if toml_hash.is_none() || grant.files.get(&key(&toml_path)) != toml_hash.as_ref() {
+            changed.push(toml_path);
+        }
+        let mut libraries = Vec::new();
+        for analyzer in &config.analyzers {
+            let path = analyzer.resolve(&root);
+            let pinned = pinned_path(&path);
+            let granted = grant.files.get(&key(&pinned));
+            let (state, now) = match LibraryFile::read(&root, &analyzer.path) {
+                Ok(file) => {
+                    let now = file.sha256().to_owned();
+                    (LibraryState::Read(Box::new(file)), Some(now))
+                }
+                Err(e) if e.is_not_found() => (LibraryState::Refused(e), Some(ABSENT.to_owned())),
+                Err(e) => (LibraryState::Refused(e), None),
+            };
+            if now.is_none() || granted != now.as_ref() {
+                changed.push(pinned);
+            }
+            libraries.push(CheckedLibrary {
+                path,
+                state,
+                trusted_sha256: granted.filter(|h| h.as_str() != ABSENT).cloned(),
+            });
+        }
+        let status = if changed.is_empty() {
             TrustStatus::Trusted
         } else {
             TrustStatus::Stale { changed }
-        }
+        };
+        TrustCheck { status, libraries }
     }
 
     /// Re-reads the file, applies `change` and writes it back, so that a grant made by
@@ -248,15 +422,27 @@ fn default_path_from(
         .ok_or(TrustError::NoConfigDir)
 }
 
-/// `wit.toml` then each library, absolute; libraries canonical when they exist, so that a
-/// grant does not depend on how the path was spelled.
-fn pinned_paths(root: &Path, config: &Config) -> Vec<PathBuf> {
-    let mut paths = vec![root.join(FILE_NAME)];
-    for analyzer in &config.analyzers {
-        let path = analyzer.resolve(root);
-        paths.push(fs::canonicalize(&path).unwrap_or(path));
-    }
-    paths
+/// A library's key in a grant: absolute, canonical when it exists, so that a grant does not
+/// depend on how the path was spelled. Only a name: the bytes read are what is compared.
+fn pinned_path(resolved: &Path) -> PathBuf {
+    fs::canonicalize(resolved).unwrap_or_else(|_| resolved.to_owned())
+}
+
+/// `wit.toml`, read beneath the root like every repository file (regular, capped).
+fn read_wit_toml(root: &Path) -> Result<Vec<u8>, TrustError> {
+    wit_boundary::read_repo_file(root, FILE_NAME, MAX_WIT_TOML_SIZE).map_err(|source| {
+        TrustError::ReadConfig {
+            path: root.join(FILE_NAME),
+            source,
+        }
+    })
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn now_ms() -> u64 {
@@ -267,17 +453,6 @@ fn now_ms() -> u64 {
 
 fn key(path: &Path) -> String {
     path.to_string_lossy().into_owned()
-}
-
-fn hash_file(path: &Path) -> std::io::Result<String> {
-    let mut file = fs::File::open(path)?;
-    let mut hasher = Sha256::new();
-    std::io::copy(&mut file, &mut hasher)?;
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
 }
 
 fn read_store(path: &Path) -> Result<TrustFile, TrustError> {

@@ -242,3 +242,193 @@ fn a_wit_toml_without_plugins_needs_no_trust() {
     assert_eq!(list["trust"]["status"], "not-needed");
     assert_eq!(analyzer_ids(&list), BUILTINS);
 }
+
+// Security item 5: the plugin that loads is the one that was hashed. The dependency, the
+// file-type and the permission checks, through the real CLI and daemon. (The swap loop is
+// a loader test: daemon/src/plugins/tests.rs.)
+
+/// Within this, `wit trust` and a daemon start are done (both take well under a second).
+const PROMPTLY: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// `libplug.so` linked against `libdep.so` beside it, found through `RUNPATH $ORIGIN`:
+/// replacing only `libdep.so` (as a `git pull` would) would load new code. `libdep.so`'s
+/// constructor creates `marker`, so a test sees whether its code ever ran.
+fn origin_runpath_repo(marker: &Path) -> PluginRepo {
+    let r = PluginRepo::new();
+    let dir = r.path().join("plugins");
+    r.gcc_shared(
+        &dir.join("libdep.so"),
+        &format!(
+            "#include <stdio.h>\n\
+             __attribute__((constructor)) static void ran(void) {{\n\
+               FILE *f = fopen({:?}, \"w\"); if (f) fclose(f);\n\
+             }}\n\
+             int dep(void) {{ return 1; }}\n",
+            marker.display().to_string()
+        ),
+        &[],
+    );
+    r.gcc_shared(
+        &dir.join("libplug.so"),
+        "int dep(void);\nint plug(void) { return dep(); }\n",
+        &["-L.", "-Wl,--no-as-needed", "-ldep", "-Wl,-rpath,$ORIGIN"],
+    );
+    r.write("wit.toml", "[[analyzers]]\npath = \"plugins/libplug.so\"\n");
+    r
+}
+
+#[test]
+fn the_plugin_that_loads_is_the_one_that_was_hashed_a_runpath_origin_dependency_is_refused() {
+    let marker = tempfile::tempdir().unwrap();
+    let marker = marker.path().join("libdep-ran");
+    let r = origin_runpath_repo(&marker);
+    let lib = r.path().join("plugins/libplug.so");
+
+    // `wit trust` refuses it, naming the entry, and offers nothing.
+    let out = r.wit_within(PROMPTLY, &["trust", "--yes"]);
+    assert_ne!(out.code, 0, "{out:#?}");
+    assert!(
+        out.stderr
+            .contains(&format!("cannot trust {}", lib.display()))
+            && out.stderr.contains("DT_RUNPATH entry \"$ORIGIN\""),
+        "{out:#?}"
+    );
+    assert!(!out.stdout.contains("sha256:"), "nothing offered: {out:#?}");
+    assert!(!r.trust_store().exists(), "nothing granted");
+
+    // A grant made before this check existed (by an older wit, or by hand) does not make
+    // the daemon load it either: it is refused with the reason, before it is mapped.
+    let root = r.path().canonicalize().unwrap();
+    let hash = |p: &Path| {
+        Sha256::digest(std::fs::read(p).unwrap())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let grant = json!({"version": 1, "repos": {root.display().to_string(): {
+    "grantedAtMs": 1,
+    "files": {
+        root.join("wit.toml").display().to_string(): hash(&root.join("wit.toml")),
+        root.join("plugins/libplug.so").display().to_string(): hash(&lib),
+    }}}});
+    std::fs::create_dir_all(r.trust_store().parent().unwrap()).unwrap();
+    std::fs::write(r.trust_store(), grant.to_string()).unwrap();
+    let list = r.wit_within(PROMPTLY, &["analyzers", "--json"]).ok().json();
+    assert_eq!(list["trust"]["status"], "trusted", "{list:#}");
+    assert_eq!(analyzer_ids(&list), BUILTINS);
+    let failed = failure_for(&list, &lib);
+    assert!(
+        failed["reason"]
+            .as_str()
+            .unwrap()
+            .contains("refused: its DT_RUNPATH entry \"$ORIGIN\""),
+        "{failed}"
+    );
+    assert!(
+        failed["hint"].as_str().unwrap().contains("relink"),
+        "{failed}"
+    );
+    assert!(!marker.exists(), "libdep.so's code never ran");
+}
+
+#[test]
+fn the_plugin_that_loads_is_the_one_that_was_hashed_dev_zero_and_a_fifo_never_hang() {
+    let r = PluginRepo::new();
+    let fifo = r.path().join("plugins/libfifo.so");
+    std::fs::create_dir_all(fifo.parent().unwrap()).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    r.write(
+        "wit.toml",
+        "[[analyzers]]\npath = \"/dev/zero\"\n\n[[analyzers]]\npath = \"plugins/libfifo.so\"\n",
+    );
+
+    let out = r.wit_within(PROMPTLY, &["trust", "--yes"]);
+    assert_ne!(out.code, 0, "{out:#?}");
+    for (path, kind) in [
+        (Path::new("/dev/zero"), "character device"),
+        (fifo.as_path(), "FIFO"),
+    ] {
+        let line = format!(
+            "cannot trust {}: refused: not a regular file (a {kind})",
+            path.display()
+        );
+        assert!(out.stderr.contains(&line), "{line:?} not in {out:#?}");
+    }
+    assert!(!r.trust_store().exists());
+
+    // The daemon starts (the CLI starts it) and says why, without trust to consult.
+    let list = r.wit_within(PROMPTLY, &["analyzers", "--json"]).ok().json();
+    assert_eq!(analyzer_ids(&list), BUILTINS);
+    for path in [Path::new("/dev/zero"), fifo.as_path()] {
+        let failed = failure_for(&list, path);
+        assert!(
+            failed["reason"]
+                .as_str()
+                .unwrap()
+                .starts_with("refused: not a regular file"),
+            "{failed}"
+        );
+    }
+}
+
+#[test]
+fn the_plugin_that_loads_is_the_one_that_was_hashed_a_library_writable_by_others_is_warned_about() {
+    use std::os::unix::fs::PermissionsExt;
+    let r = untrusted_repo();
+    let lib = r.path().join(LIB);
+    std::fs::set_permissions(&lib, std::fs::Permissions::from_mode(0o666)).unwrap();
+
+    let trusted = r.trust();
+    let warning = format!(
+        "warning: the library {} is writable by group and others (mode 666)",
+        lib.display()
+    );
+    assert!(trusted.stdout.contains(&warning), "{}", trusted.stdout);
+    // Still pinned and loaded: the bytes are what was hashed; the warning says who else
+    // could have replaced them.
+    let list = r.analyzers();
+    assert!(analyzer_ids(&list).contains(&"go".to_owned()), "{list:#}");
+    let go = list["analyzers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == "go")
+        .unwrap();
+    assert!(
+        go["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("is writable by group and others"),
+        "{go}"
+    );
+    let human = r.wit(None, &["analyzers"]).ok().stdout;
+    assert!(human.contains("is writable by group and others"), "{human}");
+    assert!(
+        r.log().contains(&format!(
+            "analyzer plugin {}: warning: the library",
+            lib.display()
+        )),
+        "{}",
+        r.log()
+    );
+}
+
+#[test]
+fn the_plugin_that_loads_is_the_one_that_was_hashed_wit_trust_lists_exactly_the_pinned_bytes() {
+    let r = untrusted_repo();
+    let lib = r.path().join(LIB);
+    let out = r.trust().stdout;
+    let size = std::fs::metadata(&lib).unwrap().len();
+    assert!(
+        out.contains(&format!("{}  ({size} bytes)", pinned_line(&lib))),
+        "{out}"
+    );
+    assert!(
+        out.contains("depends on, not pinned (system libraries): ") && out.contains("libc.so.6 ("),
+        "{out}"
+    );
+}

@@ -41,6 +41,10 @@ pub struct ListedAnalyzer {
     /// A plugin's most recent failure.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_failure: Option<serde_json::Value>,
+    /// A plugin library (or its directory) writable by group or others: computed here,
+    /// by the same rule the daemon logs and `wit trust` shows.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// A plugin that was not loaded.
@@ -95,13 +99,26 @@ pub struct TrustState {
 /// `wit analyzers`.
 pub async fn run(ctx: &Ctx) -> CmdResult {
     let mut client = ctx.client().await?;
-    let list: AnalyzerList = call(&mut client, "analyzers.list", json!({}), "analyzers").await?;
+    let mut list: AnalyzerList =
+        call(&mut client, "analyzers.list", json!({}), "analyzers").await?;
+    add_warnings(&mut list);
     if ctx.json {
         print_json(&list);
     } else {
         print!("{}", render(&list, &ctx.style));
     }
     Ok(())
+}
+
+/// Fills each plugin's [`ListedAnalyzer::warnings`] from its library's permissions now.
+/// (`analyzers.list` does not carry them; the check needs nothing but the path, and this
+/// process runs as the same user as the daemon.)
+pub fn add_warnings(list: &mut AnalyzerList) {
+    for a in &mut list.analyzers {
+        if let Some(path) = &a.path {
+            a.warnings = wit_boundary::library::permission_warnings(std::path::Path::new(path));
+        }
+    }
 }
 
 /// The human rendering.
@@ -147,6 +164,15 @@ pub fn render(list: &AnalyzerList, style: &Style) -> String {
         &["ANALYZER", "EXTENSIONS", "ORIGIN"]
     };
     let mut out = table(style, header, rows);
+    for a in &list.analyzers {
+        for warning in &a.warnings {
+            out.push_str(&format!(
+                "\n{} analyzer {:?}: {warning}\n",
+                style.yellow("warning:"),
+                a.id
+            ));
+        }
+    }
     out.push_str(&problems(&list.config, &list.failed, style));
     out
 }

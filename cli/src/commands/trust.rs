@@ -6,6 +6,15 @@
 //!   their SHA-256. On a terminal it asks `[y/N]`; `--yes` skips the question. Without a
 //!   terminal on stdin and without `--yes` it refuses (exit 2) with a hint, since nobody
 //!   could have read the list.
+//! - It says exactly which bytes are pinned: `wit.toml` and each library, with SHA-256 and
+//!   size (the daemon loads those bytes from a sealed in-memory copy, never the path
+//!   again), and lists each library's system dependencies as not pinned (root's files).
+//! - A library that can never be trusted as it is (not a regular file, a symlink, too
+//!   large, or depending on code that would not be pinned: `RUNPATH $ORIGIN`, a
+//!   `DT_NEEDED` that is not a system library) is refused with the reason; nothing is
+//!   offered, nothing written.
+//! - A library writable by group or others (or in such a directory) is trusted with a
+//!   warning: anyone who can write it could have replaced it before you looked.
 //! - A library that does not exist yet is listed as missing and pinned as absent: it does
 //!   not load, and the grant goes stale when it appears (so its hash is seen first).
 //! - A `wit.toml` that names no plugin has nothing to trust: nothing is written.
@@ -18,7 +27,7 @@ use std::path::Path;
 use serde_json::json;
 use wit_core::Config;
 use wit_core::config::FILE_NAME;
-use wit_daemon::trust::{TrustPlan, TrustStore};
+use wit_daemon::trust::{MAX_WIT_TOML_SIZE, TrustError, TrustPlan, TrustStore};
 
 use crate::autostart;
 use crate::commands::analyzers::{self, AnalyzerList};
@@ -43,7 +52,17 @@ pub async fn trust(ctx: &Ctx, yes: bool) -> CmdResult {
         return Ok(());
     }
     let mut store = TrustStore::load().map_err(Failure::other)?;
-    let plan = store.plan(root, &config).map_err(Failure::other)?;
+    let plan = store.plan(root, &config).map_err(|e| match e {
+        TrustError::Refused { refusals } => Failure::other(format!(
+            "{}\nNot trusted (nothing was changed): fix these libraries, then run `wit trust` again",
+            refusals
+                .iter()
+                .map(|(path, why)| format!("cannot trust {}: {why}", path.display()))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )),
+        e => Failure::other(e),
+    })?;
     // The list goes to stderr under --json, so stdout stays one JSON document.
     let listing = describe(&plan, store.path());
     if ctx.json {
@@ -67,7 +86,13 @@ pub async fn trust(ctx: &Ctx, yes: bool) -> CmdResult {
         print_json(&json!({
             "trusted": true,
             "root": plan.root.display().to_string(),
-            "files": plan.files.iter().map(|f| json!({"path": f.path.display().to_string(), "sha256": f.sha256})).collect::<Vec<_>>(),
+            "files": plan.files.iter().map(|f| json!({
+                "path": f.path.display().to_string(),
+                "sha256": f.sha256,
+                "size": f.size,
+                "warnings": f.warnings,
+                "systemLibraries": f.system_libraries.iter().map(|l| json!({"name": l.name, "path": l.path.display().to_string(), "pinned": false})).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
             "store": store.path().display().to_string(),
             "daemonRestarted": restarted.is_some(),
             "analyzers": restarted,
@@ -112,11 +137,17 @@ pub async fn untrust(ctx: &Ctx) -> CmdResult {
     Ok(())
 }
 
+/// `wit.toml`, read through the file-system boundary (beneath the root, regular, 1 MiB).
 fn read_config(root: &Path) -> CmdResult<Config> {
     let path = root.join(FILE_NAME);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => Config::parse(&text, &path).map_err(|e| Failure::other(e.to_string())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+    match wit_boundary::read_repo_file(root, FILE_NAME, MAX_WIT_TOML_SIZE) {
+        Ok(bytes) => {
+            let text = String::from_utf8(bytes).map_err(|_| {
+                Failure::other(format!("cannot read {}: not UTF-8", path.display()))
+            })?;
+            Config::parse(&text, &path).map_err(|e| Failure::other(e.to_string()))
+        }
+        Err(e) if e.is_not_found() => Ok(Config::default()),
         Err(e) => Err(Failure::other(format!(
             "cannot read {}: {e}",
             path.display()
@@ -126,13 +157,33 @@ fn read_config(root: &Path) -> CmdResult<Config> {
 
 fn describe(plan: &TrustPlan, store: &Path) -> String {
     let mut out = format!(
-        "Trusting {} lets the wit daemon load and run these libraries (pinned by SHA-256; \
-         any change makes the trust stale):\n",
+        "Trusting {} lets the wit daemon load and run these libraries. Pinned: exactly these \
+         bytes (SHA-256 and size; the daemon loads the bytes it hashed, and any change makes \
+         the trust stale):\n",
         plan.root.display()
     );
     for f in &plan.files {
         match &f.sha256 {
-            Some(hash) => out.push_str(&format!("  {}  sha256:{hash}\n", f.path.display())),
+            Some(hash) => {
+                out.push_str(&format!(
+                    "  {}  sha256:{hash}  ({} bytes)\n",
+                    f.path.display(),
+                    f.size.unwrap_or(0)
+                ));
+                if !f.system_libraries.is_empty() {
+                    out.push_str(&format!(
+                        "    depends on, not pinned (system libraries): {}\n",
+                        f.system_libraries
+                            .iter()
+                            .map(|l| format!("{} ({})", l.name, l.path.display()))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+                for warning in &f.warnings {
+                    out.push_str(&format!("    warning: {warning}\n"));
+                }
+            }
             None => out.push_str(&format!(
                 "  {}  missing (not built?): it will not load, and once it exists run `wit trust` again\n",
                 f.path.display()
@@ -157,6 +208,8 @@ async fn restart_if_running(ctx: &Ctx) -> CmdResult<Option<AnalyzerList>> {
         return Ok(None);
     }
     let (mut client, _) = autostart::ensure_running(&ctx.repo).await?;
-    let list = call(&mut client, "analyzers.list", json!({}), "analyzers").await?;
+    let mut list: AnalyzerList =
+        call(&mut client, "analyzers.list", json!({}), "analyzers").await?;
+    analyzers::add_warnings(&mut list);
     Ok(Some(list))
 }

@@ -5,6 +5,13 @@
 //! taken is refused with a [`PluginFailure`] naming the file and the reason, and the rest
 //! still load. Nothing loads unless the repository is trusted ([`crate::trust`]).
 //!
+//! A library is read once, by the trust check ([`crate::trust::TrustStore::check_and_read`],
+//! through [`wit_boundary::library`]); the loader loads those bytes, from a sealed
+//! in-memory copy whose hash is compared with the trusted hash just before `dlopen`. The
+//! file on disk is never opened again, so swapping it (even in a loop, even mid-load) can
+//! only make the grant stale. A library whose dependencies would not be pinned (`RUNPATH
+//! $ORIGIN`, a `DT_NEEDED` that is not a system library) is refused before it is mapped.
+//!
 //! Libraries are loaded once and **never unloaded** (the `Library` handle is leaked):
 //! analyzers are shared as `Arc<dyn LanguageAnalyzer>` with worker threads that may be
 //! mid-call, a Rust cdylib registers thread-local destructors that would point into
@@ -19,7 +26,9 @@ use wit_core::{
     AnalyzerOrigin, Config, LanguageAnalyzer, PluginAnalyzer, PluginError, Registry, RegistryError,
 };
 
-use crate::trust::TrustStatus;
+use wit_boundary::library::{LibraryError, LibraryFile};
+
+use crate::trust::{LibraryState, TrustCheck, TrustStatus};
 
 mod monitor;
 mod report;
@@ -65,6 +74,10 @@ pub enum LoadError {
     /// The trust store could not be read, so trust cannot be established.
     #[error("cannot check trust: {0}")]
     TrustStore(String),
+    /// The file-system boundary refused the library: not a regular file, too large, a
+    /// symlink, outside the repository, or depending on code that would not be pinned.
+    #[error(transparent)]
+    Library(LibraryError),
 }
 
 impl LoadError {
@@ -103,6 +116,23 @@ impl LoadError {
             LoadError::TrustStore(_) => {
                 "fix or remove the trust store file, then run `wit trust` again"
             }
+            LoadError::Library(LibraryError::SearchPath { .. } | LibraryError::Dependency { .. }) => {
+                "relink the plugin so that it depends only on system libraries (no -rpath, other dependencies linked statically), then run `wit trust`"
+            }
+            LoadError::Library(LibraryError::Symlink) => {
+                "point `path` in wit.toml at the library file itself, not a symlink"
+            }
+            LoadError::Library(
+                LibraryError::NotRegular { .. }
+                | LibraryError::Outside { .. }
+                | LibraryError::TooLarge { .. }
+                | LibraryError::MalformedElf(_)
+                | LibraryError::NotFound
+                | LibraryError::Dlopen(_),
+            ) => "point `path` in wit.toml at a shared library built with wit_core::export_analyzer!",
+            LoadError::Library(
+                LibraryError::Io { .. } | LibraryError::Memfd(_) | LibraryError::Changed { .. },
+            ) => return None,
         })
     }
 }
@@ -126,6 +156,8 @@ pub struct LoadedPlugin {
     pub extensions: Vec<String>,
     /// Its run-time failures (the analyzer above records them).
     pub health: Arc<PluginHealth>,
+    /// Who else could replace the library file (group/other-writable file or directory).
+    pub warnings: Vec<String>,
 }
 
 impl std::fmt::Debug for LoadedPlugin {
@@ -134,6 +166,7 @@ impl std::fmt::Debug for LoadedPlugin {
             .field("id", &self.analyzer.id())
             .field("path", &self.path)
             .field("extensions", &self.extensions)
+            .field("warnings", &self.warnings)
             .finish()
     }
 }
@@ -157,25 +190,43 @@ pub struct LoadReport {
     pub failed: Vec<PluginFailure>,
 }
 
-/// Loads every plugin `config` names for the repository at `root`, if `trust` allows.
+/// Loads every plugin `config` names for the repository at `root`, if `check` (the trust
+/// verdict, with the libraries as read for it) allows.
 ///
-/// Paths are resolved against `root` (see `wit_core::AnalyzerConfig::resolve`). When
-/// `trust` is not [`TrustStatus::Trusted`], no library is opened and every entry fails with
-/// [`LoadError::Untrusted`] or [`LoadError::TrustStale`]: opening a library already runs
-/// its initialisers.
-pub fn load(root: &Path, config: &Config, trust: &TrustStatus) -> LoadReport {
+/// Paths are resolved against `root` (see `wit_core::AnalyzerConfig::resolve`). When the
+/// repository is not trusted no library is loaded: every entry fails with
+/// [`LoadError::Untrusted`] or [`LoadError::TrustStale`] (opening a library already runs
+/// its initialisers), except one the file-system boundary refused, which fails with that
+/// reason ([`LoadError::Library`]: it could never load as it is). A trusted library is
+/// loaded from the bytes in `check`, which must hash as the grant says.
+pub fn load(root: &Path, config: &Config, check: &TrustCheck) -> LoadReport {
     let mut report = LoadReport::default();
-    for entry in &config.analyzers {
-        let path = entry.resolve(root);
-        let result = match trust {
-            TrustStatus::Trusted => load_library(&path),
-            TrustStatus::Untrusted => Err(LoadError::Untrusted),
-            TrustStatus::Stale { changed } => Err(LoadError::TrustStale {
+    for (i, entry) in config.analyzers.iter().enumerate() {
+        let checked = check.libraries.get(i);
+        let path = checked.map_or_else(|| entry.resolve(root), |c| c.path.clone());
+        let status_error = || match &check.status {
+            TrustStatus::Trusted | TrustStatus::Untrusted => LoadError::Untrusted,
+            TrustStatus::Stale { changed } => LoadError::TrustStale {
                 changed: changed.clone(),
+            },
+        };
+        let result = match checked.map(|c| (&c.state, c.trusted_sha256.as_deref())) {
+            Some((LibraryState::Refused(e), _)) if !e.is_not_found() => {
+                Err(LoadError::Library(e.clone()))
+            }
+            _ if check.status != TrustStatus::Trusted => Err(status_error()),
+            Some((LibraryState::Refused(_), _)) => Err(LoadError::Missing),
+            Some((LibraryState::Read(file), Some(trusted))) => {
+                load_library(file, trusted).map(|a| (a, file.warnings().to_vec()))
+            }
+            // Trusted without a hash to compare, or not read: nothing to vouch for.
+            Some((LibraryState::Read(_), None)) => Err(LoadError::TrustStale {
+                changed: vec![path.clone()],
             }),
+            Some((LibraryState::Unread, _)) | None => Err(LoadError::Untrusted),
         };
         match result {
-            Ok(analyzer) => {
+            Ok((analyzer, warnings)) => {
                 let extensions = entry.extensions.clone().unwrap_or_else(|| {
                     analyzer
                         .extensions()
@@ -193,6 +244,7 @@ pub fn load(root: &Path, config: &Config, trust: &TrustStatus) -> LoadReport {
                     path,
                     extensions,
                     health,
+                    warnings,
                 });
             }
             Err(error) => report.failed.push(PluginFailure { path, error }),
@@ -208,9 +260,9 @@ pub fn load_into(
     registry: &mut Registry,
     root: &Path,
     config: &Config,
-    trust: &TrustStatus,
+    check: &TrustCheck,
 ) -> LoadReport {
-    let report = load(root, config, trust);
+    let report = load(root, config, check);
     let mut out = LoadReport {
         loaded: Vec::new(),
         failed: report.failed,
@@ -234,28 +286,25 @@ pub fn load_into(
     out
 }
 
-/// Opens one library and validates its table.
-fn load_library(path: &Path) -> Result<PluginAnalyzer, LoadError> {
-    let meta = std::fs::metadata(path).map_err(|_| LoadError::Missing)?;
-    if !meta.is_file() {
-        return Err(LoadError::NotALibrary("not a regular file".into()));
-    }
-    // dlopen searches the library path for names without a slash; a canonical path has one.
-    let path = std::fs::canonicalize(path).map_err(|_| LoadError::Missing)?;
-    // SAFETY: opening a library runs its initialisers: arbitrary code. That is what trust
-    // gates: this runs only for libraries the user trusted, pinned by hash.
-    let library = unsafe { libloading::Library::new(&path) }
-        .map_err(|e| LoadError::NotALibrary(e.to_string()))?;
-    // Never unloaded (module docs): leak the handle so the code stays mapped.
-    let library: &'static libloading::Library = Box::leak(Box::new(library));
+/// Loads one library's bytes (which must hash as `trusted`) and validates its table.
+fn load_library(file: &LibraryFile, trusted: &str) -> Result<PluginAnalyzer, LoadError> {
+    let library = file.load(trusted).map_err(|e| match e {
+        // Swapped between the check and the load: the trusted code is not what is there.
+        LibraryError::Changed { .. } => LoadError::TrustStale {
+            changed: vec![file.path().to_owned()],
+        },
+        LibraryError::NotFound => LoadError::Missing,
+        LibraryError::Dlopen(why) => LoadError::NotALibrary(why),
+        e => LoadError::Library(e),
+    })?;
     // SAFETY: the symbol, if present, is declared by the ABI as `EntryFn`; a library that
     // exports a different thing under this exact name is outside any contract we can check.
     let entry: EntryFn = *unsafe { library.get::<EntryFn>(ENTRY_SYMBOL_NUL) }
         .map_err(|_| LoadError::NoEntrySymbol)?;
     // SAFETY: calling the ABI's entry function, which takes nothing and returns a pointer.
     let table = unsafe { entry() };
-    // SAFETY: `table` comes from the entry symbol of a library leaked above, so it stays
-    // loaded for the rest of the process; from_table validates version and size before
-    // reading further.
+    // SAFETY: `table` comes from the entry symbol of a library that is never unloaded
+    // (`LibraryFile::load` leaks it), so it stays mapped for the rest of the process;
+    // from_table validates version and size before reading further.
     Ok(unsafe { PluginAnalyzer::from_table(table) }?)
 }

@@ -62,22 +62,23 @@ pub fn load_configured(registry: &mut Registry, root: &Path, config: &Config) ->
         return PluginsReport::default();
     }
     let store_path = TrustStore::default_path().ok();
-    let (trust, status) = match TrustStore::load() {
+    let (trust, check) = match TrustStore::load() {
         Ok(store) => {
-            let status = store.check(root, config);
-            let summary = match &status {
+            // Each library is read once here; the loader loads those very bytes.
+            let check = store.check_and_read(root, config);
+            let summary = match &check.status {
                 TrustStatus::Trusted => TrustSummary::Trusted,
                 TrustStatus::Untrusted => TrustSummary::Untrusted,
                 TrustStatus::Stale { changed } => TrustSummary::Stale {
                     changed: changed.clone(),
                 },
             };
-            (summary, Ok(status))
+            (summary, Ok(check))
         }
         Err(e) => (TrustSummary::Unknown(e.to_string()), Err(e.to_string())),
     };
-    let report = match status {
-        Ok(status) => load_into(registry, root, config, &status),
+    let report = match check {
+        Ok(check) => load_into(registry, root, config, &check),
         Err(why) => super::LoadReport {
             loaded: Vec::new(),
             failed: config
@@ -97,6 +98,12 @@ pub fn load_configured(registry: &mut Registry, root: &Path, config: &Config) ->
             plugin.analyzer.id(),
             plugin.extensions.join(", .")
         );
+        for warning in &plugin.warnings {
+            tracing::warn!(
+                "analyzer plugin {}: warning: {warning}",
+                plugin.path.display()
+            );
+        }
     }
     for failure in &report.failed {
         // The log is read without `wit analyzers` at hand: give the remedy there too.

@@ -10,6 +10,7 @@ use wit_core::{
 
 use super::test_support::{broken_plugin, go_plugin};
 use super::*;
+use crate::trust::TrustCheck;
 
 fn config_for(entries: &[(&Path, Option<&[&str]>)]) -> Config {
     let mut text = String::new();
@@ -25,6 +26,11 @@ fn config_for(entries: &[(&Path, Option<&[&str]>)]) -> Config {
     Config::parse(&text, "wit.toml").unwrap()
 }
 
+/// The verdict "trusted as the files are now", with the libraries read for it.
+fn trusted(root: &Path, config: &Config) -> TrustCheck {
+    TrustCheck::assume_trusted(root, config)
+}
+
 fn root() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
 }
@@ -35,7 +41,12 @@ fn refuse(broken: &Path) -> PluginFailure {
     let dir = root();
     let config = config_for(&[(broken, None), (&go, None)]);
     let mut registry = Registry::new();
-    let report = load_into(&mut registry, dir.path(), &config, &TrustStatus::Trusted);
+    let report = load_into(
+        &mut registry,
+        dir.path(),
+        &config,
+        &trusted(dir.path(), &config),
+    );
     assert_eq!(
         report.loaded.len(),
         1,
@@ -160,7 +171,12 @@ fn an_extension_already_claimed_is_refused_by_the_registry() {
         .add(Arc::new(Builtin), AnalyzerOrigin::Builtin, None)
         .unwrap();
     let config = config_for(&[(&panicking, None), (&go, None)]);
-    let report = load_into(&mut registry, dir.path(), &config, &TrustStatus::Trusted);
+    let report = load_into(
+        &mut registry,
+        dir.path(),
+        &config,
+        &trusted(dir.path(), &config),
+    );
     assert_eq!(report.loaded.len(), 1);
     assert_eq!(
         report.failed,
@@ -183,7 +199,12 @@ fn an_extension_already_claimed_is_refused_by_the_registry() {
         .add(Arc::new(Builtin), AnalyzerOrigin::Builtin, None)
         .unwrap();
     let config = config_for(&[(&panicking, Some(&["boom"]))]);
-    let report = load_into(&mut registry, dir.path(), &config, &TrustStatus::Trusted);
+    let report = load_into(
+        &mut registry,
+        dir.path(),
+        &config,
+        &trusted(dir.path(), &config),
+    );
     assert!(report.failed.is_empty(), "{report:?}");
     assert_eq!(report.loaded[0].extensions, vec!["boom".to_owned()]);
     assert_eq!(registry.for_extension("boom").unwrap().id(), "panicking");
@@ -194,7 +215,11 @@ fn nothing_is_opened_unless_trusted() {
     let go = go_plugin();
     let dir = root();
     let config = config_for(&[(&go, None)]);
-    let report = load(dir.path(), &config, &TrustStatus::Untrusted);
+    let report = load(
+        dir.path(),
+        &config,
+        &TrustCheck::not_trusted(dir.path(), &config, TrustStatus::Untrusted),
+    );
     assert!(report.loaded.is_empty());
     assert_eq!(report.failed[0].error, LoadError::Untrusted);
     assert!(report.failed[0].to_string().contains("run `wit trust`"));
@@ -202,9 +227,13 @@ fn nothing_is_opened_unless_trusted() {
     let report = load(
         dir.path(),
         &config,
-        &TrustStatus::Stale {
-            changed: changed.clone(),
-        },
+        &TrustCheck::not_trusted(
+            dir.path(),
+            &config,
+            TrustStatus::Stale {
+                changed: changed.clone(),
+            },
+        ),
     );
     assert_eq!(report.failed[0].error, LoadError::TrustStale { changed });
     assert!(
@@ -224,7 +253,7 @@ fn relative_paths_resolve_against_the_repository_root() {
     fs::create_dir_all(dir.path().join("tools")).unwrap();
     fs::copy(&go, dir.path().join("tools/libgo.so")).unwrap();
     let config = Config::parse("[[analyzers]]\npath = \"tools/libgo.so\"\n", "wit.toml").unwrap();
-    let report = load(dir.path(), &config, &TrustStatus::Trusted);
+    let report = load(dir.path(), &config, &trusted(dir.path(), &config));
     assert!(report.failed.is_empty(), "{report:?}");
     assert_eq!(report.loaded[0].path, dir.path().join("tools/libgo.so"));
 }
@@ -254,11 +283,12 @@ fn the_go_plugin_analyzes_go_through_the_loader() {
     let go = go_plugin();
     let dir = root();
     let mut registry = Registry::with_builtins();
+    let config = config_for(&[(&go, None)]);
     let report = load_into(
         &mut registry,
         dir.path(),
-        &config_for(&[(&go, None)]),
-        &TrustStatus::Trusted,
+        &config,
+        &trusted(dir.path(), &config),
     );
     assert!(report.failed.is_empty(), "{report:?}");
     let entry = registry
@@ -300,11 +330,8 @@ fn the_go_plugin_analyzes_go_through_the_loader() {
 #[test]
 fn a_panicking_plugin_gives_a_failed_error_and_the_process_survives() {
     let dir = root();
-    let report = load(
-        dir.path(),
-        &config_for(&[(&broken_plugin("panicking"), None)]),
-        &TrustStatus::Trusted,
-    );
+    let config = config_for(&[(&broken_plugin("panicking"), None)]);
+    let report = load(dir.path(), &config, &trusted(dir.path(), &config));
     let plugin = &report.loaded[0];
     let reason = "analyzer \"panicking\" panicked: deliberate panic while analysing 5 bytes";
     for _ in 0..2 {
@@ -321,11 +348,8 @@ fn a_panicking_plugin_gives_a_failed_error_and_the_process_survives() {
 #[test]
 fn malformed_json_from_a_plugin_is_a_failed_error() {
     let dir = root();
-    let report = load(
-        dir.path(),
-        &config_for(&[(&broken_plugin("bad-json"), None)]),
-        &TrustStatus::Trusted,
-    );
+    let config = config_for(&[(&broken_plugin("bad-json"), None)]);
+    let report = load(dir.path(), &config, &trusted(dir.path(), &config));
     let AnalyzeError::Failed(why) = report.loaded[0].analyzer.analyze("anything").unwrap_err()
     else {
         panic!("expected Failed")
@@ -336,4 +360,114 @@ fn malformed_json_from_a_plugin_is_a_failed_error() {
     );
     assert!(why.starts_with(&prefix), "{why}");
     assert_eq!(report.loaded[0].health.failures(), 1);
+}
+
+/// A small copy of `library` (symbols stripped, so that the many copies below cost little
+/// memory; the dynamic symbols a plugin needs stay), else a plain copy.
+fn small_copy(library: &Path, dest: &Path) {
+    let stripped = std::process::Command::new("strip")
+        .arg("--strip-all")
+        .arg("-o")
+        .arg(dest)
+        .arg(library)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !stripped {
+        fs::copy(library, dest).unwrap();
+    }
+}
+
+/// Security item 5: the plugin that loads is the one that was hashed. Library A is trusted;
+/// a thread swaps A's and B's files (`renameat2(RENAME_EXCHANGE)`) in a loop while the
+/// daemon's path (trust check, then load) runs. Each attempt must load A or refuse as
+/// stale; B (never trusted) must never load. Each round is a fresh repository, so no
+/// dynamic-loader cache of an earlier round can hide a swap.
+#[test]
+fn the_plugin_that_loads_is_the_one_that_was_hashed_even_while_swapped_in_a_loop() {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+
+    use crate::trust::TrustStore;
+
+    const ROUNDS: usize = 30;
+    let dir = root();
+    let originals = dir.path().join("originals");
+    fs::create_dir_all(&originals).unwrap();
+    // A: id "panicking"; B: id "broken" (the raw ABI of bad-json); both valid plugins.
+    let (a, b) = (originals.join("liba.so"), originals.join("libb.so"));
+    small_copy(&broken_plugin("panicking"), &a);
+    small_copy(&broken_plugin("bad-json"), &b);
+    let mut store = TrustStore::load_from(dir.path().join("config/wit/trust.json")).unwrap();
+    let config = Config::parse("[[analyzers]]\npath = \"plugins/liba.so\"\n", "wit.toml").unwrap();
+
+    let (mut loaded, mut stale) = (0, 0);
+    for round in 0..ROUNDS {
+        let repo = dir.path().join(format!("repo{round}"));
+        fs::create_dir_all(repo.join("plugins")).unwrap();
+        fs::write(
+            repo.join("wit.toml"),
+            "[[analyzers]]\npath = \"plugins/liba.so\"\n",
+        )
+        .unwrap();
+        let (liba, libb) = (repo.join("plugins/liba.so"), repo.join("plugins/libb.so"));
+        fs::copy(&a, &liba).unwrap();
+        fs::copy(&b, &libb).unwrap();
+        store.grant(&store.plan(&repo, &config).unwrap()).unwrap();
+
+        let stop = Arc::new(AtomicBool::new(false));
+        let swaps = Arc::new(AtomicU64::new(0));
+        let swapper = {
+            let (stop, swaps) = (stop.clone(), swaps.clone());
+            let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).unwrap();
+            let (liba, libb) = (c(&liba), c(&libb));
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    // SAFETY: two NUL-terminated paths that outlive the call; renameat2 only
+                    // reads them. (The daemon has no rustix; libc has the same call.)
+                    let rc = unsafe {
+                        libc::renameat2(
+                            libc::AT_FDCWD,
+                            liba.as_ptr(),
+                            libc::AT_FDCWD,
+                            libb.as_ptr(),
+                            libc::RENAME_EXCHANGE,
+                        )
+                    };
+                    assert_eq!(rc, 0, "renameat2: {}", std::io::Error::last_os_error());
+                    swaps.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+        };
+        // Let the swapping start before the daemon's path runs.
+        while swaps.load(Ordering::Relaxed) == 0 {
+            std::thread::yield_now();
+        }
+        let check = store.check_and_read(&repo, &config);
+        let report = load(&repo, &config, &check);
+        stop.store(true, Ordering::Relaxed);
+        swapper.join().unwrap();
+
+        match (report.loaded.as_slice(), report.failed.as_slice()) {
+            ([plugin], []) => {
+                assert_eq!(
+                    plugin.analyzer.id(),
+                    "panicking",
+                    "round {round}: an untrusted library was loaded"
+                );
+                loaded += 1;
+            }
+            ([], [failure]) => {
+                assert!(
+                    matches!(failure.error, LoadError::TrustStale { .. }),
+                    "round {round}: {failure}"
+                );
+                stale += 1;
+            }
+            _ => panic!("round {round}: {report:?}"),
+        }
+    }
+    assert_eq!(loaded + stale, ROUNDS);
+    eprintln!("{loaded} rounds loaded A, {stale} were refused as stale; B never loaded");
 }

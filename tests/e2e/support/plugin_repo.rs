@@ -3,8 +3,10 @@
 //! the trust store (`$XDG_CONFIG_HOME/wit/trust.json`) is never the real user's. The
 //! daemon, auto-started by the CLI, inherits that environment.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -141,6 +143,67 @@ impl PluginRepo {
     pub fn client(&self) -> Client {
         Client::connect(&self.path().join(".wit").join("daemon.sock"))
             .expect("connect to the daemon")
+    }
+
+    /// Runs `wit` like [`PluginRepo::wit`], failing the test when it has not finished
+    /// within `limit` (it is killed then): for commands that must never hang.
+    #[track_caller]
+    pub fn wit_within(&self, limit: Duration, args: &[&str]) -> Run {
+        let mut cmd = wit_command(self.path(), None, args);
+        self.isolate(&mut cmd);
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("run wit");
+        let mut stdout = child.stdout.take().expect("piped stdout");
+        let mut stderr = child.stderr.take().expect("piped stderr");
+        // Read both pipes while waiting, so a chatty command never blocks on a full pipe.
+        let out = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = stdout.read_to_string(&mut s);
+            s
+        });
+        let err = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = stderr.read_to_string(&mut s);
+            s
+        });
+        let deadline = Instant::now() + limit;
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait for wit") {
+                break status;
+            }
+            if Instant::now() >= deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("wit {args:?} did not finish within {limit:?} (killed)");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        Run {
+            code: status.code().unwrap_or(-1),
+            stdout: out.join().unwrap_or_default(),
+            stderr: err.join().unwrap_or_default(),
+        }
+    }
+
+    /// Compiles the C `source` into the shared library `out` with `gcc -shared -fPIC`
+    /// plus `args` (run in `out`'s directory, so `-L.` finds its siblings).
+    #[track_caller]
+    pub fn gcc_shared(&self, out: &Path, source: &str, args: &[&str]) {
+        let dir = out.parent().expect("a parent");
+        std::fs::create_dir_all(dir).expect("mkdir");
+        let src = out.with_extension("c");
+        std::fs::write(&src, source).expect("write the C source");
+        let status = Command::new("gcc")
+            .args(["-shared", "-fPIC", "-o"])
+            .arg(out)
+            .arg(&src)
+            .args(args)
+            .current_dir(dir)
+            .status()
+            .expect("gcc runs");
+        assert!(status.success(), "gcc failed for {}", out.display());
     }
 
     /// `.wit/daemon.log`.
