@@ -15,8 +15,9 @@ use crate::output::shown;
 
 /// Length of a full UUID.
 const FULL_ID_LEN: usize = 36;
-/// Shortest prefix looked up: shorter ones would match by accident.
-const MIN_PREFIX_LEN: usize = 4;
+/// Shortest prefix looked up. One character is enough when it is unique: an ambiguous
+/// prefix is always refused, never guessed.
+const MIN_PREFIX_LEN: usize = 1;
 
 /// The full id of the contract `prefix` names.
 pub async fn contract(client: &mut Client, prefix: &str) -> CmdResult<String> {
@@ -27,8 +28,12 @@ pub async fn contract(client: &mut Client, prefix: &str) -> CmdResult<String> {
     pick(
         "contract",
         prefix,
-        all.iter()
-            .map(|c| (c.contract_id.as_str(), format!("{} ({})", c.symbol_path, c.status.as_str()))),
+        all.iter().map(|c| {
+            (
+                c.contract_id.as_str(),
+                format!("{} ({})", c.symbol_path, c.status.as_str()),
+            )
+        }),
     )
 }
 
@@ -49,7 +54,12 @@ pub async fn intent(client: &mut Client, prefix: &str) -> CmdResult<String> {
         all.iter().map(|i| {
             (
                 i.intent_id.as_str(),
-                format!("{} by {}: {}", i.status.as_str(), i.session_id, i.description),
+                format!(
+                    "{} by {}: {}",
+                    i.status.as_str(),
+                    i.session_id,
+                    i.description
+                ),
             )
         }),
     )
@@ -106,9 +116,12 @@ mod tests {
             "f04db275-0000-4000-8000-000000000001"
         );
         let e = pick("contract", "f04d", c()).unwrap_err();
-        assert!(matches!(&e, Failure::Usage(m) if m.contains("ambiguous")), "{e:?}");
+        assert!(
+            matches!(&e, Failure::Usage(m) if m.contains("ambiguous")),
+            "{e:?}"
+        );
         assert_eq!(pick("contract", "abcd", c()).unwrap(), "abcd");
-        assert!(is_full_or_too_short("abc"));
+        assert!(is_full_or_too_short(""));
         assert!(is_full_or_too_short(ids[0].0));
     }
 }

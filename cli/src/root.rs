@@ -45,7 +45,9 @@ impl Repo {
     /// repo-relative `file:name`. In `src/cli`, `client.ts:spawn` is `src/cli/client.ts:spawn`.
     pub fn symbol_path(&self, arg: &str) -> Result<String, Failure> {
         let arg = arg.trim();
-        let Some((file, name)) = arg.split_once(':').filter(|(f, n)| !f.is_empty() && !n.is_empty())
+        let Some((file, name)) = arg
+            .split_once(':')
+            .filter(|(f, n)| !f.is_empty() && !n.is_empty())
         else {
             return Err(Failure::Usage(format!(
                 "{:?} is not a symbol path; write file:name, e.g. src/auth.ts:validateToken",

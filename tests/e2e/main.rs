@@ -7,6 +7,7 @@ mod support;
 mod cli_basics;
 mod cli_coordination;
 mod cli_daemon;
+mod cli_daily;
 mod cli_init;
 mod cli_version_notice;
 mod cli_watch;

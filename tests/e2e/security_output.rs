@@ -77,3 +77,21 @@ fn item2_status_intent_list_and_conflicts_escape_other_agents_text() {
         .json();
     assert!(v.to_string().contains("\\u001b[2J"), "{v}");
 }
+
+#[test]
+fn item2_wit_trust_shows_a_decoy_library_name_as_what_it_is() {
+    let r = crate::support::plugin_repo::PluginRepo::new();
+    r.write(
+        "wit.toml",
+        "[[analyzers]]\npath = \"evil.so\\r  libwit_analyzer_go.so\"\n",
+    );
+    let out = r.wit(None, &["trust", "--yes"]);
+    assert_no_control("wit trust", &out.stdout);
+    assert_no_control("wit trust (stderr)", &out.stderr);
+    assert!(
+        out.stdout.contains("evil.so\\r  libwit_analyzer_go.so"),
+        "the whole name, escaped: {out:#?}"
+    );
+    let list = r.wit(None, &["analyzers"]);
+    assert_no_control("wit analyzers", &list.stdout);
+}

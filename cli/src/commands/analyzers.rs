@@ -6,7 +6,7 @@ use serde_json::json;
 
 use crate::context::{Ctx, call};
 use crate::exit::CmdResult;
-use crate::output::{Cell, Style, print_json, table};
+use crate::output::{Cell, Style, print_json, shown, table};
 
 /// `analyzers.list`'s result.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -167,9 +167,10 @@ pub fn render(list: &AnalyzerList, style: &Style) -> String {
     for a in &list.analyzers {
         for warning in &a.warnings {
             out.push_str(&format!(
-                "\n{} analyzer {:?}: {warning}\n",
+                "\n{} analyzer {:?}: {}\n",
                 style.yellow("warning:"),
-                a.id
+                a.id,
+                shown(warning)
             ));
         }
     }
@@ -183,19 +184,20 @@ pub fn problems(config: &ConfigState, failed: &[FailedPlugin], style: &Style) ->
     let mut out = String::new();
     if let Some(error) = &config.error {
         out.push_str(&format!(
-            "\n{} {error}\n  the daemon uses the default settings and no plugins; fix the file, then `wit daemon restart`\n",
-            style.red("wit.toml refused:")
+            "\n{} {}\n  the daemon uses the default settings and no plugins; fix the file, then `wit daemon restart`\n",
+            style.red("wit.toml refused:"),
+            shown(error)
         ));
     }
     for f in failed {
         out.push_str(&format!(
             "\n{} {}\n  {}\n",
             style.red("plugin not loaded:"),
-            f.path,
-            f.reason
+            shown(&f.path),
+            shown(&f.reason)
         ));
         if let Some(hint) = &f.hint {
-            out.push_str(&format!("  hint: {hint}\n"));
+            out.push_str(&format!("  hint: {}\n", shown(hint)));
         }
     }
     out

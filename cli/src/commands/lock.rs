@@ -11,7 +11,11 @@ use crate::output::{print_json, shown, until};
 
 /// The symbol paths of the command line, repo-relative (files are relative to the current
 /// directory), without duplicates.
-fn symbol_paths(ctx: &Ctx, positional: Vec<String>, flagged: Vec<String>) -> CmdResult<Vec<String>> {
+fn symbol_paths(
+    ctx: &Ctx,
+    positional: Vec<String>,
+    flagged: Vec<String>,
+) -> CmdResult<Vec<String>> {
     let mut paths: Vec<String> = Vec::new();
     for p in positional.into_iter().chain(flagged) {
         let p = ctx.repo.symbol_path(&p)?;

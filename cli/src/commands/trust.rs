@@ -64,7 +64,9 @@ pub async fn trust(ctx: &Ctx, yes: bool) -> CmdResult {
         e => Failure::other(e),
     })?;
     // The list goes to stderr under --json, so stdout stays one JSON document.
-    let listing = describe(&plan, store.path());
+    // File names come from wit.toml: escaped, so that a library named
+    // "evil.so\r  libgood.so" shows as what it is.
+    let listing = wit_core::text::escape_keep_newlines(&describe(&plan, store.path())).into_owned();
     if ctx.json {
         eprint!("{listing}");
     } else {

@@ -1,0 +1,183 @@
+//! Daily use without dead ends: paths from where the user stands, short ids, `--json`
+//! usage errors, shell completions, and a daemon that leaves with its repository.
+
+use std::time::Duration;
+
+use crate::support::cli::CliRepo;
+use crate::support::daemon::wait_until;
+
+#[test]
+fn paths_on_the_command_line_are_relative_to_the_current_directory() {
+    let r = CliRepo::new();
+    r.write("src/cli/client.ts", "export function spawnDaemon() {}\n");
+    let sub = r.path().join("src/cli");
+    let v = r
+        .wit_in(
+            &sub,
+            Some("s1"),
+            &["lock", "client.ts:spawnDaemon", "--json"],
+        )
+        .ok()
+        .json();
+    assert_eq!(v["symbolPath"], "src/cli/client.ts:spawnDaemon", "{v}");
+    let human = r
+        .wit_in(&sub, Some("s1"), &["lock", "./client.ts:spawnDaemon"])
+        .ok();
+    assert!(
+        human.stdout.contains("src/cli/client.ts:spawnDaemon"),
+        "shows the path it used: {}",
+        human.stdout
+    );
+    let d = r
+        .wit_in(
+            &sub,
+            Some("s1"),
+            &["declare", "-d", "x", "--files", "client.ts", "--json"],
+        )
+        .ok()
+        .json();
+    let listed = r
+        .wit_in(
+            &sub,
+            Some("s1"),
+            &["intent", "list", "--file", "client.ts", "--json"],
+        )
+        .ok()
+        .json();
+    assert_eq!(listed[0]["intentId"], d["intentId"], "{listed}");
+    r.wit_in(&sub, Some("s1"), &["release", "client.ts:spawnDaemon"])
+        .ok();
+    let out = r.wit_in(&sub, Some("s1"), &["lock", "../../../elsewhere.ts:f"]);
+    assert_eq!(out.code, 2, "{out:#?}");
+    assert!(
+        out.stderr.contains("outside the repository"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn contract_and_intent_ids_take_any_unique_prefix() {
+    let r = CliRepo::new();
+    r.write("src/api.ts", "export function handler(a: string) {}\n");
+    let c = r
+        .wit(
+            Some("s1"),
+            &["contract", "propose", "src/api.ts:handler", "--json"],
+        )
+        .ok()
+        .json();
+    let id = c["contractId"].as_str().unwrap().to_owned();
+    let v = r
+        .wit(Some("s2"), &["contract", "accept", &id[..8], "--json"])
+        .ok()
+        .json();
+    assert_eq!(v["contractId"], id.as_str());
+    assert_eq!(v["status"], "accepted");
+    // No match: the daemon's own answer (exit 3).
+    let out = r.wit(Some("s2"), &["contract", "accept", "ffffffff"]);
+    assert_eq!(out.code, 3, "{out:#?}");
+
+    // 17 intents: two of them share their first hex digit (pigeonhole), so that digit is
+    // an ambiguous prefix; the first intent's 12 characters are unique.
+    let mut ids: Vec<String> = Vec::new();
+    for n in 0..17 {
+        let v = r
+            .wit(
+                Some("s1"),
+                &[
+                    "declare",
+                    "-d",
+                    &format!("d{n}"),
+                    "--files",
+                    "a.ts",
+                    "--json",
+                ],
+            )
+            .ok()
+            .json();
+        ids.push(v["intentId"].as_str().unwrap().to_owned());
+    }
+    let first = &ids[0];
+    let u = r
+        .wit(Some("s1"), &["intent", "start", &first[..12], "--json"])
+        .ok()
+        .json();
+    assert_eq!(u["intentId"], first.as_str());
+    let shared = ids
+        .iter()
+        .enumerate()
+        .find_map(|(i, a)| {
+            ids[i + 1..]
+                .iter()
+                .find(|b| b[..1] == a[..1])
+                .map(|_| &a[..1])
+        })
+        .expect("pigeonhole");
+    let out = r.wit(Some("s1"), &["intent", "done", shared]);
+    assert_eq!(out.code, 2, "{out:#?}");
+    assert!(out.stderr.contains("ambiguous"), "{}", out.stderr);
+    let out = r.wit(Some("s1"), &["intent", "done", "not-an-id"]);
+    assert_eq!(out.code, 3, "none: the daemon's INTENT_NOT_FOUND: {out:#?}");
+}
+
+#[test]
+fn usage_errors_under_json_are_the_documented_error_object() {
+    let r = CliRepo::new();
+    for args in [
+        &["status", "--bogus", "--json"][..],
+        &["--json", "lock", "a.ts:f", "--ttl", "5x"],
+        &["--json", "nosuchcommand"],
+    ] {
+        let out = r.wit(Some("s1"), args).code(2);
+        let v = out.json();
+        assert_eq!(v["error"]["code"], 2, "{args:?}: {v}");
+        assert_eq!(v["error"]["message"], "USAGE_ERROR", "{args:?}: {v}");
+        assert!(v["error"]["data"]["explanation"].is_string(), "{v}");
+    }
+}
+
+#[test]
+fn completions_are_generated_for_each_shell_and_help_points_to_them() {
+    let r = CliRepo::new();
+    for (shell, needle) in [
+        ("bash", "_wit()"),
+        ("zsh", "#compdef wit"),
+        ("fish", "complete -c wit"),
+    ] {
+        let out = r.wit(None, &["completions", shell]).ok();
+        assert!(
+            out.stdout.contains(needle),
+            "{shell}: {}",
+            &out.stdout[..200.min(out.stdout.len())]
+        );
+        assert!(
+            out.stdout.contains("declare"),
+            "{shell} completes subcommands"
+        );
+    }
+    let man = r.wit(None, &["man"]).ok();
+    assert!(
+        man.stdout.starts_with(".ie") || man.stdout.contains(".TH wit"),
+        "{}",
+        man.stdout
+    );
+    let help = r.wit(None, &["--help"]).ok();
+    assert!(help.stdout.contains("wit completions"), "{}", help.stdout);
+}
+
+#[test]
+fn a_daemon_whose_repository_is_deleted_exits() {
+    let r = CliRepo::new();
+    r.wit(Some("s1"), &["status"]).ok();
+    let pids = r.daemon_pids();
+    assert_eq!(pids.len(), 1);
+    let pid = pids[0];
+    std::fs::remove_dir_all(r.path()).unwrap();
+    wait_until("the daemon exits", Duration::from_secs(30), || {
+        !std::path::Path::new(&format!("/proc/{pid}")).exists()
+            || std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .map(|s| s.contains(") Z "))
+                .unwrap_or(true)
+    });
+}
