@@ -131,19 +131,24 @@ async fn handle(
     req: Request<Incoming>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
     if req.uri().path() != "/rpc" {
-        return Ok(plain(
-            StatusCode::NOT_FOUND,
-            "not found: the wit daemon serves POST /rpc\n",
+        let drained = drain(req.into_body()).await;
+        return Ok(closing_unless(
+            drained,
+            plain(
+                StatusCode::NOT_FOUND,
+                "not found: the wit daemon serves POST /rpc\n",
+            ),
         ));
     }
     if req.method() != Method::POST {
+        let drained = drain(req.into_body()).await;
         let mut resp = plain(
             StatusCode::METHOD_NOT_ALLOWED,
             "method not allowed: use POST /rpc\n",
         );
         resp.headers_mut()
             .insert(ALLOW, HeaderValue::from_static("POST"));
-        return Ok(resp);
+        return Ok(closing_unless(drained, resp));
     }
     let declared_len = req
         .headers()
@@ -202,6 +207,31 @@ async fn handle(
         "rpc"
     );
     Ok(json_response(StatusCode::OK, &response))
+}
+
+/// Most bytes of an unwanted body (wrong path or method) read and thrown away.
+const DRAIN_LIMIT_BYTES: usize = 1024 * 1024;
+/// Longest wait for an unwanted body.
+const DRAIN_TIMEOUT_BODY: Duration = Duration::from_secs(2);
+
+/// Reads and discards a body the daemon will not use, so that a client still sending it
+/// gets the 404/405 instead of a broken pipe. Bounded in bytes and time; `false` when the
+/// body was not read to its end (then the connection must close).
+async fn drain(body: Incoming) -> bool {
+    let read = Limited::new(body, DRAIN_LIMIT_BYTES).collect();
+    matches!(
+        tokio::time::timeout(DRAIN_TIMEOUT_BODY, read).await,
+        Ok(Ok(_))
+    )
+}
+
+/// `resp`, marked `Connection: close` unless the request body was read to its end.
+fn closing_unless(drained: bool, mut resp: Response<Full<Bytes>>) -> Response<Full<Bytes>> {
+    if !drained {
+        resp.headers_mut()
+            .insert(CONNECTION, HeaderValue::from_static("close"));
+    }
+    resp
 }
 
 /// Polls a future, turning a panic during a poll into `Err`. The handler's state is

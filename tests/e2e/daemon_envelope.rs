@@ -339,6 +339,22 @@ fn other_paths_and_http_methods_get_clean_http_errors() {
 }
 
 #[test]
+fn a_wrong_path_or_method_with_a_big_body_gets_its_http_error_not_a_broken_pipe() {
+    let repo = TempRepo::new();
+    let d = Daemon::start(repo.path());
+    let mut c = d.client();
+    // Larger than the socket buffers: the client is still writing when the daemon decides.
+    let body = vec![b'x'; 512 * 1024];
+    for (method, path, status) in [("GET", "/rpc", 405), ("POST", "/nope", 404)] {
+        let resp = c
+            .request(method, path, &body)
+            .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+        assert_eq!(resp.status, status, "{method} {path}");
+    }
+    assert_eq!(c.ok("ping", json!({})), "pong", "the connection still serves");
+}
+
+#[test]
 fn one_keep_alive_connection_carries_many_requests() {
     let repo = TempRepo::new();
     let d = Daemon::start(repo.path());
