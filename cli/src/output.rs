@@ -219,6 +219,60 @@ pub fn until(expires_iso: &str) -> String {
     }
 }
 
+/// Cuts a line (which may hold wit's own colour codes, `ESC [ … m`) to at most `width`
+/// visible characters, ending with `…` (and a colour reset) when cut.
+pub fn fit_line(line: &str, width: usize) -> String {
+    let mut visible = 0;
+    let mut out = String::with_capacity(line.len().min(width * 4));
+    let mut chars = line.chars().peekable();
+    let total: usize = visible_width(line);
+    if total <= width {
+        return line.to_owned();
+    }
+    let keep = width.saturating_sub(1);
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            // A colour sequence: copied whole, takes no column.
+            out.push(c);
+            for d in chars.by_ref() {
+                out.push(d);
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+            continue;
+        }
+        if visible == keep {
+            break;
+        }
+        out.push(c);
+        visible += 1;
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    if out.contains('\x1b') {
+        out.push_str("\x1b[0m");
+    }
+    out
+}
+
+/// Visible characters of a line, not counting colour sequences.
+pub fn visible_width(line: &str) -> usize {
+    let mut n = 0;
+    let mut in_escape = false;
+    for c in line.chars() {
+        if in_escape {
+            in_escape = !c.is_ascii_alphabetic();
+        } else if c == '\x1b' {
+            in_escape = true;
+        } else {
+            n += 1;
+        }
+    }
+    n
+}
+
 /// Shortens `s` to at most `max` characters, ending with `…` when cut.
 pub fn truncate(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
@@ -249,6 +303,17 @@ mod tests {
         assert_eq!(lines[0], "  A           BB");
         assert_eq!(lines[1], "  long value  x");
         assert_eq!(lines[2], "  é           y");
+    }
+
+    #[test]
+    fn lines_fit_their_width_with_colour_codes_kept_whole() {
+        assert_eq!(fit_line("abcdef", 4), "abc…");
+        assert_eq!(fit_line("abc", 4), "abc");
+        let coloured = "\x1b[1mbold text\x1b[0m and more";
+        let cut = fit_line(coloured, 6);
+        assert_eq!(visible_width(&cut), 6, "{cut:?}");
+        assert!(cut.starts_with("\x1b[1mbold "), "{cut:?}");
+        assert!(cut.ends_with("…\x1b[0m"), "{cut:?}");
     }
 
     #[test]

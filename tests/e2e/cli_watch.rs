@@ -56,7 +56,7 @@ fn watch_redraws_on_change_and_exits_cleanly_on_sigint() {
 }
 
 #[test]
-fn watch_on_a_pipe_prints_readable_frames() {
+fn watch_on_a_pipe_prints_one_line_per_change() {
     let r = CliRepo::new();
     r.wit(Some("b"), &["lock", "x.ts:g"]).ok();
     let mut child = wit_command(r.path(), Some("a"), &["watch", "--interval", "50ms"])
@@ -64,22 +64,117 @@ fn watch_on_a_pipe_prints_readable_frames() {
         .spawn()
         .unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut seen = String::new();
-    while !seen.contains("updated ") {
-        seen.push_str(&lines.next().expect("watch output").unwrap());
-        seen.push('\n');
+    let first = lines.next().expect("watch output").unwrap();
+    assert!(
+        first.contains("watching") && first.contains("1 locks"),
+        "{first}"
+    );
+    r.wit(Some("b"), &["lock", "x.ts:h"]).ok();
+    let change = lines.next().expect("a change line").unwrap();
+    assert!(change.contains("lock x.ts:h taken by b"), "{change}");
+    r.wit(Some("b"), &["release", "x.ts:g"]).ok();
+    let change = lines.next().expect("a change line").unwrap();
+    assert!(change.contains("lock x.ts:g released"), "{change}");
+    for line in [&first, &change] {
+        assert!(
+            !line.contains('\x1b'),
+            "no escape sequences on a pipe: {line:?}"
+        );
     }
-    assert!(
-        seen.contains("x.ts:g") && seen.contains("Locks (1)"),
-        "{seen}"
-    );
-    assert!(
-        !seen.contains("\x1b[?1049h"),
-        "no alternate screen on a pipe"
-    );
     // SAFETY: kill(2) on our own un-reaped child with a valid signal.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
     assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+/// Visible text of terminal output: escape sequences removed.
+fn visible(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else if c != '\r' {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[test]
+fn watch_fits_an_80_by_24_terminal_and_keeps_its_header() {
+    let r = CliRepo::new();
+    let mut body = String::new();
+    for i in 0..30 {
+        body.push_str(&format!(
+            "export function f{i}(a: string, b: number): void {{}}\n"
+        ));
+    }
+    r.write("src/a.ts", &body);
+    for i in 0..30 {
+        r.wit(
+            Some(&format!("agent-with-a-long-name-{i}")),
+            &[
+                "declare",
+                "-d",
+                &format!("a rather long description of change number {i} that will not fit"),
+                "--files",
+                "src/a.ts",
+            ],
+        )
+        .ok();
+        r.wit(Some("b"), &["lock", &format!("src/a.ts:f{i}")]).ok();
+    }
+    for i in 0..8 {
+        r.wit(
+            Some("c"),
+            &["contract", "propose", &format!("src/a.ts:f{i}")],
+        )
+        .ok();
+    }
+    let wit = crate::support::wit_bin();
+    let mut cmd = wit_command(r.path(), Some("a"), &[]);
+    cmd = {
+        let mut sh = std::process::Command::new("sh");
+        sh.args([
+            "-c",
+            &format!("stty cols 80 rows 24 && exec {wit} watch --interval 50ms"),
+        ])
+        .current_dir(r.path());
+        for (k, v) in cmd.get_envs() {
+            match v {
+                Some(v) => sh.env(k, v),
+                None => sh.env_remove(k),
+            };
+        }
+        sh
+    };
+    let mut pty = Pty::spawn(&cmd);
+    pty.wait_for("Ctrl-C to quit");
+    let drawn = pty.output();
+    let frame = drawn.rsplit("\x1b[H").next().unwrap();
+    let frame = frame.split("Ctrl-C to quit").next().unwrap();
+    let lines: Vec<String> = visible(frame).split('\n').map(str::to_owned).collect();
+    assert!(lines.len() <= 24, "{} lines: {lines:#?}", lines.len());
+    for l in &lines {
+        assert!(l.chars().count() <= 80, "{} wide: {l:?}", l.chars().count());
+    }
+    assert!(lines[0].contains("wit-e2e-"), "header first: {lines:#?}");
+    for title in ["Intents (30)", "Locks (30)", "Contracts (8)"] {
+        assert!(
+            lines.iter().any(|l| l.contains(title)),
+            "{title}: {lines:#?}"
+        );
+    }
+    assert!(
+        lines.iter().any(|l| l.contains("more (wit intent list)")),
+        "says how many rows are hidden: {lines:#?}"
+    );
+    pty.send(b"\x03");
+    assert_eq!(pty.finish().code, 0);
 }
 
 #[test]

@@ -351,7 +351,11 @@ fn a_wrong_path_or_method_with_a_big_body_gets_its_http_error_not_a_broken_pipe(
             .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
         assert_eq!(resp.status, status, "{method} {path}");
     }
-    assert_eq!(c.ok("ping", json!({})), "pong", "the connection still serves");
+    assert_eq!(
+        c.ok("ping", json!({})),
+        "pong",
+        "the connection still serves"
+    );
 }
 
 #[test]

@@ -11,7 +11,9 @@ use crate::commands::intent;
 use crate::context::{Ctx, call};
 use crate::duration::human_span;
 use crate::exit::{CmdResult, Failure};
-use crate::output::{Cell, Style, ago, local_clock, print_json, session_cell, table, truncate};
+use crate::output::{
+    Cell, Style, ago, fit_line, local_clock, print_json, session_cell, table, truncate,
+};
 use crate::session::Session;
 
 /// Everything `wit status` shows.
@@ -92,10 +94,40 @@ pub async fn run(ctx: &Ctx) -> CmdResult {
     Ok(())
 }
 
-/// The human rendering of a snapshot.
-pub fn render(s: &Snapshot, style: &Style) -> String {
+/// A snapshot laid out as lines: the header, then one [`Section`] per kind of record.
+/// [`render`] shows all of it; [`render_fit`] fits it to a terminal.
+pub struct Layout {
+    /// The root/session/daemon line and any configuration problems.
+    pub header: Vec<String>,
+    /// Intents, locks, contracts.
+    pub sections: Vec<Section>,
+}
+
+/// One part of the view: a title, then (when there are records) a table header and one
+/// line per record, then optional footer lines.
+pub struct Section {
+    /// `Intents (3)` or `Intents: none`.
+    pub title: String,
+    /// The table's column header, when there are rows.
+    pub head: Option<String>,
+    /// One line per record.
+    pub rows: Vec<String>,
+    /// Lines after the rows (e.g. how many rejected contracts are not shown).
+    pub footer: Vec<String>,
+    /// The command that lists them all, for "N more" lines.
+    pub all_command: &'static str,
+}
+
+/// Splits a rendered table into its header line and its rows.
+fn split_table(t: String) -> (Option<String>, Vec<String>) {
+    let mut lines = t.lines().map(str::to_owned);
+    let head = lines.next();
+    (head, lines.collect())
+}
+
+/// Lays a snapshot out.
+pub fn layout(s: &Snapshot, style: &Style) -> Layout {
     let me = s.session.as_ref().map(|x| x.id.as_str());
-    let mut out = String::new();
     let who = match &s.session {
         Some(x) => format!("you are {} ({})", style.bold(&x.id), x.source),
         None => "no session (set WIT_SESSION)".to_owned(),
@@ -104,22 +136,22 @@ pub fn render(s: &Snapshot, style: &Style) -> String {
         Some(d) => format!("daemon pid {}, up {}", d.pid, human_span(d.uptime_ms)),
         None => "daemon running".to_owned(),
     };
-    out.push_str(&format!("{} · {who} · {daemon}\n", style.bold(&s.root)));
+    let mut header = vec![format!("{} · {who} · {daemon}", style.bold(&s.root))];
     // wit.toml and plugin problems first: the user must not miss that a config was refused.
     if let Some(d) = &s.daemon {
-        out.push_str(&crate::commands::analyzers::problems(
-            &d.config, &d.failed, style,
-        ));
+        let problems = crate::commands::analyzers::problems(&d.config, &d.failed, style);
+        header.extend(problems.lines().map(str::to_owned));
     }
 
-    out.push('\n');
-    if s.intents.is_empty() {
-        out.push_str(&format!("{} none\n", style.bold("Intents:")));
+    let intents = if s.intents.is_empty() {
+        Section {
+            title: format!("{} none", style.bold("Intents:")),
+            head: None,
+            rows: Vec::new(),
+            footer: Vec::new(),
+            all_command: "wit intent list",
+        }
     } else {
-        out.push_str(&format!(
-            "{}\n",
-            style.bold(&format!("Intents ({})", s.intents.len()))
-        ));
         let rows = s
             .intents
             .iter()
@@ -134,7 +166,7 @@ pub fn render(s: &Snapshot, style: &Style) -> String {
                 ]
             })
             .collect();
-        out.push_str(&table(
+        let (head, rows) = split_table(table(
             style,
             &[
                 "ID",
@@ -146,16 +178,24 @@ pub fn render(s: &Snapshot, style: &Style) -> String {
             ],
             rows,
         ));
-    }
+        Section {
+            title: style.bold(&format!("Intents ({})", s.intents.len())),
+            head,
+            rows,
+            footer: Vec::new(),
+            all_command: "wit intent list",
+        }
+    };
 
-    out.push('\n');
-    if s.locks.is_empty() {
-        out.push_str(&format!("{} none\n", style.bold("Locks:")));
+    let locks = if s.locks.is_empty() {
+        Section {
+            title: format!("{} none", style.bold("Locks:")),
+            head: None,
+            rows: Vec::new(),
+            footer: Vec::new(),
+            all_command: "wit status",
+        }
     } else {
-        out.push_str(&format!(
-            "{}\n",
-            style.bold(&format!("Locks ({})", s.locks.len()))
-        ));
         let rows = s
             .locks
             .iter()
@@ -177,33 +217,131 @@ pub fn render(s: &Snapshot, style: &Style) -> String {
                 ]
             })
             .collect();
-        out.push_str(&table(style, &["SYMBOL", "HELD BY", "UNTIL", "LEFT"], rows));
-    }
+        let (head, rows) = split_table(table(style, &["SYMBOL", "HELD BY", "UNTIL", "LEFT"], rows));
+        Section {
+            title: style.bold(&format!("Locks ({})", s.locks.len())),
+            head,
+            rows,
+            footer: Vec::new(),
+            all_command: "wit status",
+        }
+    };
 
-    out.push('\n');
-    let shown: Vec<&ContractRecord> = s
+    let listed: Vec<&ContractRecord> = s
         .contracts
         .iter()
         .filter(|c| c.status != ContractStatus::Rejected)
         .collect();
-    let rejected = s.contracts.len() - shown.len();
-    if shown.is_empty() {
-        out.push_str(&format!("{} none", style.bold("Contracts:")));
-    } else {
-        out.push_str(&format!(
-            "{}\n",
-            style.bold(&format!("Contracts ({})", shown.len()))
-        ));
-        out.push_str(&contract_table(&shown, style, me));
-    }
-    if rejected > 0 {
-        out.push_str(&style.dim(&format!(
+    let rejected = s.contracts.len() - listed.len();
+    let footer = if rejected > 0 {
+        vec![style.dim(&format!(
             "  ({rejected} rejected not shown; `wit contract list`)"
-        )));
+        ))]
+    } else {
+        Vec::new()
+    };
+    let contracts = if listed.is_empty() {
+        Section {
+            title: format!("{} none", style.bold("Contracts:")),
+            head: None,
+            rows: Vec::new(),
+            footer,
+            all_command: "wit contract list",
+        }
+    } else {
+        let (head, rows) = split_table(contract_table(&listed, style, me));
+        Section {
+            title: style.bold(&format!("Contracts ({})", listed.len())),
+            head,
+            rows,
+            footer,
+            all_command: "wit contract list",
+        }
+    };
+    Layout {
+        header,
+        sections: vec![intents, locks, contracts],
     }
-    if !out.ends_with('\n') {
+}
+
+/// The human rendering of a snapshot: everything, one record per line.
+pub fn render(s: &Snapshot, style: &Style) -> String {
+    let l = layout(s, style);
+    let mut out = String::new();
+    for line in &l.header {
+        out.push_str(line);
         out.push('\n');
     }
+    for sec in &l.sections {
+        out.push('\n');
+        out.push_str(&sec.title);
+        out.push('\n');
+        for line in sec.head.iter().chain(&sec.rows).chain(&sec.footer) {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The view fitted to a `width` × `height` terminal: the header always shows; the rows
+/// of the three sections share the remaining lines (round robin, so none is crowded out);
+/// a section that cannot show all its rows ends with `… N more (command)`; every line is
+/// cut to `width` visible characters (ending with `…`). At most `height` lines.
+pub fn render_fit(s: &Snapshot, style: &Style, width: usize, height: usize) -> Vec<String> {
+    let l = layout(s, style);
+    let mut out: Vec<String> = l.header.iter().map(|h| fit_line(h, width)).collect();
+    // Fixed lines per section: a blank line, the title, the table header, the footer.
+    let fixed: usize = l
+        .sections
+        .iter()
+        .map(|s| 2 + usize::from(s.head.is_some()) + s.footer.len())
+        .sum();
+    let mut avail = height.saturating_sub(out.len() + fixed);
+    let mut alloc = vec![0usize; l.sections.len()];
+    // A "more" line is reserved for every section that cannot show all its rows; first
+    // reserve for all with rows, then give back what the fully shown ones do not need.
+    let with_rows = l.sections.iter().filter(|s| !s.rows.is_empty()).count();
+    let mut reserved = with_rows.min(avail);
+    avail -= reserved;
+    for _pass in 0..2 {
+        loop {
+            let mut gave = false;
+            for (i, sec) in l.sections.iter().enumerate() {
+                if avail > 0 && alloc[i] < sec.rows.len() {
+                    alloc[i] += 1;
+                    avail -= 1;
+                    gave = true;
+                }
+            }
+            if !gave {
+                break;
+            }
+        }
+        let full = l
+            .sections
+            .iter()
+            .zip(&alloc)
+            .filter(|(s, a)| !s.rows.is_empty() && **a == s.rows.len())
+            .count();
+        let give_back = full.min(reserved);
+        reserved -= give_back;
+        avail += give_back;
+    }
+    for (sec, n) in l.sections.iter().zip(alloc) {
+        out.push(String::new());
+        out.push(fit_line(&sec.title, width));
+        if let Some(h) = &sec.head {
+            out.push(fit_line(h, width));
+        }
+        out.extend(sec.rows.iter().take(n).map(|r| fit_line(r, width)));
+        if n < sec.rows.len() {
+            let more = format!("  … {} more ({})", sec.rows.len() - n, sec.all_command);
+            out.push(fit_line(&style.dim(&more), width));
+        }
+        out.extend(sec.footer.iter().map(|f| fit_line(f, width)));
+    }
+    out.truncate(height);
     out
 }
 

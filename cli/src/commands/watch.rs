@@ -3,7 +3,10 @@
 //! The protocol has no subscriptions, so the view polls; it redraws when what it shows
 //! changes (and every few seconds on a terminal, so that "time left" stays true). On a
 //! terminal it uses the alternate screen and hides the cursor; a guard restores both on
-//! every way out (Ctrl-C, SIGTERM, errors, panics).
+//! every way out (Ctrl-C, SIGTERM, errors, panics). The frame is fitted to the terminal
+//! (header kept, rows shared between the sections, "… N more" for the rest, lines cut to
+//! the width) and redrawn when the terminal is resized. Not on a terminal, it prints one
+//! line per change instead (`--json`: one snapshot per line).
 
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
@@ -12,10 +15,10 @@ use serde_json::json;
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::autostart;
-use crate::commands::status::{Snapshot, render, snapshot};
+use crate::commands::status::{Snapshot, render_fit, snapshot};
 use crate::context::Ctx;
 use crate::exit::{CmdResult, Failure};
-use crate::output::{local_clock, now_ms};
+use crate::output::{fit_line, local_clock, now_ms, shown, until};
 use crate::session::Session;
 
 /// Restores the terminal when dropped.
@@ -37,9 +40,14 @@ impl Screen {
         let mut out = std::io::stdout().lock();
         if self.active {
             // Home, the frame with each line cleared to its end, then clear the rest.
+            // No newline after the last line: on the terminal's last row it would scroll
+            // the header away.
             let _ = write!(out, "\x1b[H");
-            for line in frame.lines() {
-                let _ = writeln!(out, "{line}\x1b[K");
+            for (i, line) in frame.lines().enumerate() {
+                if i > 0 {
+                    let _ = write!(out, "\r\n");
+                }
+                let _ = write!(out, "{line}\x1b[K");
             }
             let _ = write!(out, "\x1b[J");
         } else {
@@ -68,6 +76,92 @@ fn state_key(s: &Snapshot) -> String {
     json!({"i": s.intents, "l": locks, "c": s.contracts}).to_string()
 }
 
+/// The terminal's size (columns, rows); 80×24 when it cannot be read.
+fn terminal_size() -> (usize, usize) {
+    match terminal_size::terminal_size_of(std::io::stdout()) {
+        Some((terminal_size::Width(w), terminal_size::Height(h))) if w > 0 && h > 0 => {
+            (usize::from(w), usize::from(h))
+        }
+        _ => (80, 24),
+    }
+}
+
+/// One line per difference between two snapshots (intents, locks, contracts), for the
+/// plain mode.
+fn changes(before: &Snapshot, after: &Snapshot) -> Vec<String> {
+    let mut out = Vec::new();
+    for i in &after.intents {
+        match before.intents.iter().find(|b| b.intent_id == i.intent_id) {
+            None => out.push(format!(
+                "intent {} declared by {}: {}",
+                i.intent_id,
+                shown(&i.session_id),
+                shown(&i.description)
+            )),
+            Some(b) if b.status != i.status => out.push(format!(
+                "intent {} is now {}",
+                i.intent_id,
+                i.status.as_str()
+            )),
+            Some(_) => {}
+        }
+    }
+    for b in &before.intents {
+        if !after.intents.iter().any(|i| i.intent_id == b.intent_id) {
+            out.push(format!("intent {} finished", b.intent_id));
+        }
+    }
+    for l in &after.locks {
+        match before.locks.iter().find(|b| b.symbol_path == l.symbol_path) {
+            Some(b) if b.session_id == l.session_id && b.expires_at == l.expires_at => {}
+            Some(b) if b.session_id == l.session_id => out.push(format!(
+                "lock {} refreshed by {} {}",
+                shown(&l.symbol_path),
+                shown(&l.session_id),
+                until(&l.expires_at)
+            )),
+            _ => out.push(format!(
+                "lock {} taken by {} {}",
+                shown(&l.symbol_path),
+                shown(&l.session_id),
+                until(&l.expires_at)
+            )),
+        }
+    }
+    for b in &before.locks {
+        if !after.locks.iter().any(|l| l.symbol_path == b.symbol_path) {
+            out.push(format!(
+                "lock {} released (was {})",
+                shown(&b.symbol_path),
+                shown(&b.session_id)
+            ));
+        }
+    }
+    for c in &after.contracts {
+        match before
+            .contracts
+            .iter()
+            .find(|b| b.contract_id == c.contract_id)
+        {
+            None => out.push(format!(
+                "contract {} on {} {} by {}",
+                c.contract_id,
+                shown(&c.symbol_path),
+                c.status.as_str(),
+                shown(&c.proposer_session_id)
+            )),
+            Some(b) if b.status != c.status => out.push(format!(
+                "contract {} on {} is now {}",
+                c.contract_id,
+                shown(&c.symbol_path),
+                c.status.as_str()
+            )),
+            Some(_) => {}
+        }
+    }
+    out
+}
+
 /// `wit watch`.
 pub async fn run(ctx: &Ctx, interval_ms: u64) -> CmdResult {
     let mut client = ctx.client().await?;
@@ -75,9 +169,11 @@ pub async fn run(ctx: &Ctx, interval_ms: u64) -> CmdResult {
     let tty = !ctx.json && std::io::stdout().is_terminal();
     let mut sigint = signal(SignalKind::interrupt()).map_err(Failure::other)?;
     let mut sigterm = signal(SignalKind::terminate()).map_err(Failure::other)?;
+    let mut resized = signal(SignalKind::window_change()).map_err(Failure::other)?;
     let screen = Screen::enter(tty);
     let interval = Duration::from_millis(interval_ms);
     let mut last_key = String::new();
+    let mut last_snapshot: Option<Snapshot> = None;
     let mut last_draw = Instant::now();
     let mut connected = true;
     loop {
@@ -95,15 +191,39 @@ pub async fn run(ctx: &Ctx, interval_ms: u64) -> CmdResult {
                     if key != last_key || stale {
                         if ctx.json {
                             println!("{}", serde_json::to_string(&snap).map_err(Failure::other)?);
+                        } else if tty {
+                            let (width, height) = terminal_size();
+                            let footer = fit_line(
+                                &ctx.style.dim(&format!(
+                                    "updated {} · Ctrl-C to quit",
+                                    local_clock(now_ms())
+                                )),
+                                width,
+                            );
+                            let mut lines =
+                                render_fit(&snap, &ctx.style, width, height.saturating_sub(1));
+                            lines.push(footer);
+                            screen.draw(&lines.join("\n"));
                         } else {
-                            let mut frame = render(&snap, &ctx.style);
-                            frame.push_str(&ctx.style.dim(&format!(
-                                "\nupdated {} · Ctrl-C to quit",
-                                local_clock(now_ms())
-                            )));
-                            screen.draw(&frame);
+                            let stamp = local_clock(now_ms());
+                            match &last_snapshot {
+                                None => println!(
+                                    "{stamp} watching {}: {} intents, {} locks, {} contracts",
+                                    shown(&snap.root),
+                                    snap.intents.len(),
+                                    snap.locks.len(),
+                                    snap.contracts.len()
+                                ),
+                                Some(before) => {
+                                    for line in changes(before, &snap) {
+                                        println!("{stamp} {line}");
+                                    }
+                                }
+                            }
+                            let _ = std::io::stdout().flush();
                         }
                         last_key = key;
+                        last_snapshot = Some(snap);
                         last_draw = Instant::now();
                     }
                 }
@@ -115,8 +235,18 @@ pub async fn run(ctx: &Ctx, interval_ms: u64) -> CmdResult {
                             "{}",
                             json!({"error": {"code": 4, "message": "DAEMON_UNREACHABLE", "data": {"explanation": m}}})
                         );
+                    } else if tty {
+                        let (width, _) = terminal_size();
+                        screen.draw(&fit_line(
+                            &format!("daemon unreachable ({}); retrying…", shown(&m)),
+                            width,
+                        ));
                     } else {
-                        screen.draw(&format!("daemon unreachable ({m}); retrying…"));
+                        println!(
+                            "{} daemon unreachable ({}); retrying…",
+                            local_clock(now_ms()),
+                            shown(&m)
+                        );
                     }
                 }
                 Err(e) => return Err(e),
@@ -125,6 +255,8 @@ pub async fn run(ctx: &Ctx, interval_ms: u64) -> CmdResult {
         tokio::select! {
             _ = sigint.recv() => break,
             _ = sigterm.recv() => break,
+            // Redraw at once for the new size.
+            _ = resized.recv() => last_key.clear(),
             _ = tokio::time::sleep(interval) => {}
         }
     }
