@@ -19,7 +19,8 @@
 //!   counts: {locks, intents, contracts}, analyzers: [{id, extensions, origin}],
 //!   config: {file, present, error?}, failed: [{path, reason, hint?}]}`
 //!   (`startedAt` in Unix ms; `intents` counts declared and active ones; `origin` is
-//!   `"builtin"` or the plugin's path).
+//!   `"builtin"` or the plugin's path, which a plugin's entry also carries as `path`, the
+//!   name `analyzers.list` uses).
 //! - `analyzers.list` → `{analyzers: [{id, extensions, origin: "builtin"|"plugin", path?,
 //!   failures?, lastFailure?}], failed: [{path, reason, hint?}], config: {file, present,
 //!   error?, line?, column?, key?}, trust: {status, store?, changed?, error?}}`: every

@@ -45,6 +45,9 @@ pub struct ListedAnalyzer {
     /// by the same rule the daemon logs and `wit trust` shows.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// What the daemon found wrong with the shape of the plugin's results.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shape_warning: Option<String>,
 }
 
 /// A plugin that was not loaded.
@@ -117,6 +120,7 @@ pub fn add_warnings(list: &mut AnalyzerList) {
     for a in &mut list.analyzers {
         if let Some(path) = &a.path {
             a.warnings = wit_boundary::library::permission_warnings(std::path::Path::new(path));
+            a.warnings.extend(a.shape_warning.clone());
         }
     }
 }

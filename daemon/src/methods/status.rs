@@ -27,11 +27,17 @@ pub(crate) async fn status(state: &AppState) -> Result<Value, Failure> {
         .entries()
         .iter()
         .map(|e| {
-            let origin = match &e.origin {
-                AnalyzerOrigin::Builtin => "builtin".to_owned(),
-                AnalyzerOrigin::Plugin(path) => path.display().to_string(),
-            };
-            json!({ "id": e.analyzer.id(), "extensions": e.extensions, "origin": origin })
+            // `origin` keeps its first meaning (the path, for a plugin) for existing
+            // readers; `path` is the same name `analyzers.list` uses for it.
+            match &e.origin {
+                AnalyzerOrigin::Builtin => {
+                    json!({ "id": e.analyzer.id(), "extensions": e.extensions, "origin": "builtin" })
+                }
+                AnalyzerOrigin::Plugin(path) => {
+                    let path = path.display().to_string();
+                    json!({ "id": e.analyzer.id(), "extensions": e.extensions, "origin": path, "path": path })
+                }
+            }
         })
         .collect();
     let now = now_ms();
@@ -62,6 +68,8 @@ pub(crate) async fn status(state: &AppState) -> Result<Value, Failure> {
 ///  "trust": {"status": "trusted|untrusted|stale|unknown|not-needed",
 ///            "store": "/home/u/.config/wit/trust.json", "changed": ["…"], "error": "…"}}
 /// ```
+/// A plugin whose results look malformed in shape (a qualified `name` without a
+/// `container`) carries `shapeWarning`, said once the first such analysis happens.
 /// Built-ins have `origin: "builtin"` and no `path`/`failures`; `lastFailure` appears once
 /// a plugin's `analyze` has failed (panicked, or returned malformed data).
 pub(crate) async fn analyzers_list(state: &AppState) -> Result<Value, Failure> {
@@ -82,6 +90,12 @@ pub(crate) async fn analyzers_list(state: &AppState) -> Result<Value, Failure> {
                         item["failures"] = json!(p.health.failures());
                         if let Some(last) = p.health.last_failure() {
                             item["lastFailure"] = json!({"reason": last.reason, "at": last.at_ms});
+                        }
+                        if let Some(shape) = p.health.shape_warning() {
+                            item["shapeWarning"] = json!(shape);
+                        }
+                        if let Some(shape) = p.health.shape_warning() {
+                            item["shapeWarning"] = json!(shape);
                         }
                     }
                 }
