@@ -69,13 +69,13 @@ impl Imported {
     /// The one line logged about the import (it starts with [`IMPORT_NOTE`]).
     pub fn note(&self) -> String {
         let skipped = if self.skipped > 0 {
-            format!(", {} unreadable rows left out", self.skipped)
+            format!(", unreadable rows left out {}", self.skipped)
         } else {
             String::new()
         };
         format!(
-            "{IMPORT_NOTE} (its .wit/state.db): {} intents, {} locks ({} expired dropped), \
-             {} contracts, {} agents{skipped}; the old database is kept as {}",
+            "{IMPORT_NOTE} (its .wit/state.db): intents {}, locks {} ({} expired, dropped), \
+             contracts {}, agents {}{skipped}; the old database is kept as {}",
             self.intents,
             self.locks,
             self.expired_locks,
@@ -93,6 +93,10 @@ pub(crate) enum ImportError {
     /// A file in `.wit/` was refused or could not be opened.
     #[error(transparent)]
     Boundary(#[from] WitDirError),
+    /// `state.db` could not be read to tell which schema it has (it may not be a database
+    /// at all); nothing was imported and this is not about the first implementation.
+    #[error(transparent)]
+    Unreadable(rusqlite::Error),
     /// SQLite failed.
     #[error("{context}: {source}")]
     Sqlite {
@@ -152,15 +156,12 @@ pub(crate) fn import_if_needed(wit: &WitDir, now_ms: i64) -> Result<Option<Impor
 /// WAL on the way, so that afterwards the main file holds every committed row.
 fn is_first_impl(path: &Path) -> Result<bool, ImportError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NOFOLLOW;
-    let conn = Connection::open_with_flags(path, flags)
-        .map_err(ImportError::sqlite("opening .wit/state.db"))?;
+    let conn = Connection::open_with_flags(path, flags).map_err(ImportError::Unreadable)?;
     conn.busy_timeout(super::BUSY_TIMEOUT)
-        .map_err(ImportError::sqlite("opening .wit/state.db"))?;
+        .map_err(ImportError::Unreadable)?;
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .map_err(ImportError::sqlite(
-            "reading .wit/state.db's schema version",
-        ))?;
+        .map_err(ImportError::Unreadable)?;
     // Our schema always sets user_version (in the transaction that creates it), the first
     // implementation never did.
     if version != 0 {
@@ -175,7 +176,7 @@ fn is_first_impl(path: &Path) -> Result<bool, ImportError> {
             [],
             |r| r.get(0),
         )
-        .map_err(ImportError::sqlite("reading .wit/state.db's schema"))?;
+        .map_err(ImportError::Unreadable)?;
     if !old {
         return Ok(false);
     }
@@ -580,6 +581,7 @@ impl From<ImportError> for crate::error::DaemonError {
     fn from(e: ImportError) -> Self {
         match e {
             ImportError::Boundary(e) => crate::error::DaemonError::Boundary(e),
+            ImportError::Unreadable(e) => crate::error::DaemonError::Store(e),
             other => crate::error::DaemonError::io(
                 "importing the first wit implementation's .wit/state.db (it is left unchanged)",
                 io::Error::other(other.to_string()),
@@ -664,7 +666,14 @@ mod tests {
             4
         );
         assert_eq!(count(&backup, "SELECT COUNT(*) FROM locks"), 2);
-        for leftover in [BACKUP_PARTIAL, IMPORTING, "state.db-wal", "state.db-shm"] {
+        for leftover in [
+            BACKUP_PARTIAL,
+            IMPORTING,
+            "state.db-wal",
+            "state.db-shm",
+            "state.db.wit-ts-backup-wal",
+            "state.db.wit-ts-backup-shm",
+        ] {
             assert!(!wit.file(leftover).exists(), "{leftover} left behind");
         }
 
@@ -795,7 +804,7 @@ mod tests {
             (3, 2, 3)
         );
         assert!(
-            imported.note().contains("3 unreadable rows left out"),
+            imported.note().contains("unreadable rows left out 3"),
             "{}",
             imported.note()
         );
