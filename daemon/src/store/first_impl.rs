@@ -209,7 +209,7 @@ fn check_no_pending_changes(wit: &WitDir) -> Result<(), ImportError> {
             }
             Ok(_) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(ImportError::io(format!("{companion}"))(e)),
+            Err(e) => return Err(ImportError::io(companion)(e)),
         }
     }
     Ok(())
