@@ -9,6 +9,7 @@
 //! 4. Spawn `wit daemon run` detached (new session, stdio to /dev/null; it logs to
 //!    `.wit/daemon.log`) and wait, bounded, until it answers `ping`.
 
+use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -58,8 +59,10 @@ pub async fn ensure_running(repo: &Repo) -> Result<(Client, bool), Failure> {
         }
         Err(ConnectError::Other(m)) => return Err(Failure::Unreachable(m)),
     }
+    let log_start = log_len(repo);
     let child = spawn_detached(repo)?;
     let client = wait_ready(repo, child).await?;
+    print_import_note(repo, log_start);
     drop(lock);
     Ok((client, true))
 }
@@ -148,4 +151,37 @@ fn log_tail(repo: &Repo) -> String {
         s.push_str(&wit_core::text::escape(l));
     }
     s
+}
+
+/// The length of the daemon's log now (0 when there is none yet).
+fn log_len(repo: &Repo) -> u64 {
+    repo.wit()
+        .open("daemon.log", Access::Read)
+        .ok()
+        .and_then(|f| f.metadata().ok())
+        .map_or(0, |m| m.len())
+}
+
+/// How much of what a starting daemon logged is searched for the import note.
+const NEW_LOG_LIMIT: u64 = 64 * 1024;
+
+/// Tells the user, once, that the daemon just started imported the first wit
+/// implementation's state: the note is in the log lines written since `log_start` (the
+/// import happens before the daemon answers, so it is there by now), and only the daemon
+/// that imported writes one.
+fn print_import_note(repo: &Repo, log_start: u64) {
+    let Ok(mut log) = repo.wit().open("daemon.log", Access::Read) else {
+        return;
+    };
+    let mut new = Vec::new();
+    if log.seek(SeekFrom::Start(log_start)).is_err()
+        || log.take(NEW_LOG_LIMIT).read_to_end(&mut new).is_err()
+    {
+        return;
+    }
+    for line in String::from_utf8_lossy(&new).lines() {
+        if let Some(at) = line.find(wit_daemon::IMPORT_NOTE) {
+            eprintln!("wit: {}", wit_core::text::escape(&line[at..]));
+        }
+    }
 }

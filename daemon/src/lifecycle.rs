@@ -4,12 +4,12 @@
 use std::fs::{self, File, TryLockError};
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use std::io::IsTerminal;
 use tokio::net::UnixListener;
-use tokio::signal::unix::{SignalKind, signal};
+use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use crate::analysis::{self, Analysis};
 use crate::config::Config;
@@ -44,18 +44,38 @@ pub(crate) async fn run(root: &Path) -> Result<(), DaemonError> {
     // with the repository: everything below trusts what is in it.
     wit.ensure()?;
     wit.check_not_committed()?;
+    // `.wit/` is verified, so the log is a safe place from here on, and every later failure
+    // is written to it: an auto-started daemon's stderr is /dev/null, and `wit` shows the
+    // end of the log when the daemon it started exits. (A refused `.wit/` has no safe place
+    // to log; the CLI checks the directory itself before it starts a daemon.)
+    init_logging(&wit);
+    let served = serve(root, wit, &mut sigterm, &mut sigint).await;
+    match &served {
+        Err(e) if e.is_already_running() => tracing::info!("not starting: {e}"),
+        Err(e) => tracing::error!("wit daemon failed: {e}"),
+        Ok(()) => {}
+    }
+    served
+}
 
+/// Everything after `.wit/` is verified and logging is set up: the single instance, the
+/// store, the socket, serving until a signal.
+async fn serve(
+    root: PathBuf,
+    wit: WitDir,
+    sigterm: &mut Signal,
+    sigint: &mut Signal,
+) -> Result<(), DaemonError> {
     // The lock is held for the life of the process; its file is never deleted, so that two
     // starting daemons always contend for the same inode.
     let lock = take_instance_lock(&wit)?;
-    init_logging(&wit);
 
     // We hold the lock, so any socket or pid file present is a crashed daemon's leftover.
     remove_stale(&wit, "daemon.sock")?;
     remove_stale(&wit, "daemon.pid")?;
 
     check_database_files(&wit)?;
-    let store = Arc::new(Store::open(&wit.database())?);
+    let store = Arc::new(Store::open_in(&wit, now_ms())?);
     // wit.toml, then the registry (plugins need the file's list and the trust check).
     let mut config = Config::load(&root);
     let (registry, plugins) = analysis::build_registry(&root, &config.parsed);

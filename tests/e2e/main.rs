@@ -20,6 +20,7 @@ mod daemon_locks;
 mod daemon_robustness;
 mod hooks_commit;
 mod hooks_security;
+mod migrate_first_impl;
 mod plugins_config;
 mod plugins_failures;
 mod plugins_go;

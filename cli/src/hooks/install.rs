@@ -21,6 +21,11 @@
 //! chain, but git runs that shipped script anyway, so carrying its record over runs nothing
 //! git would not.)
 //!
+//! **The first implementation's hooks.** The first (TypeScript) wit wrote hooks beginning
+//! `# Managed by wit.` that run `bun run … wit`; install replaces them like its own
+//! ("replaced (a hook of the first wit implementation)") rather than chaining them, since
+//! chained they would refuse every commit once Bun is gone.
+//!
 //! **Writing.** A hook is replaced by writing a new file in the hooks directory (created
 //! exclusively, so no planted symlink is followed) and renaming it over the hook, which
 //! replaces a symlink rather than writing through it. A hook path that is a symlink
@@ -44,6 +49,14 @@ pub const MARKER: &str = "wit-managed-hook";
 
 /// The hooks wit installs.
 const HOOKS: [&str; 2] = ["pre-commit", "prepare-commit-msg"];
+
+/// How the first (TypeScript) wit implementation's hook scripts begin, on the line after
+/// the shebang. Those scripts run `bun run … wit`: chained, they would refuse every commit
+/// once Bun is gone, so install replaces them like its own.
+const FIRST_IMPL_MARKER: &str = "# Managed by wit.";
+
+/// What install reports for a replaced hook of the first implementation.
+const REPLACED_FIRST_IMPL: &str = "replaced (a hook of the first wit implementation)";
 
 /// Suffix of a chained (pre-existing) hook.
 pub const CHAINED_SUFFIX: &str = ".pre-wit";
@@ -162,6 +175,18 @@ fn is_ours(path: &Path) -> bool {
     read_script(path).is_some_and(|s| s.contains(MARKER))
 }
 
+/// Whether `path` is a hook script of the first wit implementation (a regular file whose
+/// second line is its marker).
+fn is_first_impl(path: &Path) -> bool {
+    read_script(path).is_some_and(|s| {
+        let mut lines = s.lines();
+        lines.next().is_some_and(|l| l.starts_with("#!"))
+            && lines
+                .next()
+                .is_some_and(|l| l.starts_with(FIRST_IMPL_MARKER))
+    })
+}
+
 /// Whether wit's script at `path` records that wit chained `name`'s previous hook.
 fn records_chain(path: &Path, name: &str) -> bool {
     let record = chain_record(name);
@@ -277,6 +302,16 @@ pub fn install(ctx: &Ctx, force: bool) -> CmdResult {
                 ));
             }
             ("updated", chain)
+        } else if is_first_impl(&path) {
+            if occupied(&chained) {
+                notes.push(format!(
+                    "wit: {} is not run by wit's hook: nothing records that wit put it there. \
+                     If it is your previous hook, move it back to {name} and run \
+                     wit hook install --force",
+                    escape(&chained.display().to_string())
+                ));
+            }
+            (REPLACED_FIRST_IMPL, false)
         } else if occupied(&chained) {
             return Err(Failure::Usage(format!(
                 "{} exists and was not written by wit, and {} is taken too; move one of them \
@@ -376,6 +411,32 @@ mod tests {
         let s = script("pre-commit", "/opt/wit", false);
         assert!(!s.contains(".pre-wit"), "no chain: {s}");
         assert!(!s.contains(CHAIN_RECORD), "{s}");
+    }
+
+    #[test]
+    fn the_first_implementations_hooks_are_recognised_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let hook = |name: &str, text: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        let old = include_str!("../../../tests/e2e/fixtures/first_impl/pre-commit");
+        assert!(is_first_impl(&hook("pre-commit", old)));
+        let old = include_str!("../../../tests/e2e/fixtures/first_impl/prepare-commit-msg");
+        assert!(is_first_impl(&hook("prepare-commit-msg", old)));
+        // Ours, a user's hook quoting the words further down, and a symlink are not.
+        assert!(!is_first_impl(&hook(
+            "a",
+            &script("pre-commit", "/opt/wit", false)
+        )));
+        assert!(!is_first_impl(&hook(
+            "b",
+            "#!/bin/sh\nmake lint\n# Managed by wit. (not really)\n"
+        )));
+        let link = dir.path().join("c");
+        std::os::unix::fs::symlink(dir.path().join("pre-commit"), &link).unwrap();
+        assert!(!is_first_impl(&link));
     }
 
     /// Security item 7: the "not found" line must not expand `$(…)`, backticks or `$x`.

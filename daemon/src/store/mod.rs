@@ -11,6 +11,7 @@
 pub(crate) mod agents;
 pub(crate) mod batch;
 pub(crate) mod contracts;
+mod first_impl;
 pub(crate) mod intents;
 pub(crate) mod locks;
 mod schema;
@@ -20,6 +21,11 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
+use wit_boundary::WitDir;
+
+use crate::error::DaemonError;
+
+pub use first_impl::IMPORT_NOTE;
 
 /// How long a write waits for SQLite's write lock held by another process.
 pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -58,6 +64,17 @@ impl Store {
             conn: Mutex::new(Some(conn)),
             batcher: batch::Batcher::default(),
         })
+    }
+
+    /// Opens `.wit/state.db` (see [`Store::open`]; the file must exist and have been
+    /// checked as ours). When it holds the first wit implementation's schema, its state is
+    /// imported first and the old file kept as a backup beside it, which is logged once
+    /// (a line starting with [`IMPORT_NOTE`]); see [`first_impl`].
+    pub fn open_in(wit: &WitDir, now_ms: i64) -> Result<Self, DaemonError> {
+        if let Some(imported) = first_impl::import_if_needed(wit, now_ms)? {
+            tracing::warn!("{}", imported.note());
+        }
+        Ok(Self::open(&wit.database())?)
     }
 
     /// Runs `f` with the connection (blocking; call from a blocking thread).
