@@ -405,6 +405,12 @@ pub enum ContractStatus {
     Accepted,
     /// Ignored.
     Rejected,
+    /// Taken back by its proposer, or (recorded) by another session: no longer enforced.
+    /// An extension status: `contract.query` shows it only when asked for it.
+    Withdrawn,
+    /// Retired because a newer contract on the same symbol was accepted. An extension
+    /// status, shown only when asked for.
+    Superseded,
 }
 
 impl ContractStatus {
@@ -414,7 +420,18 @@ impl ContractStatus {
             ContractStatus::Proposed => "proposed",
             ContractStatus::Accepted => "accepted",
             ContractStatus::Rejected => "rejected",
+            ContractStatus::Withdrawn => "withdrawn",
+            ContractStatus::Superseded => "superseded",
         }
+    }
+
+    /// Whether this is one of protocol v1's statuses (proposed, accepted, rejected); the
+    /// others come from extensions and are shown to v1 queries only when asked for.
+    pub fn is_v1(self) -> bool {
+        matches!(
+            self,
+            ContractStatus::Proposed | ContractStatus::Accepted | ContractStatus::Rejected
+        )
     }
 
     /// Parses a wire name.
@@ -423,6 +440,8 @@ impl ContractStatus {
             "proposed" => ContractStatus::Proposed,
             "accepted" => ContractStatus::Accepted,
             "rejected" => ContractStatus::Rejected,
+            "withdrawn" => ContractStatus::Withdrawn,
+            "superseded" => ContractStatus::Superseded,
             _ => return None,
         })
     }
@@ -448,6 +467,25 @@ pub struct ContractRecord {
     pub proposed_at: i64,
     /// Unix milliseconds, or `null`.
     pub responded_at: Option<i64>,
+    /// Extension, only on a withdrawn or superseded contract: who retired it, when, why,
+    /// and (superseded) which contract replaced it. Absent on v1 records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retired: Option<ContractRetirement>,
+}
+
+/// How a contract stopped being enforced (`contract.withdraw`, or superseding).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContractRetirement {
+    /// The session that withdrew it, or that accepted the replacement.
+    pub by: String,
+    /// Unix milliseconds.
+    pub at: i64,
+    /// The reason given (withdrawal), or why it was superseded.
+    pub reason: String,
+    /// The contract that replaced it (superseded only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
 }
 
 /// `contract.propose` result.

@@ -44,6 +44,7 @@
 
 mod analysis;
 mod config;
+mod discover;
 mod envelope;
 mod error;
 mod lifecycle;
@@ -68,8 +69,7 @@ pub use wit_boundary::WitDir;
 
 use std::path::Path;
 
-/// The `openrpc.json` document served by `rpc.discover`.
-pub const OPENRPC_JSON: &str = include_str!("../../openrpc.json");
+pub use discover::{OPENRPC_EXTENSIONS_JSON, OPENRPC_JSON};
 
 /// Serves the repository at `root` in the foreground until SIGTERM or SIGINT.
 ///

@@ -80,7 +80,7 @@ async fn serve(
     let mut config = Config::load(&root);
     let (registry, plugins) = analysis::build_registry(&root, &config.parsed);
     config.plugins = plugins;
-    let openrpc = serde_json::from_str(crate::OPENRPC_JSON).unwrap_or(serde_json::Value::Null);
+    let openrpc = crate::discover::document();
     let state = Arc::new(AppState {
         root: root.clone(),
         wit: wit.clone(),

@@ -10,8 +10,8 @@ use crate::methods::{self, Failure};
 use crate::params::{invalid_request, type_name};
 use crate::state::AppState;
 
-/// Every method this daemon answers: protocol v1 plus the `rpc.discover`, `daemon.status`
-/// and `analyzers.list` extensions.
+/// Every method this daemon answers: protocol v1 (`openrpc.json`) plus the extensions
+/// (`openrpc.extensions.json`); a test keeps this list and the two documents in agreement.
 pub(crate) const METHODS: &[&str] = &[
     "ping",
     "register",
@@ -28,6 +28,7 @@ pub(crate) const METHODS: &[&str] = &[
     "rpc.discover",
     "daemon.status",
     "analyzers.list",
+    "contract.withdraw",
 ];
 
 /// Whether `method` exists (step 4).

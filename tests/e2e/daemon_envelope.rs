@@ -372,12 +372,20 @@ fn one_keep_alive_connection_carries_many_requests() {
 }
 
 #[test]
-fn rpc_discover_serves_the_embedded_openrpc_document() {
+fn rpc_discover_serves_v1_and_the_extensions_as_one_document() {
     let repo = TempRepo::new();
     let d = Daemon::start(repo.path());
     let doc = d.client().ok("rpc.discover", json!({}));
-    let expected: Value = serde_json::from_str(include_str!("../../openrpc.json")).unwrap();
-    assert_eq!(doc, expected);
+    let v1: Value = serde_json::from_str(include_str!("../../openrpc.json")).unwrap();
+    let ext: Value = serde_json::from_str(include_str!("../../openrpc.extensions.json")).unwrap();
+    assert_eq!(doc["info"], v1["info"]);
+    let mut expected: Vec<Value> = v1["methods"].as_array().unwrap().clone();
+    expected.extend(ext["methods"].as_array().unwrap().iter().cloned());
+    assert_eq!(doc["methods"], Value::Array(expected), "every v1 method unchanged, then the extensions");
+    // The root copy of the v1 contract is the shared one, byte for byte.
+    if let Ok(shared) = std::fs::read("../../shared/openrpc.json") {
+        assert_eq!(shared, include_bytes!("../../openrpc.json"), "openrpc.json drifted from shared/");
+    }
 }
 
 #[test]

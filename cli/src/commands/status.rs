@@ -354,6 +354,8 @@ pub fn contract_table(contracts: &[&ContractRecord], style: &Style, me: Option<&
                 ContractStatus::Accepted => Cell::styled("accepted", |t| style.green(t)),
                 ContractStatus::Proposed => Cell::styled("proposed", |t| style.yellow(t)),
                 ContractStatus::Rejected => Cell::styled("rejected", |t| style.dim(t)),
+                ContractStatus::Withdrawn => Cell::styled("withdrawn", |t| style.dim(t)),
+                ContractStatus::Superseded => Cell::styled("superseded", |t| style.dim(t)),
             };
             let by = if me == Some(c.proposer_session_id.as_str()) {
                 format!("{} (you)", c.proposer_session_id)

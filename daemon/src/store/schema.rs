@@ -66,6 +66,14 @@ UPDATE intent_files SET live = (SELECT i.status IN ('declared', 'active')
                                 FROM intents i WHERE i.id = intent_files.intent_id);
 CREATE INDEX intent_files_live_by_file ON intent_files(file, live);
 "#,
+    r#"
+-- Contracts have a whole lifecycle: withdrawn (by the proposer, or recorded by anyone)
+-- and superseded (a newer contract on the same symbol was accepted). Who, when, why.
+ALTER TABLE contracts ADD COLUMN retired_by TEXT;
+ALTER TABLE contracts ADD COLUMN retired_at INTEGER;
+ALTER TABLE contracts ADD COLUMN retire_reason TEXT;
+ALTER TABLE contracts ADD COLUMN superseded_by TEXT;
+"#,
 ];
 
 /// The schema version this build writes.
