@@ -13,7 +13,7 @@
 //! [analysis]
 //! # Largest source file (in bytes) the daemon reads for analysis. A larger file, or one
 //! # that is not a regular file, is treated as a file whose analysis failed.
-//! max_file_bytes = 4194304        # default: 4194304 (4 MiB)
+//! max_file_bytes = 1048576        # default: 1048576 (1 MiB)
 //!
 //! # One table per analyzer plugin (a shared library built with wit_core::export_analyzer!).
 //! [[analyzers]]
@@ -69,15 +69,17 @@ impl Default for LocksConfig {
     }
 }
 
-/// Default of `[analysis] max_file_bytes`: 4 MiB. Hand-written source files are far
-/// smaller (a 2,000-line TypeScript file is about 60 KB), and a file this size analyses in
-/// about a second; a bigger one is generated code or data, not worth a blocking thread.
-pub const DEFAULT_MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+/// Default of `[analysis] max_file_bytes`: 1 MiB. Hand-written source files are far
+/// smaller (a 2,000-line TypeScript file is about 60 KB); a bigger one is generated code or
+/// data. The cap also bounds memory: a syntax tree costs about 47 bytes per source byte, so
+/// a 1 MiB file needs ~48 MB while it is analysed, on each of the daemon's 4 analysis
+/// threads (a 4 MiB cap would allow ~800 MB at once).
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;
 
 /// The `[analysis]` table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AnalysisConfig {
-    /// `max_file_bytes`: the largest source file read for analysis (default 4 MiB).
+    /// `max_file_bytes`: the largest source file read for analysis (default 1 MiB).
     pub max_file_bytes: u64,
 }
 

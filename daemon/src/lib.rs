@@ -74,7 +74,8 @@ pub const OPENRPC_JSON: &str = include_str!("../../openrpc.json");
 /// (`.wit/daemon.lock`, flock), cleans up a stale socket and pid file left by a crashed
 /// daemon, binds `.wit/daemon.sock` (mode 0600), writes `.wit/daemon.pid`, logs to
 /// `.wit/daemon.log`, and on shutdown removes the socket and pid file and closes the
-/// database.
+/// database, then returns within a bounded time even if an analysis is still running on
+/// the blocking pool (it is abandoned).
 ///
 /// # Errors
 /// [`DaemonError::AlreadyRunning`] when another daemon serves this repository (it is left

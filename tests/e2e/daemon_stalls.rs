@@ -146,10 +146,10 @@ fn item6_a_file_above_the_size_cap_gets_a_clean_answer() {
 }
 
 #[test]
-fn item6_a_file_above_the_default_cap_of_4_mib_gets_a_clean_answer() {
+fn item6_a_file_above_the_default_cap_of_1_mib_gets_a_clean_answer() {
     let mut big = twenty_functions();
     let line = "// ".to_owned() + &"x".repeat(1020) + "\n";
-    while big.len() <= 4 * 1024 * 1024 {
+    while big.len() <= 1024 * 1024 {
         big.push_str(&line);
     }
     let repo = TempRepo::new().with_file("src/big.ts", &big);
@@ -213,7 +213,8 @@ fn item6_sigterm_while_analysing_a_pathological_file_ends_the_process() {
     // Nested just under the depth cap, over and over: every block is accepted, and the
     // whole file keeps an analysis thread busy until its time budget runs out.
     let block = nested_classes(90);
-    let slow: String = std::iter::repeat_n(block.as_str(), 1500).collect();
+    // ~2.3 KB a block: 400 of them stay under the 1 MiB default cap.
+    let slow: String = std::iter::repeat_n(block.as_str(), 400).collect();
     let repo = TempRepo::new()
         .with_file("src/slow1.ts", &slow)
         .with_file("src/slow2.ts", &format!("{slow}//2\n"))

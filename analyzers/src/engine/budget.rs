@@ -15,8 +15,8 @@ use tree_sitter::Node;
 use wit_core::AnalyzeError;
 
 /// Most time one analysis (parse plus queries) may take. A fresh analysis of a
-/// 2,000-line file takes 18–31 ms in a release build, and a 4 MiB file (the daemon's
-/// default size cap) about a second; past this the input is pathological.
+/// 2,000-line file takes 18–31 ms in a release build, and a 1 MiB file (the daemon's
+/// default size cap) a few hundred ms; past this the input is pathological.
 pub(crate) const ANALYSIS_TIME_LIMIT: Duration = Duration::from_secs(3);
 
 /// Deepest syntax tree (in nodes from a top-level declaration down) the queries are run
