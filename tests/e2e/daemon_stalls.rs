@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use crate::support::client::Client;
 use crate::support::daemon::{Daemon, ping, wait_until};
 use crate::support::repo::TempRepo;
 
@@ -40,32 +41,21 @@ fn log_of(root: &Path) -> String {
     std::fs::read_to_string(root.join(".wit/daemon.log")).unwrap_or_default()
 }
 
-#[test]
-fn item6_a_fifo_renamed_over_a_source_file_stalls_no_one() {
-    let repo = TempRepo::new().with_file("src/a.ts", &twenty_functions());
-    let d = Daemon::start(repo.path());
-    let mut c = d.client();
-    // Analysed once while it was a file, so the cache knows it.
-    c.ok(
-        "lock.acquire",
-        json!({"symbolPath": "src/a.ts:f0", "sessionId": "s0"}),
-    );
+/// Creates a FIFO at `path`.
+fn mkfifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo").arg(path).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo {}", path.display());
+}
 
-    let fifo = repo.path().join("src/fifo.tmp");
-    let made = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
-    assert!(made.success());
-    std::fs::rename(&fifo, repo.path().join("src/a.ts")).unwrap();
-
-    // Nobody ever opens the FIFO for writing: a blocking open() would never return.
-    let socket = d.socket().to_owned();
+/// Twenty `lock.acquire` (symbols `f0`…`f19` of `src/a.ts`, sessions `t0`…`t19`) from as
+/// many threads while `pinger` pings; returns the twenty responses. Each answer must come
+/// before the client's 30 s read timeout.
+fn twenty_acquires_and_pings(d: &Daemon) -> Vec<serde_json::Value> {
     let lockers: Vec<_> = (0..20)
         .map(|i| {
-            let socket = socket.clone();
+            let socket = d.socket().to_owned();
             std::thread::spawn(move || {
-                let mut c = crate::support::client::Client::connect(&socket).unwrap();
+                let mut c = Client::connect(&socket).expect("connect");
                 c.call(
                     "lock.acquire",
                     json!({"symbolPath": format!("src/a.ts:f{i}"), "sessionId": format!("t{i}")}),
@@ -77,23 +67,64 @@ fn item6_a_fifo_renamed_over_a_source_file_stalls_no_one() {
     for _ in 0..20 {
         assert_eq!(pinger.ok("ping", json!({})), "pong");
     }
-    for (i, locker) in lockers.into_iter().enumerate() {
-        let resp = locker
-            .join()
-            .expect("the client thread (30 s read timeout) answered");
-        if i == 0 {
-            // s0 holds f0 from before the swap.
-            assert_eq!(resp["error"]["message"], "LOCK_CONFLICT", "{resp}");
-        } else {
-            // The file is not analysable: the lock is taken as given, without warnings.
-            assert_eq!(
-                resp["result"]["symbolPath"],
-                format!("src/a.ts:f{i}"),
-                "{resp}"
-            );
-            assert_eq!(resp["result"]["warnings"], json!([]), "{resp}");
-        }
+    lockers
+        .into_iter()
+        .map(|l| l.join().expect("the request was answered"))
+        .collect()
+}
+
+#[test]
+fn item6_a_fifo_renamed_over_a_source_file_stalls_no_one() {
+    let repo = TempRepo::new().with_file("src/a.ts", &twenty_functions());
+    let d = Daemon::start(repo.path());
+    let target = repo.path().join("src/a.ts");
+
+    // The attack: swap a FIFO and the file back and forth over src/a.ts while clients
+    // lock its symbols, so that some reads find a FIFO where a file was checked a moment
+    // before. Nobody ever opens a FIFO for writing: a blocking open() would never return.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let (stop, dir) = (stop.clone(), repo.path().join("src"));
+        let target = target.clone();
+        std::thread::spawn(move || {
+            let (fifo, file) = (dir.join("swap.fifo"), dir.join("swap.ts"));
+            let mut swaps = 0u32;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                mkfifo(&fifo);
+                std::fs::rename(&fifo, &target).expect("FIFO over the file");
+                std::fs::write(&file, twenty_functions()).expect("write the file");
+                std::fs::rename(&file, &target).expect("file over the FIFO");
+                swaps += 1;
+            }
+            swaps
+        })
+    };
+    let responses = twenty_acquires_and_pings(&d);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert!(swapper.join().expect("swapper") > 0);
+    for (i, resp) in responses.iter().enumerate() {
+        assert_eq!(
+            resp["result"]["symbolPath"],
+            format!("src/a.ts:f{i}"),
+            "{resp}"
+        );
     }
+
+    // Then a FIFO for good: every request gets its answer, as for a file that does not
+    // analyse (locks without caller warnings, no signature).
+    let fifo = repo.path().join("src/fifo.tmp");
+    mkfifo(&fifo);
+    std::fs::rename(&fifo, &target).unwrap();
+    for (i, resp) in twenty_acquires_and_pings(&d).iter().enumerate() {
+        // The same sessions again: a refresh.
+        assert_eq!(
+            resp["result"]["symbolPath"],
+            format!("src/a.ts:f{i}"),
+            "{resp}"
+        );
+        assert_eq!(resp["result"]["warnings"], json!([]), "{resp}");
+    }
+    let mut c = d.client();
     let err = c.err(
         "contract.propose",
         json!({"symbolPath": "src/a.ts:f3", "sessionId": "s0"}),
@@ -169,7 +200,7 @@ fn item6_a_deeply_nested_file_answers_and_ping_works_meanwhile() {
     let d = Daemon::start(repo.path());
     let socket = d.socket().to_owned();
     let attacker = std::thread::spawn(move || {
-        let mut c = crate::support::client::Client::connect(&socket).unwrap();
+        let mut c = Client::connect(&socket).unwrap();
         let lock = c.call(
             "lock.acquire",
             json!({"symbolPath": "src/deep.ts:m", "sessionId": "a"}),
@@ -228,7 +259,7 @@ fn item6_sigterm_while_analysing_a_pathological_file_ends_the_process() {
         .map(|i| {
             let socket = d.socket().to_owned();
             std::thread::spawn(move || {
-                let Ok(mut c) = crate::support::client::Client::connect(&socket) else {
+                let Ok(mut c) = Client::connect(&socket) else {
                     return;
                 };
                 let body = crate::support::client::rpc_request(
