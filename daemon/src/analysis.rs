@@ -459,6 +459,32 @@ mod tests {
     }
 
     #[test]
+    fn every_spelling_of_one_definition_leads_to_its_canonical_name() {
+        let (_dir, analysis) = service();
+        let py = "class Store:\n    def get(self):\n        pass\n\n    def put(self):\n        pass\n\n\ndef get():\n    pass\n\ndef put_all():\n    pass\n";
+        let FileOutcome::Analysed(a) = analysis.analyse_content("s.py", py) else {
+            panic!("analysed");
+        };
+        // The bare name resolves to the first `get`: the method, under both names.
+        let both = ["s.py:Store.get", "s.py:get"];
+        assert_eq!(symbol_spellings("s.py", "get", Some(&a)), both);
+        assert_eq!(symbol_spellings("s.py", "Store.get", Some(&a)), both);
+        // `put` is the method's only bare name too.
+        assert_eq!(
+            symbol_spellings("s.py", "put", Some(&a)),
+            ["s.py:Store.put", "s.py:put"]
+        );
+        // A top-level function is its own canonical name.
+        assert_eq!(
+            symbol_spellings("s.py", "put_all", Some(&a)),
+            ["s.py:put_all"]
+        );
+        // Unknown names and files that did not analyse keep the name as given.
+        assert_eq!(symbol_spellings("s.py", "nope", Some(&a)), ["s.py:nope"]);
+        assert_eq!(symbol_spellings("s.py", "get", None), ["s.py:get"]);
+    }
+
+    #[test]
     fn content_and_disk_share_entries_but_never_mix_contents() {
         let (dir, analysis) = service();
         std::fs::write(dir.path().join("a.ts"), "function disk() {}\n").unwrap();

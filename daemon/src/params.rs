@@ -378,6 +378,53 @@ mod tests {
     }
 
     #[test]
+    fn paths_are_normalized_and_refusals_name_their_field() {
+        let v = json!({
+            "symbolPath": "./src//a.ts:f",
+            "files": ["src/./a.ts", "b.ts"],
+            "file": "",
+            "filter": "no colon",
+        });
+        let mut p = Params::new(v.as_object().unwrap());
+        assert_eq!(p.symbol_path("symbolPath").as_deref(), Some("src/a.ts:f"));
+        assert_eq!(
+            p.file_array("files"),
+            Some(vec!["src/a.ts".to_owned(), "b.ts".to_owned()])
+        );
+        // Empty filters match nothing, as in v1; so does a symbol filter without a colon.
+        assert_eq!(p.opt_file("file").as_deref(), Some(""));
+        assert_eq!(
+            p.opt_symbol_path_filter("filter").as_deref(),
+            Some("no colon")
+        );
+        assert!(p.finish().is_ok());
+
+        let v = json!({
+            "symbolPath": "src/../a.ts:f",
+            "files": ["ok.ts", "/abs.ts"],
+            "file": "a\u{0}b",
+            "released": "../x:f",
+            "check": [{"path": "./../x.ts", "content": ""}],
+        });
+        let mut p = Params::new(v.as_object().unwrap());
+        assert!(p.symbol_path("symbolPath").is_none());
+        assert!(p.file_array("files").is_none());
+        assert!(p.opt_file("file").is_none());
+        assert!(p.lenient_symbol_path("released").is_none());
+        assert!(p.file_contents("check").is_none());
+        let err = p.finish().unwrap_err();
+        let data = err.data.unwrap();
+        let fields = data["fieldErrors"].as_object().unwrap();
+        let names: Vec<&str> = fields.keys().map(String::as_str).collect();
+        assert_eq!(names, ["check", "file", "files", "released", "symbolPath"]);
+        assert_eq!(
+            fields["symbolPath"],
+            json!(["the file must not contain a '..' segment"])
+        );
+        assert!(fields["files"][0].as_str().unwrap().starts_with("item 1: "));
+    }
+
+    #[test]
     fn ttl_must_be_a_positive_integer() {
         for bad in [json!(-5), json!(1.5), json!("100"), json!(null), json!(0)] {
             let v = json!({ "ttlMs": bad });
