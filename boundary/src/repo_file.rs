@@ -398,11 +398,7 @@ mod tests {
             ),
             "{e}"
         );
-        assert!(
-            read_repo_file(&root, "missing.ts", 100)
-                .unwrap_err()
-                .is_not_found()
-        );
+        assert!(read_repo_file(&root, "missing.ts", 100).unwrap_err().is_not_found());
     }
 
     #[test]

@@ -500,7 +500,8 @@ mod tests {
     fn a_symlinked_wit_dir_is_refused_and_its_target_untouched() {
         let (d, w) = repo();
         let elsewhere = tempfile::tempdir().unwrap();
-        std::fs::set_permissions(elsewhere.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(elsewhere.path(), std::fs::Permissions::from_mode(0o755))
+            .unwrap();
         symlink(elsewhere.path(), d.path().join(".wit")).unwrap();
         let e = w.ensure().unwrap_err();
         assert!(matches!(e, WitDirError::Symlink { .. }), "{e}");
