@@ -81,8 +81,9 @@ impl AppState {
     /// `[analysis] max_file_bytes`; a file refused or failing is logged (escaped: names
     /// and reasons come from the repository) and answered as a failure of that file.
     pub async fn analyse_disk(&self, files: Vec<String>) -> Result<Vec<FileOutcome>, Failure> {
-        if files.is_empty() {
-            return Ok(Vec::new());
+        // No analyzer, nothing to read: answered without the trip to the blocking pool.
+        if !files.iter().any(|f| self.analysis.supports(f)) {
+            return Ok(files.iter().map(|_| FileOutcome::Unsupported).collect());
         }
         let analysis = self.analysis.clone();
         let limit = self.config.parsed.analysis.max_file_bytes;
