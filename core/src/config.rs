@@ -10,6 +10,11 @@
 //! # `h` or `d`, several of them concatenated ("1h30m", "1h 30m"). Must be positive.
 //! default_ttl = "30m"            # default: "30m" (1800000 ms)
 //!
+//! [analysis]
+//! # Largest source file (in bytes) the daemon reads for analysis. A larger file, or one
+//! # that is not a regular file, is treated as a file whose analysis failed.
+//! max_file_bytes = 1048576        # default: 1048576 (1 MiB)
+//!
 //! # One table per analyzer plugin (a shared library built with wit_core::export_analyzer!).
 //! [[analyzers]]
 //! # The library: relative to the repository root, or absolute. `~` is not expanded.
@@ -43,6 +48,8 @@ pub const FILE_NAME: &str = "wit.toml";
 pub struct Config {
     /// `[locks]`.
     pub locks: LocksConfig,
+    /// `[analysis]`.
+    pub analysis: AnalysisConfig,
     /// `[[analyzers]]`, in file order.
     pub analyzers: Vec<AnalyzerConfig>,
 }
@@ -58,6 +65,28 @@ impl Default for LocksConfig {
     fn default() -> Self {
         Self {
             default_ttl_ms: DEFAULT_LOCK_TTL_MS,
+        }
+    }
+}
+
+/// Default of `[analysis] max_file_bytes`: 1 MiB. Hand-written source files are far
+/// smaller (a 2,000-line TypeScript file is about 60 KB); a bigger one is generated code or
+/// data. The cap also bounds memory: a syntax tree costs about 47 bytes per source byte, so
+/// a 1 MiB file needs ~48 MB while it is analysed, on each of the daemon's 4 analysis
+/// threads (a 4 MiB cap would allow ~800 MB at once).
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+/// The `[analysis]` table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AnalysisConfig {
+    /// `max_file_bytes`: the largest source file read for analysis (default 1 MiB).
+    pub max_file_bytes: u64,
+}
+
+impl Default for AnalysisConfig {
+    fn default() -> Self {
+        Self {
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
         }
     }
 }
@@ -115,6 +144,22 @@ impl Config {
             && let Some(ttl) = locks.default_ttl
         {
             config.locks.default_ttl_ms = ttl.into_inner().0;
+        }
+        if let Some(analysis) = raw.analysis
+            && let Some(max) = analysis.max_file_bytes
+        {
+            let span = max.span();
+            match max.into_inner() {
+                0 => {
+                    return Err(error_at(
+                        text,
+                        file,
+                        Some(span),
+                        "must be a positive number of bytes".to_owned(),
+                    ));
+                }
+                n => config.analysis.max_file_bytes = n,
+            }
         }
         for entry in raw.analyzers {
             let path_span = entry.path.span();
@@ -233,6 +278,7 @@ pub fn parse_duration_ms(text: &str) -> Result<u64, String> {
 #[serde(deny_unknown_fields)]
 struct RawConfig {
     locks: Option<RawLocks>,
+    analysis: Option<RawAnalysis>,
     #[serde(default)]
     analyzers: Vec<RawAnalyzer>,
 }
@@ -241,6 +287,12 @@ struct RawConfig {
 #[serde(deny_unknown_fields)]
 struct RawLocks {
     default_ttl: Option<Spanned<DurationMs>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAnalysis {
+    max_file_bytes: Option<Spanned<u64>>,
 }
 
 #[derive(Deserialize)]
@@ -287,7 +339,7 @@ impl<'de> Deserialize<'de> for DurationMs {
 /// Also names serde's "struct RawLocks" for what the user sees: a table.
 fn trim_message(message: &str) -> String {
     let first = message.lines().next().unwrap_or(message).trim();
-    ["RawConfig", "RawLocks", "RawAnalyzer"]
+    ["RawConfig", "RawLocks", "RawAnalysis", "RawAnalyzer"]
         .iter()
         .fold(first.to_owned(), |m, name| {
             m.replace(&format!("struct {name}"), "a table")
@@ -377,6 +429,25 @@ mod tests {
     }
 
     #[test]
+    fn max_file_bytes_is_read_and_must_be_a_positive_integer() {
+        let c = Config::parse("[analysis]\nmax_file_bytes = 1024\n", "wit.toml").unwrap();
+        assert_eq!(c.analysis.max_file_bytes, 1024);
+        assert_eq!(
+            Config::default().analysis.max_file_bytes,
+            DEFAULT_MAX_FILE_BYTES
+        );
+        let e = err("[analysis]\nmax_file_bytes = 0\n");
+        assert!(
+            e.contains("analysis.max_file_bytes") && e.contains("positive"),
+            "{e}"
+        );
+        let e = err("[analysis]\nmax_file_bytes = -1\n");
+        assert!(e.contains("analysis.max_file_bytes"), "{e}");
+        let e = err("[analysis]\nmax_file_bytes = \"4MiB\"\n");
+        assert!(e.contains("analysis.max_file_bytes"), "{e}");
+    }
+
+    #[test]
     fn an_empty_file_is_the_default() {
         let c = Config::parse("", "wit.toml").unwrap();
         assert_eq!(c, Config::default());
@@ -437,7 +508,7 @@ path = "/opt/wit/libzig.so"
         );
         assert_eq!(
             err("colour = \"blue\"\n"),
-            "wit.toml:1:1: colour: unknown field `colour`, expected `locks` or `analyzers`"
+            "wit.toml:1:1: colour: unknown field `colour`, expected one of `locks`, `analysis`, `analyzers`"
         );
         assert_eq!(
             err(

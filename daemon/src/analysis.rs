@@ -6,16 +6,18 @@
 //! from which the built-ins reanalyse the next version incrementally. It is bounded in
 //! files, estimated bytes and kept states.
 //!
-//! Parsing is blocking; async callers check the cache inline ([`Analysis::lookup_disk`])
-//! and go to the blocking pool only on a miss (`AppState::analyse_disk`).
+//! Reading and parsing are blocking: async callers go through `AppState::analyse_disk`,
+//! which runs [`Analysis::analyse_disk`] (the read, the cache comparison and, on a miss,
+//! the analysis) on the blocking pool. A file is read through `wit_boundary` only, under a
+//! size cap (`[analysis] max_file_bytes` in `wit.toml`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use wit_boundary::RepoFileError;
+use wit_core::text::escape;
 use wit_core::{FileAnalysis, IncrementalState, Registry, analyzer::source_text};
-
-use crate::paths;
 
 /// Builds the analyzer registry for the repository at `root`: the built-ins of
 /// `wit-analyzers`, then the plugins `config` (its `wit.toml`) names, if the repository is
@@ -33,11 +35,14 @@ pub(crate) fn build_registry(
 /// What analysing a file gave.
 #[derive(Debug, Clone)]
 pub(crate) enum FileOutcome {
-    /// Missing, not a regular file, or outside the repository.
+    /// Missing, or outside the repository.
     NotFound,
     /// No analyzer handles the file's extension.
     Unsupported,
-    /// The analyzer refused the content (binary, not UTF-8, plugin failure).
+    /// The file was refused (not a regular file, larger than the cap, unreadable), or the
+    /// analyzer refused the content (binary, not UTF-8, nesting too deep, over its time
+    /// budget, plugin failure). The reason may quote file content or names: escape it
+    /// before logging.
     Failed(String),
     /// Symbols and call edges.
     Analysed(Arc<FileAnalysis>),
@@ -230,20 +235,6 @@ impl Cache {
     }
 }
 
-/// A file read for analysis: where it is (the cache key) and its bytes.
-pub(crate) struct DiskFile {
-    key: PathBuf,
-    bytes: Vec<u8>,
-}
-
-/// Either a finished outcome, or a file that still needs analysing.
-pub(crate) enum Lookup {
-    /// Answered without analysing (a cache hit, or no file/analyzer).
-    Done(FileOutcome),
-    /// Needs an analysis: pass it to [`Analysis::analyse_read`], off the async threads.
-    Miss(DiskFile),
-}
-
 /// The registry and the parse cache of one repository.
 pub(crate) struct Analysis {
     root: PathBuf,
@@ -271,37 +262,29 @@ impl Analysis {
         self.registry.for_path(path).is_some()
     }
 
-    /// Analyses the current disk content of `rel` (relative to the repository root).
-    #[cfg(test)]
-    pub fn analyse_disk(&self, rel: &str) -> FileOutcome {
-        match self.lookup_disk(rel) {
-            Lookup::Done(outcome) => outcome,
-            Lookup::Miss(file) => self.analyse_read(rel, file),
-        }
-    }
-
-    /// Reads `rel` from disk and answers from the cache when its content was analysed
-    /// before. Quick (a file read and a byte comparison, no parsing), so async code may
-    /// call it inline.
-    pub fn lookup_disk(&self, rel: &str) -> Lookup {
+    /// Analyses the current disk content of `rel` (a normalized path relative to the
+    /// repository root, see [`crate::paths`]), reading at most `limit` bytes.
+    ///
+    /// Blocking: it reads the file and may parse, so async code calls it through
+    /// `AppState::analyse_disk`, on the blocking pool. The file is read only through
+    /// [`wit_boundary::read_repo_file`]: beneath the root, with a non-blocking open (a FIFO
+    /// or a device swapped in for a source file answers at once instead of hanging the
+    /// thread), regular files only, at most `limit` bytes. A missing file, or one outside
+    /// the repository, is [`FileOutcome::NotFound`]; one refused for its type or size, or
+    /// unreadable, is [`FileOutcome::Failed`] with the reason, like any analysis failure.
+    pub fn analyse_disk(&self, rel: &str, limit: u64) -> FileOutcome {
         if self.registry.for_path(rel).is_none() {
-            return Lookup::Done(FileOutcome::Unsupported);
+            return FileOutcome::Unsupported;
         }
-        let Some(key) = paths::resolve_in_root(&self.root, rel) else {
-            return Lookup::Done(FileOutcome::NotFound);
+        let bytes = match wit_boundary::read_repo_file(&self.root, rel, limit) {
+            Ok(bytes) => bytes,
+            Err(e @ (RepoFileError::NotFound { .. } | RepoFileError::Outside { .. })) => {
+                tracing::debug!("not analysed: {}", escape(&e.to_string()));
+                return FileOutcome::NotFound;
+            }
+            Err(e) => return FileOutcome::Failed(e.to_string()),
         };
-        let Ok(bytes) = std::fs::read(&key) else {
-            return Lookup::Done(FileOutcome::NotFound);
-        };
-        match self.cache_lock().hit(&key, &bytes) {
-            Some(hit) => Lookup::Done(FileOutcome::Analysed(hit)),
-            None => Lookup::Miss(DiskFile { key, bytes }),
-        }
-    }
-
-    /// Analyses a file [`Analysis::lookup_disk`] read (blocking: it may parse).
-    pub fn analyse_read(&self, rel: &str, file: DiskFile) -> FileOutcome {
-        self.analyse_bytes(rel, file.key, &file.bytes)
+        self.analyse_bytes(rel, self.root.join(rel), &bytes)
     }
 
     /// Analyses `content` as if it were the file `rel`, never touching the disk. Shares
@@ -352,6 +335,35 @@ impl Analysis {
     }
 }
 
+/// Every spelling of the symbol path `file:name` that names the same definition,
+/// canonical first.
+///
+/// One definition has one lock: `src/store.py:get` resolves (first definition named
+/// `get`) to the method `Store.get`, so a lock on either spelling must conflict with the
+/// other. When the file analyses and `name` resolves to a definition (as
+/// [`FileAnalysis::find`] resolves it), the canonical spelling is `file:` + its qualified
+/// name (`Container.name` for a method), followed by the bare `file:name` when the bare
+/// name resolves to that same definition. Otherwise `file:name` as given is the only one.
+pub(crate) fn symbol_spellings(
+    file: &str,
+    name: &str,
+    analysis: Option<&FileAnalysis>,
+) -> Vec<String> {
+    let Some(def) = analysis.and_then(|a| a.find(name).map(|d| (a, d))) else {
+        return vec![format!("{file}:{name}")];
+    };
+    let (analysis, def) = def;
+    let mut spellings = vec![format!("{file}:{}", def.qualified_name())];
+    if def.container.is_some()
+        && analysis
+            .find(&def.name)
+            .is_some_and(|d| std::ptr::eq(d, def))
+    {
+        spellings.push(format!("{file}:{}", def.name));
+    }
+    spellings
+}
+
 /// Qualifies a callee name as the protocol does: `file:name` when `name` is defined in
 /// the same file, else `?:name`.
 pub(crate) fn qualify_callee(file: &str, analysis: &FileAnalysis, callee: &str) -> String {
@@ -365,6 +377,8 @@ pub(crate) fn qualify_callee(file: &str, analysis: &FileAnalysis, callee: &str) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const LIMIT: u64 = wit_core::config::DEFAULT_MAX_FILE_BYTES;
 
     fn service() -> (tempfile::TempDir, Analysis) {
         let dir = tempfile::tempdir().unwrap();
@@ -388,33 +402,96 @@ mod tests {
         let (dir, analysis) = service();
         let file = dir.path().join("a.ts");
         std::fs::write(&file, "function one() {}\n").unwrap();
-        let first = analysis.analyse_disk("a.ts");
+        let first = analysis.analyse_disk("a.ts", LIMIT);
         assert_eq!(names(&first), ["one"]);
-        let again = analysis.analyse_disk("a.ts");
+        let again = analysis.analyse_disk("a.ts", LIMIT);
         assert!(Arc::ptr_eq(
             first.analysis().unwrap(),
             again.analysis().unwrap()
         ));
         // Same length, same time stamp granularity: only the bytes tell.
         std::fs::write(&file, "function two() {}\n").unwrap();
-        assert_eq!(names(&analysis.analyse_disk("a.ts")), ["two"]);
+        assert_eq!(names(&analysis.analyse_disk("a.ts", LIMIT)), ["two"]);
         std::fs::write(&file, "function two() {}\nfunction three() {}\n").unwrap();
-        assert_eq!(names(&analysis.analyse_disk("a.ts")), ["two", "three"]);
+        assert_eq!(
+            names(&analysis.analyse_disk("a.ts", LIMIT)),
+            ["two", "three"]
+        );
         std::fs::remove_file(&file).unwrap();
         assert!(matches!(
-            analysis.analyse_disk("a.ts"),
+            analysis.analyse_disk("a.ts", LIMIT),
             FileOutcome::NotFound
         ));
+    }
+
+    #[test]
+    fn a_fifo_a_directory_and_a_file_over_the_cap_fail_at_once_and_escapes_are_not_found() {
+        let (dir, analysis) = service();
+        let fifo = dir.path().join("fifo.ts");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        // No writer ever opens the FIFO: a blocking open would never return.
+        match analysis.analyse_disk("fifo.ts", LIMIT) {
+            FileOutcome::Failed(why) => assert!(why.contains("not a regular file"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        std::fs::create_dir(dir.path().join("dir.ts")).unwrap();
+        assert!(matches!(
+            analysis.analyse_disk("dir.ts", LIMIT),
+            FileOutcome::Failed(_)
+        ));
+        std::fs::write(dir.path().join("big.ts"), "function big() {}\n").unwrap();
+        match analysis.analyse_disk("big.ts", 8) {
+            FileOutcome::Failed(why) => assert!(why.contains("more than the limit of 8"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(analysis.analyse_disk("big.ts", LIMIT).analysis().is_some());
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.ts"), "function s() {}\n").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.ts"), dir.path().join("l.ts"))
+            .unwrap();
+        for escape in ["l.ts", "../secret.ts", "/etc/passwd.ts"] {
+            assert!(
+                matches!(analysis.analyse_disk(escape, LIMIT), FileOutcome::NotFound),
+                "{escape}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_spelling_of_one_definition_leads_to_its_canonical_name() {
+        let (_dir, analysis) = service();
+        let py = "class Store:\n    def get(self):\n        pass\n\n    def put(self):\n        pass\n\n\ndef get():\n    pass\n\ndef put_all():\n    pass\n";
+        let FileOutcome::Analysed(a) = analysis.analyse_content("s.py", py) else {
+            panic!("analysed");
+        };
+        // The bare name resolves to the first `get`: the method, under both names.
+        let both = ["s.py:Store.get", "s.py:get"];
+        assert_eq!(symbol_spellings("s.py", "get", Some(&a)), both);
+        assert_eq!(symbol_spellings("s.py", "Store.get", Some(&a)), both);
+        // `put` is the method's only bare name too.
+        assert_eq!(
+            symbol_spellings("s.py", "put", Some(&a)),
+            ["s.py:Store.put", "s.py:put"]
+        );
+        // A top-level function is its own canonical name.
+        assert_eq!(
+            symbol_spellings("s.py", "put_all", Some(&a)),
+            ["s.py:put_all"]
+        );
+        // Unknown names and files that did not analyse keep the name as given.
+        assert_eq!(symbol_spellings("s.py", "nope", Some(&a)), ["s.py:nope"]);
+        assert_eq!(symbol_spellings("s.py", "get", None), ["s.py:get"]);
     }
 
     #[test]
     fn content_and_disk_share_entries_but_never_mix_contents() {
         let (dir, analysis) = service();
         std::fs::write(dir.path().join("a.ts"), "function disk() {}\n").unwrap();
-        assert_eq!(names(&analysis.analyse_disk("a.ts")), ["disk"]);
+        assert_eq!(names(&analysis.analyse_disk("a.ts", LIMIT)), ["disk"]);
         let staged = analysis.analyse_content("a.ts", "function staged() {}\n");
         assert_eq!(names(&staged), ["staged"]);
-        assert_eq!(names(&analysis.analyse_disk("a.ts")), ["disk"]);
+        assert_eq!(names(&analysis.analyse_disk("a.ts", LIMIT)), ["disk"]);
     }
 
     #[test]
@@ -424,7 +501,7 @@ mod tests {
         for i in 0..CACHE_MAX_ENTRIES + 100 {
             let name = format!("f{i}.ts");
             std::fs::write(dir.path().join(&name), format!("{body}// {i}\n")).unwrap();
-            assert!(analysis.analyse_disk(&name).analysis().is_some());
+            assert!(analysis.analyse_disk(&name, LIMIT).analysis().is_some());
             let (entries, bytes, states) = analysis.cache_lock().usage();
             assert!(entries <= CACHE_MAX_ENTRIES, "{entries} entries");
             assert!(bytes <= CACHE_MAX_BYTES, "{bytes} bytes");
@@ -432,8 +509,8 @@ mod tests {
         }
         // The most recent files are still served from the cache.
         let last = format!("f{}.ts", CACHE_MAX_ENTRIES + 99);
-        let a = analysis.analyse_disk(&last);
-        let b = analysis.analyse_disk(&last);
+        let a = analysis.analyse_disk(&last, LIMIT);
+        let b = analysis.analyse_disk(&last, LIMIT);
         assert!(Arc::ptr_eq(a.analysis().unwrap(), b.analysis().unwrap()));
     }
 

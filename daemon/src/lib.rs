@@ -40,7 +40,8 @@
 //! # Layout
 //! `lifecycle` (directory, single instance, pid, signals) → `server` (socket, HTTP) →
 //! `envelope` (validation order) → `router` → `methods::*` → `store` (SQLite) and
-//! `analysis` (files read through `paths`, analyzers off the async threads).
+//! `analysis` (files read through `wit_boundary`, paths normalized by `paths`, analyzers
+//! off the async threads).
 
 mod analysis;
 mod config;
@@ -77,7 +78,8 @@ pub use discover::{OPENRPC_EXTENSIONS_JSON, OPENRPC_JSON};
 /// (`.wit/daemon.lock`, flock), cleans up a stale socket and pid file left by a crashed
 /// daemon, binds `.wit/daemon.sock` (mode 0600), writes `.wit/daemon.pid`, logs to
 /// `.wit/daemon.log`, and on shutdown removes the socket and pid file and closes the
-/// database.
+/// database, then returns within a bounded time even if an analysis is still running on
+/// the blocking pool (it is abandoned).
 ///
 /// # Errors
 /// [`DaemonError::AlreadyRunning`] when another daemon serves this repository (it is left
@@ -95,8 +97,19 @@ pub fn run_blocking(root: &Path) -> Result<(), DaemonError> {
         .thread_name("wit-daemon")
         .build()
         .map_err(|e| DaemonError::io("starting the async runtime", e))?;
-    runtime.block_on(lifecycle::run(root))
+    // `run` returns once the socket and pid file are removed, the database is closed and
+    // the instance lock is released. A blocking-pool thread may still be busy (an analysis
+    // within its budget, a slow read): dropping the runtime would wait for it, keeping a
+    // process alive beside the next daemon, so it gets a short grace and is then left to
+    // end with the process.
+    let result = runtime.block_on(lifecycle::run(root));
+    runtime.shutdown_timeout(BLOCKING_SHUTDOWN_GRACE);
+    result
 }
+
+/// How long shutdown waits for busy blocking-pool threads once the daemon's files are
+/// cleaned up; what they compute is no longer wanted by anyone.
+const BLOCKING_SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// glibc gives each thread that allocates its own malloc arena (up to 8 per core), each
 /// keeping freed memory around; with a runtime's and a blocking pool's threads that

@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 use wit_core::protocol::{ErrorCode, RpcError};
 
+use crate::paths;
+
 /// Builds the `INVALID_REQUEST` error with `formErrors` and `fieldErrors`.
 pub(crate) fn invalid_request(
     form: Vec<String>,
@@ -84,14 +86,74 @@ impl<'a> Params<'a> {
         self.string_value(field, v, false)
     }
 
-    /// A required symbol path: a non-empty string containing `:`.
+    /// A required symbol path: a non-empty string containing `:`, in normal form (see
+    /// [`crate::paths`]): the file part's `.` segments and repeated `/` dropped; a `..`,
+    /// an absolute or empty file part, or a control character refused, naming the field.
     pub fn symbol_path(&mut self, field: &str) -> Option<String> {
         let s = self.req_str(field)?;
-        if !s.contains(':') {
-            self.fail(field, "must have the form 'file:symbol' (contain ':')");
-            return None;
+        self.normal_symbol_path(field, &s)
+    }
+
+    /// A required symbol path that v1 does not require to contain `:` (`lock.release`):
+    /// normalized like [`Params::symbol_path`] when it has a colon; without one it names
+    /// no lock and is passed on as written (the handler answers as v1 did).
+    pub fn lenient_symbol_path(&mut self, field: &str) -> Option<String> {
+        let s = self.req_str(field)?;
+        if s.contains(':') {
+            self.normal_symbol_path(field, &s)
+        } else {
+            Some(s)
         }
-        Some(s)
+    }
+
+    /// An optional symbol-path filter (`contract.query`): empty or without a colon it
+    /// matches nothing and is kept as written; otherwise normalized.
+    pub fn opt_symbol_path_filter(&mut self, field: &str) -> Option<String> {
+        let s = self.opt_str(field)?;
+        if s.contains(':') {
+            self.normal_symbol_path(field, &s)
+        } else {
+            Some(s)
+        }
+    }
+
+    /// An optional file filter (`intent.query`): empty it matches nothing and is kept;
+    /// otherwise normalized like every other file path.
+    pub fn opt_file(&mut self, field: &str) -> Option<String> {
+        let s = self.opt_str(field)?;
+        if s.is_empty() {
+            return Some(s);
+        }
+        match paths::normalize_file(&s) {
+            Ok(normal) => Some(normal),
+            Err(why) => {
+                self.fail(field, why);
+                None
+            }
+        }
+    }
+
+    /// A required non-empty array of file paths, each non-empty and normalized.
+    pub fn file_array(&mut self, field: &str) -> Option<Vec<String>> {
+        let files = self.str_array(field, true, 1, true)?;
+        let mut out = Vec::with_capacity(files.len());
+        for (i, f) in files.iter().enumerate() {
+            match paths::normalize_file(f) {
+                Ok(normal) => out.push(normal),
+                Err(why) => self.fail(field, format!("item {i}: {why}")),
+            }
+        }
+        (out.len() == files.len()).then_some(out)
+    }
+
+    fn normal_symbol_path(&mut self, field: &str, s: &str) -> Option<String> {
+        match paths::normalize_symbol_path(s) {
+            Ok(normal) => Some(normal),
+            Err(why) => {
+                self.fail(field, why);
+                None
+            }
+        }
     }
 
     /// An optional positive integer.
@@ -215,7 +277,13 @@ impl<'a> Params<'a> {
                 continue;
             };
             let path = match obj.get("path") {
-                Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+                Some(Value::String(s)) if !s.is_empty() => match paths::normalize_file(s) {
+                    Ok(normal) => Some(normal),
+                    Err(why) => {
+                        self.fail(field, format!("item {i}: path: {why}"));
+                        None
+                    }
+                },
                 Some(Value::String(_)) => {
                     self.fail(field, format!("item {i}: path must not be empty"));
                     None
@@ -307,6 +375,53 @@ mod tests {
         assert_eq!(names, ["accept", "files", "sessionId", "symbols", "ttlMs"]);
         assert_eq!(fields["sessionId"], json!(["is required"]));
         assert_eq!(fields["files"], json!(["must contain at least 1 item"]));
+    }
+
+    #[test]
+    fn paths_are_normalized_and_refusals_name_their_field() {
+        let v = json!({
+            "symbolPath": "./src//a.ts:f",
+            "files": ["src/./a.ts", "b.ts"],
+            "file": "",
+            "filter": "no colon",
+        });
+        let mut p = Params::new(v.as_object().unwrap());
+        assert_eq!(p.symbol_path("symbolPath").as_deref(), Some("src/a.ts:f"));
+        assert_eq!(
+            p.file_array("files"),
+            Some(vec!["src/a.ts".to_owned(), "b.ts".to_owned()])
+        );
+        // Empty filters match nothing, as in v1; so does a symbol filter without a colon.
+        assert_eq!(p.opt_file("file").as_deref(), Some(""));
+        assert_eq!(
+            p.opt_symbol_path_filter("filter").as_deref(),
+            Some("no colon")
+        );
+        assert!(p.finish().is_ok());
+
+        let v = json!({
+            "symbolPath": "src/../a.ts:f",
+            "files": ["ok.ts", "/abs.ts"],
+            "file": "a\u{0}b",
+            "released": "../x:f",
+            "check": [{"path": "./../x.ts", "content": ""}],
+        });
+        let mut p = Params::new(v.as_object().unwrap());
+        assert!(p.symbol_path("symbolPath").is_none());
+        assert!(p.file_array("files").is_none());
+        assert!(p.opt_file("file").is_none());
+        assert!(p.lenient_symbol_path("released").is_none());
+        assert!(p.file_contents("check").is_none());
+        let err = p.finish().unwrap_err();
+        let data = err.data.unwrap();
+        let fields = data["fieldErrors"].as_object().unwrap();
+        let names: Vec<&str> = fields.keys().map(String::as_str).collect();
+        assert_eq!(names, ["check", "file", "files", "released", "symbolPath"]);
+        assert_eq!(
+            fields["symbolPath"],
+            json!(["the file must not contain a '..' segment"])
+        );
+        assert!(fields["files"][0].as_str().unwrap().starts_with("item 1: "));
     }
 
     #[test]

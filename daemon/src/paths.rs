@@ -1,28 +1,52 @@
-//! Repository-root confinement: the daemon never reads a file outside its repository.
+//! One name per file: the normal form of the repository paths clients send.
+//!
+//! `src//a.ts`, `./src/a.ts` and `src/./a.ts` all name `src/a.ts`; if each were stored as
+//! written, they would be three locks on one symbol and mutual exclusion would be
+//! defeated by a spelling. Parameters are normalized where they are validated
+//! (`crate::params`): `.` segments and repeated or trailing `/` are dropped silently, and
+//! what cannot be made a plain path inside the repository is refused by name. The files
+//! themselves are read only through `wit_boundary`, which confines every open beneath the
+//! root (symlinks included).
 
-use std::path::{Component, Path, PathBuf};
-
-/// Resolves `rel` (a path as a client wrote it) to an existing regular file inside `root`.
-///
-/// `root` must already be canonical. Returns `None` — "not found" to the caller — for an
-/// empty path, an absolute path, any `..` component, a path whose resolution (symlinks
-/// included) leaves the root, and anything that is not a regular file.
-pub(crate) fn resolve_in_root(root: &Path, rel: &str) -> Option<PathBuf> {
-    if rel.is_empty() || rel.contains('\0') {
-        return None;
+/// The normal form of the repository-relative file path `path`, or why it is refused:
+/// empty, absolute, containing a `..` segment (refused rather than resolved: whether
+/// `a/../b` is `b` depends on whether `a` is a symlink), a NUL or another control
+/// character, or naming no file at all (`.`, `./`).
+pub(crate) fn normalize_file(path: &str) -> Result<String, String> {
+    if path.is_empty() {
+        return Err("the file part must not be empty".to_owned());
     }
-    let rel_path = Path::new(rel);
-    for component in rel_path.components() {
-        match component {
-            Component::Normal(_) | Component::CurDir => {}
-            Component::ParentDir | Component::RootDir | Component::Prefix(_) => return None,
+    if path.chars().any(char::is_control) {
+        return Err("must not contain NUL or other control characters".to_owned());
+    }
+    if path.starts_with('/') {
+        return Err("the file must be relative to the repository root, not absolute".to_owned());
+    }
+    let mut segments = Vec::new();
+    for segment in path.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => return Err("the file must not contain a '..' segment".to_owned()),
+            s => segments.push(s),
         }
     }
-    let canonical = root.join(rel_path).canonicalize().ok()?;
-    if !canonical.starts_with(root) {
-        return None;
+    if segments.is_empty() {
+        return Err("the file part names no file".to_owned());
     }
-    canonical.metadata().ok()?.is_file().then_some(canonical)
+    Ok(segments.join("/"))
+}
+
+/// The normal form of a `file:symbol` path: the file part (before the first colon)
+/// normalized, the symbol name kept as written but for control characters, which are
+/// refused anywhere in the path.
+pub(crate) fn normalize_symbol_path(symbol_path: &str) -> Result<String, String> {
+    let Some((file, name)) = symbol_path.split_once(':') else {
+        return Err("must have the form 'file:symbol' (contain ':')".to_owned());
+    };
+    if name.chars().any(char::is_control) {
+        return Err("must not contain NUL or other control characters".to_owned());
+    }
+    Ok(format!("{}:{name}", normalize_file(file)?))
 }
 
 #[cfg(test)]
@@ -30,27 +54,44 @@ mod tests {
     use super::*;
 
     #[test]
-    fn refuses_escapes_and_accepts_files_inside() {
-        let outside = tempfile::tempdir().unwrap();
-        std::fs::write(outside.path().join("secret.ts"), "x").unwrap();
-        let repo = tempfile::tempdir().unwrap();
-        let root = repo.path().canonicalize().unwrap();
-        std::fs::create_dir(root.join("src")).unwrap();
-        std::fs::write(root.join("src/a.ts"), "a").unwrap();
-        std::os::unix::fs::symlink(outside.path().join("secret.ts"), root.join("src/link.ts"))
-            .unwrap();
-        std::os::unix::fs::symlink(root.join("src/a.ts"), root.join("src/inner.ts")).unwrap();
+    fn spellings_of_one_file_have_one_normal_form() {
+        for spelling in [
+            "src/a.ts",
+            "src//a.ts",
+            "./src/a.ts",
+            "src/./a.ts",
+            ".//src///./a.ts",
+            "src/a.ts/",
+        ] {
+            assert_eq!(normalize_file(spelling).unwrap(), "src/a.ts", "{spelling}");
+        }
+        assert_eq!(
+            normalize_symbol_path("./src//a.ts:Store.get").unwrap(),
+            "src/a.ts:Store.get"
+        );
+        // Only the first colon splits: the name keeps its own.
+        assert_eq!(normalize_symbol_path("a.ts:ns:f").unwrap(), "a.ts:ns:f");
+    }
 
-        assert!(resolve_in_root(&root, "src/a.ts").is_some());
-        assert!(resolve_in_root(&root, "./src/a.ts").is_some());
-        assert!(resolve_in_root(&root, "src/inner.ts").is_some());
-        assert!(resolve_in_root(&root, "src/link.ts").is_none());
-        assert!(resolve_in_root(&root, "src/../src/a.ts").is_none());
-        assert!(resolve_in_root(&root, "../secret.ts").is_none());
-        let abs = root.join("src/a.ts");
-        assert!(resolve_in_root(&root, abs.to_str().unwrap()).is_none());
-        assert!(resolve_in_root(&root, "").is_none());
-        assert!(resolve_in_root(&root, "src").is_none());
-        assert!(resolve_in_root(&root, "src/missing.ts").is_none());
+    #[test]
+    fn escapes_control_characters_and_empty_files_are_refused() {
+        for bad in [
+            "",
+            ".",
+            "./",
+            "//",
+            "/etc/passwd",
+            "../a.ts",
+            "src/../src/a.ts",
+            "src/..",
+            "a\0.ts",
+            "a\n.ts",
+            "a\u{1b}[31m.ts",
+        ] {
+            assert!(normalize_file(bad).is_err(), "{bad:?}");
+        }
+        for bad in [":f", "./:f", "../a.ts:f", "a.ts:f\0", "a.ts:f\r\n", "a.ts"] {
+            assert!(normalize_symbol_path(bad).is_err(), "{bad:?}");
+        }
     }
 }

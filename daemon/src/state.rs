@@ -5,12 +5,13 @@ use std::sync::Arc;
 
 use rusqlite::{Connection, Transaction};
 
-use crate::analysis::{Analysis, FileOutcome, Lookup};
+use crate::analysis::{Analysis, FileOutcome};
 use crate::config::Config;
 use crate::methods::Failure;
 use crate::store::Store;
 use crate::store::batch::{Batcher, Finish, Job};
 use wit_boundary::WitDir;
+use wit_core::text::escape;
 
 /// Shared daemon state.
 pub(crate) struct AppState {
@@ -73,42 +74,33 @@ impl AppState {
             .unwrap_or_else(|_| Err(Failure::internal("the write was cancelled")))
     }
 
-    /// Analyses the disk content of each file (in order). Files whose content is in the
-    /// cache are answered inline (a read and a comparison); the rest are analysed on the
-    /// blocking pool, so parsing never runs on the async threads.
+    /// Analyses the disk content of each file (in order), all on the blocking pool: the
+    /// read, the comparison with the cache and, on a miss, the parse. None of it runs on
+    /// the async thread, so a slow disk, a huge file or a pathological parse delays only
+    /// this request, never `ping` or anyone else's. Files are read under
+    /// `[analysis] max_file_bytes`; a file refused or failing is logged (escaped: names
+    /// and reasons come from the repository) and answered as a failure of that file.
     pub async fn analyse_disk(&self, files: Vec<String>) -> Result<Vec<FileOutcome>, Failure> {
-        let mut outcomes = Vec::with_capacity(files.len());
-        let mut misses = Vec::new();
-        for (i, f) in files.iter().enumerate() {
-            match self.analysis.lookup_disk(f) {
-                Lookup::Done(outcome) => outcomes.push(outcome),
-                Lookup::Miss(file) => {
-                    outcomes.push(FileOutcome::NotFound);
-                    misses.push((i, f.clone(), file));
-                }
-            }
+        // No analyzer, nothing to read: answered without the trip to the blocking pool.
+        if !files.iter().any(|f| self.analysis.supports(f)) {
+            return Ok(files.iter().map(|_| FileOutcome::Unsupported).collect());
         }
-        if !misses.is_empty() {
-            let analysis = self.analysis.clone();
-            let done = tokio::task::spawn_blocking(move || {
-                misses
-                    .into_iter()
-                    .map(|(i, f, file)| {
-                        let outcome = analysis.analyse_read(&f, file);
-                        if let FileOutcome::Failed(reason) = &outcome {
-                            tracing::debug!("analysing {f}: {reason}");
-                        }
-                        (i, outcome)
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .await
-            .map_err(Failure::from_join)?;
-            for (i, outcome) in done {
-                outcomes[i] = outcome;
-            }
-        }
-        Ok(outcomes)
+        let analysis = self.analysis.clone();
+        let limit = self.config.parsed.analysis.max_file_bytes;
+        tokio::task::spawn_blocking(move || {
+            files
+                .iter()
+                .map(|f| {
+                    let outcome = analysis.analyse_disk(f, limit);
+                    if let FileOutcome::Failed(reason) = &outcome {
+                        tracing::info!("not analysed: {}: {}", escape(f), escape(reason));
+                    }
+                    outcome
+                })
+                .collect()
+        })
+        .await
+        .map_err(Failure::from_join)
     }
 }
 

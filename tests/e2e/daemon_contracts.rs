@@ -83,9 +83,6 @@ fn propose_reports_symbol_not_found_with_the_path() {
         "src/util.py:Greeter",          // Python class
         "src/escape.ts:secret",         // symlink escaping the root
         "linked_dir/secret.ts:secret",  // directory symlink escaping the root
-        "../secret.ts:secret",          // `..`
-        "src/../src/auth.ts:decode",    // `..` even when it stays inside
-        secret_abs.as_str(),            // absolute path
         "src:decode",                   // a directory
     ];
     for path in cases {
@@ -96,6 +93,20 @@ fn propose_reports_symbol_not_found_with_the_path() {
         assert_eq!(err["code"], -32000, "{path}: {err}");
         assert_eq!(err["message"], "SYMBOL_NOT_FOUND", "{path}");
         assert_eq!(err["data"], json!({"symbolPath": path}));
+    }
+    // A path that cannot be a plain path inside the repository is not a name at all
+    // (security issue item 8): refused at the protocol boundary, naming the field.
+    for path in [
+        "../secret.ts:secret",       // `..`
+        "src/../src/auth.ts:decode", // `..` even when it stays inside
+        secret_abs.as_str(),         // absolute path
+    ] {
+        let err = c.err(
+            "contract.propose",
+            json!({"sessionId": "s1", "symbolPath": path}),
+        );
+        assert_eq!(err["message"], "INVALID_REQUEST", "{path}: {err}");
+        assert!(err["data"]["fieldErrors"]["symbolPath"].is_array(), "{err}");
     }
     assert_eq!(c.ok("contract.query", json!({})), json!([]));
 }
@@ -265,11 +276,16 @@ fn check_contracts_uses_only_the_passed_content() {
         json!([
             {"path": "src/auth.ts.bak", "content": "garbage"},
             {"path": "SRC/auth.ts", "content": ""},
-            {"path": "./src/auth.ts", "content": ""},
             {"path": "README.md", "content": "validateToken"},
         ]),
     );
     assert_eq!(v, json!([]));
+    // …once normalized: `./src/auth.ts` is `src/auth.ts` (security issue item 8).
+    let v = check(&mut c, json!([{"path": "./src/auth.ts", "content": ""}]));
+    assert_eq!(
+        v[0]["actual"], "(symbol not found in staged content)",
+        "{v}"
+    );
     assert_eq!(check(&mut c, json!([])), json!([]));
     // Several files at once, in order.
     let v = check(

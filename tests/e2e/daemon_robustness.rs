@@ -154,11 +154,31 @@ fn paths_escaping_the_root_are_never_read() {
         "lock.acquire",
         json!({"symbolPath": "src/escape.ts:helper", "sessionId": "A"}),
     );
-    for file in [
-        "src/escape.ts",
-        outside_rel.as_str(),
-        &format!("{}", outside.path().join("secret.ts").display()),
-    ] {
+    // `..` and absolute paths are refused before anything is read (security issue item 8).
+    let absolute = format!("{}", outside.path().join("secret.ts").display());
+    for file in [outside_rel.as_str(), absolute.as_str()] {
+        let err = c.err(
+            "intent.declare",
+            json!({"sessionId": "B", "description": "d", "files": [file], "symbols": ["secret"]}),
+        );
+        assert!(
+            err["data"]["fieldErrors"]["files"].is_array(),
+            "{file}: {err}"
+        );
+        let err = c.err("intent.query", json!({"file": file}));
+        assert!(
+            err["data"]["fieldErrors"]["file"].is_array(),
+            "{file}: {err}"
+        );
+        let err = c.err(
+            "contract.propose",
+            json!({"sessionId": "B", "symbolPath": format!("{file}:secret")}),
+        );
+        assert_eq!(err["message"], "INVALID_REQUEST", "{file}: {err}");
+    }
+    // A symlink escaping the root is never followed out of it.
+    {
+        let file = "src/escape.ts";
         // No range (the file was not read) and no DEP_CHAIN (no call graph from it).
         let r = c.ok(
             "intent.declare",

@@ -18,6 +18,8 @@ mod daemon_intents;
 mod daemon_lifecycle;
 mod daemon_locks;
 mod daemon_robustness;
+mod daemon_stalls;
+mod daemon_symbol_names;
 mod hooks_commit;
 mod hooks_security;
 mod migrate_first_impl;

@@ -7,11 +7,13 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 
-use tree_sitter::{Node, QueryCursor, StreamingIterator};
-use wit_core::{Symbol, SymbolKind, signature::canonicalize};
+use tree_sitter::{Node, QueryCursor, QueryCursorOptions, QueryCursorState, StreamingIterator};
+use wit_core::{AnalyzeError, Symbol, SymbolKind, signature::canonicalize};
 
 use super::Syntax;
+use super::budget::Budget;
 use super::nesting::{Span, innermost};
 use super::query::{CompiledQuery, Role};
 
@@ -67,12 +69,17 @@ thread_local! {
 
 /// Runs `query` once over `node` (a whole tree's root, or one top-level declaration) and
 /// turns its matches into symbols, scopes and calls.
+///
+/// The query cursor consults `budget` every thousand or so units of its work; when the
+/// time is up it stops and the partial result is thrown away (an error, never a
+/// truncated analysis that would be cached as the file's truth).
 pub(super) fn extract<'s>(
     query: &CompiledQuery,
     syntax: &Syntax,
     node: Node,
     source: &'s str,
-) -> Found<'s> {
+    budget: &Budget,
+) -> Result<Found<'s>, AnalyzeError> {
     let text = |node: Node| -> &'s str { &source[node.byte_range()] };
     let mut definitions: Vec<Definition> = Vec::new();
     // A definition matched by several patterns (a Python method is also a `def`) is one
@@ -83,9 +90,22 @@ pub(super) fn extract<'s>(
     let mut classes: Vec<Span<Option<&'s str>>> = Vec::new();
     let mut calls: Vec<Call<'s>> = Vec::new();
 
+    let mut halted = false;
     CURSOR.with(|cell| {
         let mut cursor = cell.borrow_mut();
-        let mut matches = cursor.matches(&query.query, node, source.as_bytes());
+        let mut progress = |_: &QueryCursorState| {
+            if budget.exhausted() {
+                halted = true;
+                return ControlFlow::Break(());
+            }
+            ControlFlow::Continue(())
+        };
+        let mut matches = cursor.matches_with_options(
+            &query.query,
+            node,
+            source.as_bytes(),
+            QueryCursorOptions::new().progress_callback(&mut progress),
+        );
         while let Some(m) = matches.next() {
             let mut definition = None;
             let mut name = None;
@@ -155,6 +175,9 @@ pub(super) fn extract<'s>(
             }
         }
     });
+    if halted {
+        return Err(budget.exceeded("running the queries"));
+    }
 
     let containers = method_containers(&definitions, &mut classes);
     let mut built: Vec<Built> = definitions
@@ -190,11 +213,11 @@ pub(super) fn extract<'s>(
             b.symbol
         })
         .collect();
-    Found {
+    Ok(Found {
         symbols,
         scopes,
         calls,
-    }
+    })
 }
 
 /// For each definition, the name of its class if it is a method: the innermost class body

@@ -19,6 +19,7 @@
 use tree_sitter::{InputEdit, Node, Point, Range, Tree};
 use wit_core::{AnalyzeError, FileAnalysis, Symbol};
 
+use super::budget::{self, Budget};
 use super::extract::{self, Call};
 use super::nesting::Span;
 use super::query::CompiledQuery;
@@ -41,10 +42,20 @@ struct Chunk {
 }
 
 impl Chunk {
-    /// Runs the query over `node` alone.
-    fn extract(query: &CompiledQuery, syntax: &Syntax, node: Node, source: &str) -> Self {
+    /// Runs the query over `node` alone, after checking that it does not nest too deeply
+    /// (see [`budget::MAX_NESTING_DEPTH`]: the query's cost grows with the depth). A
+    /// reused chunk passed this check when it was made.
+    fn extract(
+        query: &CompiledQuery,
+        syntax: &Syntax,
+        node: Node,
+        source: &str,
+        budget: &Budget,
+    ) -> Result<Self, AnalyzeError> {
+        budget.check("running the queries")?;
+        budget::check_depth(node, budget::MAX_NESTING_DEPTH)?;
         let (base, row) = (node.start_byte(), node.start_position().row);
-        let found = extract::extract(query, syntax, node, source);
+        let found = extract::extract(query, syntax, node, source, budget)?;
         let symbols = found
             .symbols
             .into_iter()
@@ -56,7 +67,7 @@ impl Chunk {
                 s
             })
             .collect();
-        Self {
+        Ok(Self {
             start_byte: base,
             end_byte: node.end_byte(),
             start_row: row,
@@ -72,7 +83,7 @@ impl Chunk {
                 .iter()
                 .map(|c| (c.at - base, c.name_start - base, c.callee.len()))
                 .collect(),
-        }
+        })
     }
 
     /// Moves the chunk to `node`'s position (same text, so the same relative results).
@@ -102,12 +113,14 @@ impl State {
 
 /// Analyses `source`, reusing `previous` (the state of an earlier version of the same
 /// file) when there is one; returns the analysis and the state for the next version.
+/// Parsing and querying together must fit in `budget`.
 pub(super) fn analyze(
     grammar: &'static Grammar,
     query: &CompiledQuery,
     syntax: &Syntax,
     source: &str,
     previous: Option<State>,
+    budget: &Budget,
 ) -> Result<(FileAnalysis, State), AnalyzeError> {
     let (tree, mut old) = match previous {
         Some(prev) if prev.source == source => {
@@ -117,13 +130,13 @@ pub(super) fn analyze(
         Some(mut prev) => {
             let edit = edit_between(&prev.source, source);
             prev.tree.edit(&edit);
-            let tree = parse::parse(grammar, source, Some(&prev.tree))?;
+            let tree = parse::parse(grammar, source, Some(&prev.tree), budget)?;
             if tree.root_node().has_error() {
                 // Error recovery is not history-free: an incremental reparse of broken
                 // code may recover differently from a fresh parse. Broken files get a
                 // fresh parse and a full query pass, so the result never depends on the
                 // file's past.
-                (parse::parse(grammar, source, None)?, None)
+                (parse::parse(grammar, source, None, budget)?, None)
             } else {
                 let changed: Vec<Range> = prev.tree.changed_ranges(&tree).collect();
                 let reusable = Reusable {
@@ -135,7 +148,7 @@ pub(super) fn analyze(
                 (tree, Some(reusable))
             }
         }
-        None => (parse::parse(grammar, source, None)?, None),
+        None => (parse::parse(grammar, source, None, budget)?, None),
     };
 
     let mut chunks = Vec::new();
@@ -143,10 +156,10 @@ pub(super) fn analyze(
     if cursor.goto_first_child() {
         loop {
             let node = cursor.node();
-            let chunk = old
-                .as_mut()
-                .and_then(|o| o.take(node))
-                .unwrap_or_else(|| Chunk::extract(query, syntax, node, source));
+            let chunk = match old.as_mut().and_then(|o| o.take(node)) {
+                Some(chunk) => chunk,
+                None => Chunk::extract(query, syntax, node, source, budget)?,
+            };
             chunks.push(chunk);
             if !cursor.goto_next_sibling() {
                 break;

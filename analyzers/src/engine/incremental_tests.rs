@@ -5,6 +5,7 @@
 
 use wit_core::{FileAnalysis, LanguageAnalyzer};
 
+use super::budget::{self, Budget};
 use super::{TreeSitterAnalyzer, callers, extract, parse};
 use crate::{fixtures, python, typescript};
 
@@ -114,8 +115,10 @@ fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> FileAnalysis {
         return FileAnalysis::default();
     }
     let query = analyzer.grammar.query().unwrap();
-    let tree = parse::parse(analyzer.grammar, source, None).unwrap();
-    let found = extract::extract(query, analyzer.syntax, tree.root_node(), source);
+    let budget = Budget::new(budget::ANALYSIS_TIME_LIMIT);
+    let tree = parse::parse(analyzer.grammar, source, None, &budget).unwrap();
+    let found =
+        extract::extract(query, analyzer.syntax, tree.root_node(), source, &budget).unwrap();
     let calls = callers::resolve(&found.symbols, found.scopes, found.calls);
     FileAnalysis {
         symbols: found.symbols,

@@ -20,6 +20,7 @@
 //!
 //! When several patterns match one definition (node and name), a `method` match wins.
 
+mod budget;
 mod callers;
 mod extract;
 mod incremental;
@@ -136,9 +137,118 @@ impl LanguageAnalyzer for TreeSitterAnalyzer {
             return Ok(FileAnalysis::default());
         }
         let query = self.grammar.query()?;
+        let budget = budget::Budget::new(budget::ANALYSIS_TIME_LIMIT);
         let (analysis, next) =
-            incremental::analyze(self.grammar, query, self.syntax, source, previous)?;
+            incremental::analyze(self.grammar, query, self.syntax, source, previous, &budget)?;
         *state = Some(Box::new(next));
         Ok(analysis)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Item 6 of the security issue: no single file can stall an analysis thread.
+
+    use std::time::Duration;
+
+    use wit_core::LanguageAnalyzer;
+
+    use super::budget::{Budget, MAX_NESTING_DEPTH};
+    use super::{extract, parse};
+    use crate::{fixtures, python, typescript};
+
+    /// `class A { m() { return class { m() { return … } } } }`, `depth` classes deep.
+    fn nested_classes(depth: usize) -> String {
+        let mut s = String::from("class A { m() { return ");
+        for _ in 0..depth {
+            s.push_str("class { m() { return ");
+        }
+        s.push('1');
+        for _ in 0..depth {
+            s.push_str(" } }");
+        }
+        s.push_str(" } }\n");
+        s
+    }
+
+    #[test]
+    fn item6_class_expressions_nested_ten_thousand_deep_are_refused_not_analysed_for_minutes() {
+        let err = typescript::typescript()
+            .analyze(&nested_classes(10_000))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(&format!("nesting deeper than {MAX_NESTING_DEPTH} levels")),
+            "{err}"
+        );
+        // So is the 2,000-deep one (88 KB of valid TypeScript that took 7 s).
+        assert!(
+            typescript::typescript()
+                .analyze(&nested_classes(2_000))
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn item6_deep_python_nesting_is_refused() {
+        let mut s = String::new();
+        for i in 0..400 {
+            s.push_str(&" ".repeat(i));
+            s.push_str(&format!("def f{i}():\n"));
+        }
+        s.push_str(&" ".repeat(400));
+        s.push_str("pass\n");
+        let err = python::python().analyze(&s).unwrap_err().to_string();
+        assert!(err.contains("nesting deeper than"), "{err}");
+    }
+
+    #[test]
+    fn item6_nesting_below_the_cap_is_analysed_in_full() {
+        let analysis = typescript::typescript()
+            .analyze(&nested_classes(60))
+            .unwrap();
+        // A.m and the 60 anonymous classes' m, plus the class A.
+        assert_eq!(analysis.symbols.len(), 62);
+        let generated = fixtures::generate_typescript(20);
+        assert!(typescript::typescript().analyze(&generated).is_ok());
+    }
+
+    #[test]
+    fn item6_an_exhausted_budget_stops_the_parse_with_an_error() {
+        let source = fixtures::generate_typescript(50);
+        let grammar = typescript::typescript().grammar;
+        let err = parse::parse(grammar, &source, None, &Budget::new(Duration::ZERO))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("while parsing"), "{err}");
+        // The parser stays usable after the cancelled parse.
+        let budget = Budget::new(Duration::from_secs(3600));
+        assert!(parse::parse(grammar, &source, None, &budget).is_ok());
+    }
+
+    #[test]
+    fn item6_an_exhausted_budget_stops_the_queries_with_an_error() {
+        let analyzer = typescript::typescript();
+        let source = fixtures::generate_typescript(50);
+        let generous = Budget::new(Duration::from_secs(3600));
+        let tree = parse::parse(analyzer.grammar, &source, None, &generous).unwrap();
+        let query = analyzer.grammar.query().unwrap();
+        let expired = Budget::new(Duration::ZERO);
+        let result = extract::extract(query, analyzer.syntax, tree.root_node(), &source, &expired);
+        let err = result.err().expect("stopped").to_string();
+        assert!(err.contains("while running the queries"), "{err}");
+        // And the whole analysis, between declarations or inside one.
+        let err = super::incremental::analyze(
+            analyzer.grammar,
+            query,
+            analyzer.syntax,
+            &source,
+            None,
+            &expired,
+        )
+        .err()
+        .expect("stopped")
+        .to_string();
+        assert!(err.contains("gave up"), "{err}");
     }
 }

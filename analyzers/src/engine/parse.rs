@@ -1,17 +1,13 @@
-//! Parsing with one reusable parser per grammar and thread, under a time limit.
+//! Parsing with one reusable parser per grammar and thread, under the analysis's budget.
 
 use std::cell::RefCell;
 use std::ops::ControlFlow;
-use std::time::{Duration, Instant};
 
 use tree_sitter::{ParseOptions, ParseState, Parser, Tree};
 use wit_core::AnalyzeError;
 
 use super::Grammar;
-
-/// Tree-sitter parses linearly, so a source file that takes this long is pathological
-/// (or enormous); the daemon gets an error rather than a stuck worker thread.
-const PARSE_TIME_LIMIT: Duration = Duration::from_secs(5);
+use super::budget::Budget;
 
 /// How many progress callbacks pass between two clock reads; the callback runs often and a
 /// clock read per call would show up in profiles.
@@ -25,10 +21,13 @@ thread_local! {
 
 /// Parses `source` with `grammar`'s language; with `old` (the previous tree, already
 /// `edit`ed to match `source`), tree-sitter reuses every subtree the edit left intact.
+/// Tree-sitter parses linearly, so a parse outlasting `budget` is pathological (or
+/// enormous): the caller gets an error rather than a stuck worker thread.
 pub(super) fn parse(
     grammar: &'static Grammar,
     source: &str,
     old: Option<&Tree>,
+    budget: &Budget,
 ) -> Result<Tree, AnalyzeError> {
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
@@ -45,12 +44,11 @@ pub(super) fn parse(
         };
         let parser = &mut parsers[index].1;
 
-        let started = Instant::now();
         let mut calls = 0u32;
         let mut timed_out = false;
         let mut progress = |_: &ParseState| {
             calls = calls.wrapping_add(1);
-            if calls.is_multiple_of(CLOCK_EVERY) && started.elapsed() > PARSE_TIME_LIMIT {
+            if calls.is_multiple_of(CLOCK_EVERY) && budget.exhausted() {
                 timed_out = true;
                 return ControlFlow::Break(());
             }
@@ -67,15 +65,11 @@ pub(super) fn parse(
             None => {
                 // A cancelled parse leaves state behind that the next parse would resume.
                 parser.reset();
-                Err(AnalyzeError::Failed(if timed_out {
-                    format!(
-                        "{} parse gave up after {} s",
-                        grammar.name,
-                        PARSE_TIME_LIMIT.as_secs()
-                    )
+                Err(if timed_out {
+                    budget.exceeded(&format!("parsing ({})", grammar.name))
                 } else {
-                    format!("{} parser returned no tree", grammar.name)
-                }))
+                    AnalyzeError::Failed(format!("{} parser returned no tree", grammar.name))
+                })
             }
         }
     })

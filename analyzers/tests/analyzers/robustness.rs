@@ -100,10 +100,17 @@ fn garbage_and_pathological_input_never_panics() {
         deep_unclosed,
         long_line,
     ];
+    let registry = wit_analyzers::builtin_registry();
     for path in ALL_KINDS_OF_FILE {
         for src in &inputs {
             // Ranges must stay on char boundaries of the input, whatever was recovered.
-            let a = analyze(path, src);
+            // Input nesting thousands of levels deep may instead be refused (the depth
+            // cap bounding the query cost), with an error, never a panic.
+            let a = match registry.for_path(path).expect("an analyzer").analyze(src) {
+                Ok(a) => a,
+                Err(e) if e.to_string().contains("nesting deeper than") => continue,
+                Err(e) => panic!("analysing {path}: {e}"),
+            };
             for s in &a.symbols {
                 assert!(src.get(s.start_byte..s.end_byte).is_some(), "{path}: {s:?}");
             }

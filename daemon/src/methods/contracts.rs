@@ -7,6 +7,7 @@ use wit_core::protocol::{
 };
 
 use super::{Failure, to_value, validated};
+use crate::analysis::symbol_spellings;
 use crate::params::Params;
 use crate::state::{AppState, now_ms};
 use crate::store::contracts;
@@ -37,11 +38,14 @@ pub(crate) async fn propose(
         .and_then(|o| o.analysis())
         .ok_or_else(not_found)?;
     // Only callables have signatures: a class, interface or type alias is "not found".
-    let signature = analysis
+    let def = analysis
         .find(sp.name)
         .filter(|s| s.kind.is_callable())
-        .and_then(|s| s.signature.clone())
         .ok_or_else(not_found)?;
+    let signature = def.signature.clone().ok_or_else(not_found)?;
+    // Stored and answered under the canonical spelling (`Store.get` for the method `get`
+    // resolves to), so that every spelling of one function is one contract.
+    let symbol_path = format!("{}:{}", sp.file, def.qualified_name());
 
     let record = ContractRecord {
         contract_id: uuid::Uuid::new_v4().to_string(),
@@ -112,12 +116,38 @@ pub(crate) async fn respond(
 /// `contract.query {symbolPath?, status?}`.
 pub(crate) async fn query(state: &AppState, params: &Map<String, Value>) -> Result<Value, Failure> {
     let mut p = Params::new(params);
-    let symbol_path = p.opt_str("symbolPath");
+    let symbol_path = p.opt_symbol_path_filter("symbolPath");
     let status = p.opt_enum("status", STATUSES);
     p.finish()?;
     let status = status.as_deref().and_then(ContractStatus::parse);
-    let records = state
-        .read(move |conn| Ok(contracts::query(conn, symbol_path.as_deref(), status)?))
+    // Contracts are stored under the canonical spelling; a filter naming the same
+    // definition another way (`file:get` for `file:Store.get`) finds them too.
+    let filters: Vec<Option<String>> = match symbol_path.as_deref().map(SymbolPath::parse) {
+        Some(Some(sp)) => {
+            let outcome = state.analyse_disk(vec![sp.file.to_owned()]).await?;
+            let analysis = outcome.first().and_then(|o| o.analysis());
+            let mut spellings = symbol_spellings(sp.file, sp.name, analysis.map(|a| &**a));
+            let given = format!("{}:{}", sp.file, sp.name);
+            if !spellings.contains(&given) {
+                spellings.push(given);
+            }
+            spellings.into_iter().map(Some).collect()
+        }
+        _ => vec![symbol_path],
+    };
+    let several = filters.len() > 1;
+    let mut records = state
+        .read(move |conn| {
+            let mut records = Vec::new();
+            for filter in &filters {
+                records.extend(contracts::query(conn, filter.as_deref(), status)?);
+            }
+            Ok(records)
+        })
         .await?;
+    if several {
+        // One list in proposal order, as a single query gives it.
+        records.sort_by_key(|r| r.proposed_at);
+    }
     to_value(&records)
 }

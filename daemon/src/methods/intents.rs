@@ -9,7 +9,7 @@ use wit_core::protocol::{
 };
 
 use super::{Failure, to_value, validated};
-use crate::analysis::qualify_callee;
+use crate::analysis::{qualify_callee, symbol_spellings};
 use crate::params::Params;
 use crate::state::{AppState, now_ms};
 use crate::store::intents::{self, FileRange};
@@ -26,7 +26,7 @@ pub(crate) async fn declare(
     let mut p = Params::new(params);
     let session = p.req_str("sessionId");
     let description = p.req_str("description");
-    let files = p.str_array("files", true, 1, true);
+    let files = p.file_array("files");
     let symbols = p.str_array("symbols", false, 0, false);
     p.finish()?;
     let (session, description, files) = (
@@ -58,9 +58,27 @@ pub(crate) async fn declare(
             range: None,
         })
         .collect();
-    let mut dep_pairs: Vec<(String, String)> = Vec::new();
+    // Each dependency: the intent's `file:symbol`, then every spelling of the callee's
+    // lock (canonical first, see `symbol_spellings`).
+    let mut dep_pairs: Vec<(String, Vec<String>)> = Vec::new();
+    // Each declared `file:symbol` as the spellings its lock may have.
+    let mut lock_pairs: Vec<Vec<String>> = Vec::new();
+    let mut outcomes = Vec::new();
     if !unique_symbols.is_empty() {
-        let outcomes = state.analyse_disk(unique_files.clone()).await?;
+        outcomes = state.analyse_disk(unique_files.clone()).await?;
+    }
+    for (i, file) in unique_files.iter().enumerate() {
+        let analysis = outcomes.get(i).and_then(|o| o.analysis()).map(|a| &**a);
+        for name in &unique_symbols {
+            let mut spellings = symbol_spellings(file, name, analysis);
+            let given = format!("{file}:{name}");
+            if !spellings.contains(&given) {
+                spellings.push(given);
+            }
+            lock_pairs.push(spellings);
+        }
+    }
+    if !unique_symbols.is_empty() {
         for (slot, outcome) in ranges.iter_mut().zip(&outcomes) {
             let Some(analysis) = outcome.analysis() else {
                 continue;
@@ -77,12 +95,17 @@ pub(crate) async fn declare(
                 };
                 let intent_symbol = format!("{}:{name}", slot.file);
                 for callee in analysis.callees_of(def) {
-                    let callee = qualify_callee(&slot.file, analysis, callee);
+                    let qualified = qualify_callee(&slot.file, analysis, callee);
+                    let spellings = if qualified.starts_with("?:") {
+                        vec![qualified]
+                    } else {
+                        symbol_spellings(&slot.file, callee, Some(analysis))
+                    };
                     if !dep_pairs
                         .iter()
-                        .any(|(i, c)| *i == intent_symbol && *c == callee)
+                        .any(|(i, c)| *i == intent_symbol && *c == spellings)
                     {
-                        dep_pairs.push((intent_symbol.clone(), callee));
+                        dep_pairs.push((intent_symbol.clone(), spellings));
                     }
                 }
             }
@@ -138,30 +161,24 @@ pub(crate) async fn declare(
                 });
             }
 
-            // 2. LOCK_INTERSECTION for each declared file × symbol.
-            for file in &unique_files {
-                for name in &unique_symbols {
-                    let path = format!("{file}:{name}");
-                    if let Some(lock) = locks::get(tx, &path, now)?
-                        && lock.session_id != me
-                    {
-                        items.push(ConflictItem::LockIntersection {
-                            symbol_path: path,
-                            held_by: lock.session_id,
-                            expires_at: iso8601_millis(lock.expires_at),
-                        });
-                    }
+            // 2. LOCK_INTERSECTION for each declared file × symbol, whichever spelling
+            //    of the definition the lock is under.
+            for spellings in &lock_pairs {
+                if let Some(lock) = live_lock_of_other(tx, spellings, me, now)? {
+                    items.push(ConflictItem::LockIntersection {
+                        symbol_path: lock.symbol_path,
+                        held_by: lock.session_id,
+                        expires_at: iso8601_millis(lock.expires_at),
+                    });
                 }
             }
 
             // 3. DEP_CHAIN for each callee of a declared symbol.
-            for (intent_symbol, callee) in dep_pairs {
-                if let Some(lock) = locks::get(tx, &callee, now)?
-                    && lock.session_id != me
-                {
+            for (intent_symbol, spellings) in dep_pairs {
+                if let Some(lock) = live_lock_of_other(tx, &spellings, me, now)? {
                     items.push(ConflictItem::DepChain {
                         intent_symbol,
-                        locked_callee: callee,
+                        locked_callee: lock.symbol_path,
                         held_by: lock.session_id,
                     });
                 }
@@ -178,6 +195,22 @@ pub(crate) async fn declare(
             items,
         },
     })
+}
+
+/// The first live lock under one of `spellings` (of one definition), when another
+/// session than `me` holds it.
+fn live_lock_of_other(
+    conn: &rusqlite::Connection,
+    spellings: &[String],
+    me: &str,
+    now: i64,
+) -> Result<Option<locks::LockRow>, Failure> {
+    for path in spellings {
+        if let Some(lock) = locks::get(conn, path, now)? {
+            return Ok((lock.session_id != me).then_some(lock));
+        }
+    }
+    Ok(None)
 }
 
 /// `intent.update {intentId, sessionId, status}`.
@@ -222,7 +255,7 @@ pub(crate) async fn update(
 pub(crate) async fn query(state: &AppState, params: &Map<String, Value>) -> Result<Value, Failure> {
     let mut p = Params::new(params);
     let session = p.opt_str("sessionId");
-    let file = p.opt_str("file");
+    let file = p.opt_file("file");
     let status = p.opt_enum("status", ALL_STATUSES);
     p.finish()?;
     let status = status.as_deref().and_then(IntentStatus::parse);

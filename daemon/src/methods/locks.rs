@@ -1,12 +1,15 @@
 //! `lock.acquire`, `lock.release`, `lock.query`.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value, json};
-use wit_core::SymbolPath;
 use wit_core::protocol::{
     CallerWarning, ErrorCode, LockAcquired, LockRecord, Released, iso8601_millis,
 };
+use wit_core::{FileAnalysis, SymbolPath};
 
 use super::{Failure, to_value, validated};
+use crate::analysis::symbol_spellings;
 use crate::params::Params;
 use crate::state::{AppState, now_ms};
 use crate::store::locks::{self, LockRow};
@@ -15,6 +18,12 @@ use crate::store::locks::{self, LockRow};
 const MAX_TTL_MS: u64 = 100 * 365 * 24 * 3600 * 1000;
 
 /// `lock.acquire {symbolPath, sessionId, ttlMs?}`.
+///
+/// The lock is stored under the symbol's canonical path (see
+/// [`crate::analysis::symbol_spellings`]): `src/store.py:get` naming the method
+/// `Store.get` is locked, answered and listed as `src/store.py:Store.get`, and a lock
+/// another session holds under any spelling of the same definition is a LOCK_CONFLICT.
+/// A file that does not analyse (missing, unsupported, refused) is locked as given.
 pub(crate) async fn acquire(
     state: &AppState,
     params: &Map<String, Value>,
@@ -26,14 +35,34 @@ pub(crate) async fn acquire(
     p.finish()?;
     let (symbol_path, session) = (validated(symbol_path)?, validated(session)?);
     let ttl = ttl.unwrap_or(state.config.default_lock_ttl_ms) as i64;
+    let sp = validated(SymbolPath::parse(&symbol_path))?;
 
-    let (path, who) = (symbol_path.clone(), session.clone());
+    // Analysed first: the canonical name decides which row is the lock, and the same
+    // analysis gives the caller warnings.
+    let outcome = state.analyse_disk(vec![sp.file.to_owned()]).await?;
+    let analysis = outcome.first().and_then(|o| o.analysis()).cloned();
+    let spellings = symbol_spellings(sp.file, sp.name, analysis.as_deref());
+
+    let who = session.clone();
+    let aliases = spellings.clone();
     let outcome = state
         .write(move |tx| {
             let now = now_ms();
+            let Some((canonical, others)) = aliases.split_first() else {
+                return Err(Failure::internal("a symbol path without a spelling"));
+            };
+            for alias in others {
+                if let Some(lock) = locks::get(tx, alias, now)? {
+                    if lock.session_id != who {
+                        return Ok(Err(lock));
+                    }
+                    // Our own lock under another spelling becomes the canonical one.
+                    locks::delete(tx, alias)?;
+                }
+            }
             Ok(locks::acquire(
                 tx,
-                &path,
+                canonical,
                 &who,
                 now,
                 now.saturating_add(ttl),
@@ -49,7 +78,20 @@ pub(crate) async fn acquire(
             ));
         }
     };
-    let warnings = caller_warnings(state, &symbol_path, &session).await?;
+    let warnings = match &analysis {
+        Some(analysis) => {
+            caller_warnings(
+                state,
+                sp.file,
+                sp.name,
+                &row.symbol_path,
+                analysis,
+                &session,
+            )
+            .await?
+        }
+        None => Vec::new(),
+    };
     to_value(&LockAcquired {
         symbol_path: row.symbol_path,
         session_id: row.session_id,
@@ -59,24 +101,21 @@ pub(crate) async fn acquire(
     })
 }
 
-/// Callers (in the same file) of the newly locked symbol that another session has locked.
+/// Callers (in the same file) of the newly locked symbol (`name` in `file`, locked as
+/// `locked`) that another session has locked.
 async fn caller_warnings(
     state: &AppState,
-    symbol_path: &str,
+    file: &str,
+    name: &str,
+    locked: &str,
+    analysis: &Arc<FileAnalysis>,
     session: &str,
 ) -> Result<Vec<CallerWarning>, Failure> {
-    let Some(sp) = SymbolPath::parse(symbol_path) else {
-        return Ok(Vec::new());
-    };
-    let outcome = state.analyse_disk(vec![sp.file.to_owned()]).await?;
-    let Some(analysis) = outcome.first().and_then(|o| o.analysis()).cloned() else {
-        return Ok(Vec::new());
-    };
     // Call edges name callees by their bare name (`obj.save()` → `save`).
     let bare = analysis
-        .find(sp.name)
+        .find(name)
         .map(|s| s.name.clone())
-        .unwrap_or_else(|| sp.name.rsplit('.').next().unwrap_or(sp.name).to_owned());
+        .unwrap_or_else(|| name.rsplit('.').next().unwrap_or(name).to_owned());
     let mut callers: Vec<String> = Vec::new();
     for caller in analysis.callers_of(&bare) {
         if !callers.iter().any(|c| c == caller) {
@@ -86,8 +125,8 @@ async fn caller_warnings(
     if callers.is_empty() {
         return Ok(Vec::new());
     }
-    let file = sp.file.to_owned();
-    let (locked, me) = (symbol_path.to_owned(), session.to_owned());
+    let file = file.to_owned();
+    let (locked, me) = (locked.to_owned(), session.to_owned());
     state
         .read(move |conn| {
             let now = now_ms();
@@ -119,32 +158,63 @@ async fn caller_warnings(
         .await
 }
 
-/// `lock.release {symbolPath, sessionId}`.
+/// `lock.release {symbolPath, sessionId}`: by any spelling of the locked definition.
+///
+/// The path as given is tried first (no analysis: the client usually sends back what
+/// `lock.acquire` answered); when no lock has that name, the file is analysed and the
+/// other spellings of the same definition are tried.
 pub(crate) async fn release(
     state: &AppState,
     params: &Map<String, Value>,
 ) -> Result<Value, Failure> {
     let mut p = Params::new(params);
-    let symbol_path = p.req_str("symbolPath");
+    let symbol_path = p.lenient_symbol_path("symbolPath");
     let session = p.req_str("sessionId");
     p.finish()?;
     let (symbol_path, session) = (validated(symbol_path)?, validated(session)?);
+    let first = release_one_of(state, vec![symbol_path.clone()], session.clone()).await;
+    let not_found = matches!(&first, Err(f) if f.0.kind() == Some(ErrorCode::LockNotFound));
+    if let (true, Some(sp)) = (not_found, SymbolPath::parse(&symbol_path)) {
+        let outcome = state.analyse_disk(vec![sp.file.to_owned()]).await?;
+        let analysis = outcome.first().and_then(|o| o.analysis());
+        let others: Vec<String> = symbol_spellings(sp.file, sp.name, analysis.map(|a| &**a))
+            .into_iter()
+            .filter(|s| *s != symbol_path)
+            .collect();
+        if !others.is_empty() {
+            release_one_of(state, others, session).await?;
+            return to_value(&Released { released: true });
+        }
+    }
+    first?;
+    to_value(&Released { released: true })
+}
+
+/// Releases the first of `spellings` that names a live lock, if `session` holds it.
+async fn release_one_of(
+    state: &AppState,
+    spellings: Vec<String>,
+    session: String,
+) -> Result<(), Failure> {
     state
         .write(move |tx| {
-            let Some(lock) = locks::get(tx, &symbol_path, now_ms())? else {
-                return Err(Failure::bare(ErrorCode::LockNotFound));
-            };
-            if lock.session_id != session {
-                return Err(Failure::domain(
-                    ErrorCode::LockNotHeld,
-                    json!({ "heldBy": lock.session_id }),
-                ));
+            let now = now_ms();
+            for path in &spellings {
+                let Some(lock) = locks::get(tx, path, now)? else {
+                    continue;
+                };
+                if lock.session_id != session {
+                    return Err(Failure::domain(
+                        ErrorCode::LockNotHeld,
+                        json!({ "heldBy": lock.session_id }),
+                    ));
+                }
+                locks::delete(tx, path)?;
+                return Ok(());
             }
-            locks::delete(tx, &symbol_path)?;
-            Ok(())
+            Err(Failure::bare(ErrorCode::LockNotFound))
         })
-        .await?;
-    to_value(&Released { released: true })
+        .await
 }
 
 /// `lock.query {sessionId?}`.
