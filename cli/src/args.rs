@@ -297,11 +297,25 @@ pub enum ContractCmd {
         /// The contract id, or any unique prefix of it.
         id: String,
     },
+    /// Stop enforcing a contract (proposed or accepted). Its proposer may withdraw it;
+    /// another session must say why (--reason), and who, when and why are recorded.
+    #[command(after_help = "Example:\n  wit contract withdraw f04d\n  \
+                      wit contract withdraw f04d --reason \"signature changed on purpose in #142\"\n\n\
+                      To change an accepted signature instead, propose the new one and have \
+                      another session accept it: that supersedes the old contract.")]
+    Withdraw {
+        /// The contract id, or any unique prefix of it.
+        id: String,
+        /// Why (required for another session's contract).
+        #[arg(long)]
+        reason: Option<String>,
+    },
     /// List contracts.
     #[command(after_help = "Example:\n  wit contract list --status accepted")]
     List {
-        /// Only this status: proposed, accepted or rejected.
-        #[arg(long, value_parser = ["proposed", "accepted", "rejected"])]
+        /// Only this status: proposed, accepted, rejected, withdrawn or superseded
+        /// (without it: proposed, accepted and rejected).
+        #[arg(long, value_parser = ["proposed", "accepted", "rejected", "withdrawn", "superseded"])]
         status: Option<String>,
         /// Only this symbol path.
         #[arg(long)]

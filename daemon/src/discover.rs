@@ -25,7 +25,10 @@ pub(crate) fn document() -> Value {
     ) {
         methods.extend(more.iter().cloned());
     }
-    if let Some(more) = ext.pointer("/components/schemas").and_then(Value::as_object) {
+    if let Some(more) = ext
+        .pointer("/components/schemas")
+        .and_then(Value::as_object)
+    {
         let schemas = doc
             .pointer_mut("/components/schemas")
             .and_then(Value::as_object_mut);
@@ -42,6 +45,7 @@ pub(crate) fn document() -> Value {
 }
 
 /// The method names a document specifies.
+#[cfg(test)]
 pub(crate) fn method_names(doc: &Value) -> Vec<String> {
     doc.get("methods")
         .and_then(Value::as_array)
@@ -64,13 +68,19 @@ mod tests {
         let ext: Value = serde_json::from_str(OPENRPC_EXTENSIONS_JSON).unwrap();
         let v1_names: BTreeSet<String> = method_names(&v1).into_iter().collect();
         let ext_names: BTreeSet<String> = method_names(&ext).into_iter().collect();
-        assert!(v1_names.is_disjoint(&ext_names), "an extension redefines a v1 method");
+        assert!(
+            v1_names.is_disjoint(&ext_names),
+            "an extension redefines a v1 method"
+        );
         let documented: BTreeSet<String> = v1_names.union(&ext_names).cloned().collect();
         let routed: BTreeSet<String> = crate::router::METHODS
             .iter()
             .map(|m| (*m).to_owned())
             .collect();
-        assert_eq!(routed, documented, "router methods vs openrpc.json + extensions");
+        assert_eq!(
+            routed, documented,
+            "router methods vs openrpc.json + extensions"
+        );
         let served: BTreeSet<String> = method_names(&document()).into_iter().collect();
         assert_eq!(served, documented, "rpc.discover serves both");
     }

@@ -67,6 +67,7 @@ pub(crate) async fn call(
         "contract.propose" => methods::contracts::propose(&state, &params).await,
         "contract.respond" => methods::contracts::respond(&state, &params).await,
         "contract.query" => methods::contracts::query(&state, &params).await,
+        "contract.withdraw" => methods::contracts::withdraw(&state, &params).await,
         "check-contracts" => methods::checks::check_contracts(&state, &params).await,
         "rpc.discover" => Ok(state.openrpc.clone()),
         "daemon.status" => methods::status::status(&state).await,

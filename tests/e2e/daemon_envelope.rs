@@ -381,10 +381,18 @@ fn rpc_discover_serves_v1_and_the_extensions_as_one_document() {
     assert_eq!(doc["info"], v1["info"]);
     let mut expected: Vec<Value> = v1["methods"].as_array().unwrap().clone();
     expected.extend(ext["methods"].as_array().unwrap().iter().cloned());
-    assert_eq!(doc["methods"], Value::Array(expected), "every v1 method unchanged, then the extensions");
+    assert_eq!(
+        doc["methods"],
+        Value::Array(expected),
+        "every v1 method unchanged, then the extensions"
+    );
     // The root copy of the v1 contract is the shared one, byte for byte.
     if let Ok(shared) = std::fs::read("../../shared/openrpc.json") {
-        assert_eq!(shared, include_bytes!("../../openrpc.json"), "openrpc.json drifted from shared/");
+        assert_eq!(
+            shared,
+            include_bytes!("../../openrpc.json"),
+            "openrpc.json drifted from shared/"
+        );
     }
 }
 

@@ -21,6 +21,7 @@ mod daemon_robustness;
 mod daemon_stalls;
 mod daemon_symbol_names;
 mod hooks_commit;
+mod hooks_contract_lifecycle;
 mod hooks_security;
 mod migrate_first_impl;
 mod plugins_config;

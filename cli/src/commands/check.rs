@@ -195,7 +195,12 @@ pub fn describe_violations(v: &[Violation], style: &Style) -> String {
             style.red(&x.actual)
         ));
     }
-    out.push_str("Restore the signatures, or agree on new ones (wit contract propose) with the sessions that accepted them.\n");
+    out.push_str(
+        "Restore the signatures, or change the contract: propose the new signature \
+         (wit contract propose <file:name>) and have another session accept it, which \
+         supersedes the old contract; or withdraw the old one \
+         (wit contract withdraw <contract-id> --reason \"…\").\n",
+    );
     out
 }
 

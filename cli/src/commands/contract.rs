@@ -16,6 +16,7 @@ pub async fn run(ctx: &Ctx, cmd: ContractCmd) -> CmdResult {
         ContractCmd::Propose { symbol } => propose(ctx, symbol.trim()).await,
         ContractCmd::Accept { id } => respond(ctx, &id, true).await,
         ContractCmd::Reject { id } => respond(ctx, &id, false).await,
+        ContractCmd::Withdraw { id, reason } => withdraw(ctx, &id, reason).await,
         ContractCmd::List { status, symbol } => list(ctx, status, symbol).await,
     }
 }
@@ -69,6 +70,26 @@ async fn respond(ctx: &Ctx, id: &str, accept: bool) -> CmdResult {
         );
     } else {
         println!("Contract {} rejected.", r.contract_id);
+    }
+    Ok(())
+}
+
+async fn withdraw(ctx: &Ctx, id: &str, reason: Option<String>) -> CmdResult {
+    let session = ctx.session()?;
+    let mut client = ctx.client().await?;
+    let id = &crate::ids::contract(&mut client, id.trim()).await?;
+    let mut params = json!({"contractId": id, "sessionId": session.id});
+    if let Some(r) = reason {
+        params["reason"] = json!(r);
+    }
+    let r: serde_json::Value = call(&mut client, "contract.withdraw", params, id).await?;
+    if ctx.json {
+        print_json(&r);
+    } else {
+        println!(
+            "Contract {id} withdrawn ({}): the pre-commit hook no longer enforces it.",
+            shown(r["retired"]["reason"].as_str().unwrap_or(""))
+        );
     }
     Ok(())
 }

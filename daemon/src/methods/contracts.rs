@@ -1,4 +1,12 @@
-//! `contract.propose`, `contract.respond`, `contract.query`.
+//! `contract.propose`, `contract.respond`, `contract.query`, and the extension
+//! `contract.withdraw`.
+//!
+//! The lifecycle beyond v1 (openrpc.extensions.json): a contract can be **withdrawn** —
+//! by its proposer, or by any other session with a reason, recorded with who and when —
+//! and accepting a contract **supersedes** every other accepted contract on the same
+//! symbol. Without that, following the pre-commit hook's own advice (propose and accept
+//! the new signature) left the file uncommittable: the old accepted contract still refused
+//! the new signature and could not be rejected.
 
 use serde_json::{Map, Value, json};
 use wit_core::SymbolPath;
@@ -12,7 +20,14 @@ use crate::params::Params;
 use crate::state::{AppState, now_ms};
 use crate::store::contracts;
 
-const STATUSES: &[&str] = &["proposed", "accepted", "rejected"];
+/// Status filters of `contract.query`: v1's three, plus the extension statuses.
+const STATUSES: &[&str] = &[
+    "proposed",
+    "accepted",
+    "rejected",
+    "withdrawn",
+    "superseded",
+];
 
 /// `contract.propose {sessionId, symbolPath}`: captures the signature from disk.
 pub(crate) async fn propose(
@@ -25,11 +40,13 @@ pub(crate) async fn propose(
     p.finish()?;
     let (session, symbol_path) = (validated(session)?, validated(symbol_path)?);
     let sp = validated(SymbolPath::parse(&symbol_path))?;
+    let unloaded = unloaded_plugins_note(state, sp.file);
     let not_found = || {
-        Failure::domain(
-            ErrorCode::SymbolNotFound,
-            json!({ "symbolPath": symbol_path }),
-        )
+        let mut data = json!({ "symbolPath": symbol_path });
+        if let Some(reason) = &unloaded {
+            data["reason"] = json!(reason);
+        }
+        Failure::domain(ErrorCode::SymbolNotFound, data)
     };
 
     let outcome = state.analyse_disk(vec![sp.file.to_owned()]).await?;
@@ -56,6 +73,7 @@ pub(crate) async fn propose(
         responder_session_id: None,
         proposed_at: now_ms(),
         responded_at: None,
+        retired: None,
     };
     let contract_id = record.contract_id.clone();
     let file = sp.file.to_owned();
@@ -103,7 +121,22 @@ pub(crate) async fn respond(
             if contract.proposer_session_id == session {
                 return Err(Failure::bare(ErrorCode::SelfAcceptNotAllowed));
             }
-            contracts::respond(tx, &contract_id, status, &session, now_ms())?;
+            let now = now_ms();
+            contracts::respond(tx, &contract_id, status, &session, now)?;
+            if accept {
+                // The newly accepted contract replaces the older ones on this symbol.
+                for old in contracts::accepted_on(tx, &contract.symbol_path, &contract_id)? {
+                    contracts::retire(
+                        tx,
+                        &old,
+                        ContractStatus::Superseded,
+                        &session,
+                        &format!("superseded by contract {contract_id}"),
+                        Some(&contract_id),
+                        now,
+                    )?;
+                }
+            }
             Ok(ContractResponded {
                 contract_id,
                 status,
@@ -111,6 +144,105 @@ pub(crate) async fn respond(
         })
         .await?;
     to_value(&responded)
+}
+
+/// `contract.withdraw {contractId, sessionId, reason?}` (extension): stops enforcing a
+/// proposed or accepted contract. The proposer may withdraw without a reason; any other
+/// session must give one, and either way who, when and why are recorded.
+pub(crate) async fn withdraw(
+    state: &AppState,
+    params: &Map<String, Value>,
+) -> Result<Value, Failure> {
+    let mut p = Params::new(params);
+    let contract_id = p.req_str("contractId");
+    let session = p.req_str("sessionId");
+    let reason = p.opt_str("reason");
+    p.finish()?;
+    let (contract_id, session) = (validated(contract_id)?, validated(session)?);
+    let record = state
+        .write(move |tx| {
+            let Some(contract) = contracts::get(tx, &contract_id)? else {
+                return Err(Failure::bare(ErrorCode::ContractNotFound));
+            };
+            if !matches!(
+                contract.status,
+                ContractStatus::Proposed | ContractStatus::Accepted
+            ) {
+                return Err(Failure::domain(
+                    ErrorCode::ContractAlreadyResolved,
+                    json!({ "status": contract.status.as_str() }),
+                ));
+            }
+            let reason = reason
+                .map(|r| r.trim().to_owned())
+                .filter(|r| !r.is_empty());
+            let reason = match reason {
+                Some(r) => r,
+                None if contract.proposer_session_id == session => {
+                    "withdrawn by its proposer".to_owned()
+                }
+                None => {
+                    return Err(crate::params::invalid_request(
+                        Vec::new(),
+                        [(
+                            "reason".to_owned(),
+                            vec!["required when withdrawing another session's contract".to_owned()],
+                        )]
+                        .into_iter()
+                        .collect(),
+                    )
+                    .into());
+                }
+            };
+            contracts::retire(
+                tx,
+                &contract_id,
+                ContractStatus::Withdrawn,
+                &session,
+                &reason,
+                None,
+                now_ms(),
+            )?;
+            if contract.proposer_session_id != session {
+                tracing::warn!(
+                    contract = %contract_id,
+                    by = %session,
+                    proposer = %contract.proposer_session_id,
+                    "contract on {} withdrawn by another session than its proposer: {reason}",
+                    contract.symbol_path
+                );
+            }
+            contracts::get(tx, &contract_id)?
+                .ok_or_else(|| Failure::bare(ErrorCode::ContractNotFound))
+        })
+        .await?;
+    Ok(json!({
+        "contractId": record.contract_id,
+        "status": record.status.as_str(),
+        "retired": record.retired,
+    }))
+}
+
+/// Why a file may have no analyzer although `wit.toml` names plugins: they were not
+/// loaded (untrusted, stale, broken). `None` when the file's language is handled or no
+/// plugin was refused.
+fn unloaded_plugins_note(state: &AppState, file: &str) -> Option<String> {
+    if state.analysis.supports(file) {
+        return None;
+    }
+    let failed = &state.config.plugins.failed;
+    if failed.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = failed
+        .iter()
+        .map(|f| format!("{} ({})", f.path.display(), f.error))
+        .collect();
+    Some(format!(
+        "no loaded analyzer handles this file; wit.toml names plugins that were not loaded: \
+         {} — see `wit analyzers` (an untrusted repository needs `wit trust`)",
+        names.join("; ")
+    ))
 }
 
 /// `contract.query {symbolPath?, status?}`.

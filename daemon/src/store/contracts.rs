@@ -87,7 +87,14 @@ pub(crate) fn retire(
                               retire_reason = ?5, superseded_by = ?6
          WHERE id = ?1",
     )?
-    .execute((contract_id, status.as_str(), by, now_ms, reason, superseded_by))?;
+    .execute((
+        contract_id,
+        status.as_str(),
+        by,
+        now_ms,
+        reason,
+        superseded_by,
+    ))?;
     Ok(())
 }
 
