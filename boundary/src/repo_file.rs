@@ -119,18 +119,7 @@ pub fn read_repo_file(root: &Path, rel: &str, limit: u64) -> Result<Vec<u8>, Rep
 
 /// Opens `rel` for reading and checks it (see [`read_repo_file`]) without reading it.
 pub fn open_repo_file(root: &Path, rel: &str, limit: u64) -> Result<OpenedFile, RepoFileError> {
-    let fd = open_beneath(root, rel, OFlags::RDONLY, Mode::empty())?;
-    let file = File::from(fd);
-    let meta = file.metadata().map_err(|source| RepoFileError::Io {
-        path: rel.to_owned(),
-        source,
-    })?;
-    if !meta.file_type().is_file() {
-        return Err(RepoFileError::NotRegular {
-            path: rel.to_owned(),
-            kind: kind_of(&meta),
-        });
-    }
+    let (file, meta) = open_regular(root, rel, OFlags::RDONLY, Mode::empty())?;
     if meta.size() > limit {
         return Err(RepoFileError::TooLarge {
             path: rel.to_owned(),
@@ -149,13 +138,27 @@ pub fn open_repo_file(root: &Path, rel: &str, limit: u64) -> Result<OpenedFile, 
 /// user writes) when missing. The target must resolve inside the repository and be a
 /// regular file: a `CLAUDE.md` that is a symlink to `~/.bashrc` is refused.
 pub fn append_repo_file(root: &Path, rel: &str, text: &str) -> Result<(), RepoFileError> {
-    let fd = open_beneath(
+    let (mut file, _) = open_regular(
         root,
         rel,
         OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE,
         Mode::from_raw_mode(0o644),
     )?;
-    let mut file = File::from(fd);
+    file.write_all(text.as_bytes())
+        .map_err(|source| RepoFileError::Io {
+            path: rel.to_owned(),
+            source,
+        })
+}
+
+/// Opens `rel` beneath `root` and requires a regular file (`fstat` of the descriptor).
+fn open_regular(
+    root: &Path,
+    rel: &str,
+    flags: OFlags,
+    mode: Mode,
+) -> Result<(File, std::fs::Metadata), RepoFileError> {
+    let file = File::from(open_beneath(root, rel, flags, mode)?);
     let meta = file.metadata().map_err(|source| RepoFileError::Io {
         path: rel.to_owned(),
         source,
@@ -166,11 +169,7 @@ pub fn append_repo_file(root: &Path, rel: &str, text: &str) -> Result<(), RepoFi
             kind: kind_of(&meta),
         });
     }
-    file.write_all(text.as_bytes())
-        .map_err(|source| RepoFileError::Io {
-            path: rel.to_owned(),
-            source,
-        })
+    Ok((file, meta))
 }
 
 /// Opens `rel` beneath `root` with `flags` (plus non-blocking, no controlling terminal,

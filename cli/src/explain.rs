@@ -37,10 +37,13 @@ pub fn explain(e: &RpcError, subject: &str) -> String {
         }
         Some(ErrorCode::SymbolNotFound) => {
             let p = data_str(e, "symbolPath").unwrap_or(subject);
-            format!(
-                "{p}: no such function or method (the file is missing, its language is not \
-                 supported, or it defines no callable with that name)"
-            )
+            match data_str(e, "reason") {
+                Some(reason) => format!("{p}: no such function or method: {reason}"),
+                None => format!(
+                    "{p}: no such function or method (the file is missing, its language is \
+                     not supported, or it defines no callable with that name)"
+                ),
+            }
         }
         Some(ErrorCode::ContractNotFound) => format!("no contract {subject} (see `wit contract list`)"),
         Some(ErrorCode::ContractAlreadyResolved) => {

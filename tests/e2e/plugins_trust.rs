@@ -432,3 +432,33 @@ fn the_plugin_that_loads_is_the_one_that_was_hashed_wit_trust_lists_exactly_the_
         "{out}"
     );
 }
+
+#[test]
+fn contract_propose_on_a_file_of_an_untrusted_plugin_says_why_it_is_not_found() {
+    let r = untrusted_repo();
+    r.write(
+        "store.go",
+        "package store\n\nfunc Save(path string) error { return nil }\n",
+    );
+    let out = r.wit(
+        Some("a"),
+        &["contract", "propose", "store.go:Save", "--json"],
+    );
+    assert_eq!(out.code, 3, "{out:#?}");
+    let v = out.json();
+    assert_eq!(v["error"]["message"], "SYMBOL_NOT_FOUND");
+    let reason = v["error"]["data"]["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("not loaded") && reason.contains("wit trust"),
+        "{v}"
+    );
+    // A file of a built-in language gets no such note.
+    r.write("a.ts", "export const x = 1;\n");
+    let v = r
+        .wit(
+            Some("a"),
+            &["contract", "propose", "a.ts:missing", "--json"],
+        )
+        .json();
+    assert!(v["error"]["data"].get("reason").is_none(), "{v}");
+}

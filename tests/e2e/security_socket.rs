@@ -26,12 +26,7 @@ fn item4_a_committed_socket_symlink_to_another_socket_receives_nothing() {
     let peer = FakePeer::start(&theirs, 1, None);
     let r = repo_with_secret_staged();
     r.wit(None, &["hook", "install"]).ok();
-    std::fs::create_dir(r.path().join(".wit")).unwrap();
-    std::fs::set_permissions(
-        r.path().join(".wit"),
-        std::fs::Permissions::from_mode(0o700),
-    )
-    .unwrap();
+    r.private_wit_dir();
     r.repo.symlink(&theirs, ".wit/daemon.sock");
 
     let commit = r.git_run(&["commit", "-q", "-m", "add secret"], Some("s1"));
@@ -52,12 +47,7 @@ fn item4_a_committed_socket_symlink_to_another_socket_receives_nothing() {
 #[test]
 fn item4_daemon_stop_signals_the_kernel_reported_pid_not_the_claimed_one() {
     let r = CliRepo::new();
-    std::fs::create_dir(r.path().join(".wit")).unwrap();
-    std::fs::set_permissions(
-        r.path().join(".wit"),
-        std::fs::Permissions::from_mode(0o700),
-    )
-    .unwrap();
+    r.private_wit_dir();
     // An innocent process the fake daemon claims to be.
     let mut bystander = std::process::Command::new("sleep")
         .arg("60")
@@ -92,12 +82,7 @@ fn item4_a_socket_or_peer_of_another_user_is_refused() {
 
     // 1. Their socket file hard-linked into our .wit/: owned by them, refused before connect.
     let r = repo_with_secret_staged();
-    std::fs::create_dir(r.path().join(".wit")).unwrap();
-    std::fs::set_permissions(
-        r.path().join(".wit"),
-        std::fs::Permissions::from_mode(0o700),
-    )
-    .unwrap();
+    r.private_wit_dir();
     std::fs::hard_link(&sock, r.path().join(".wit/daemon.sock")).unwrap();
     let out = r.wit(Some("s1"), &["status"]);
     assert_ne!(out.code, 0, "{out:#?}");

@@ -78,12 +78,7 @@ fn item1_startup_lock_symlink_does_not_truncate_profile() {
     let profile = home.path().join(".profile");
     std::fs::write(&profile, "export PATH=/keep\n").unwrap();
     let r = CliRepo::new();
-    std::fs::create_dir(r.path().join(".wit")).unwrap();
-    std::fs::set_permissions(
-        r.path().join(".wit"),
-        std::fs::Permissions::from_mode(0o700),
-    )
-    .unwrap();
+    r.private_wit_dir();
     r.repo.symlink(&profile, ".wit/startup.lock");
 
     let out = r.wit(Some("s1"), &["status"]);
@@ -124,12 +119,7 @@ fn item1_state_db_and_daemon_lock_symlinks_create_nothing_outside() {
         ("state.db-wal", "z.wal"),
     ] {
         let r = CliRepo::new();
-        std::fs::create_dir(r.path().join(".wit")).unwrap();
-        std::fs::set_permissions(
-            r.path().join(".wit"),
-            std::fs::Permissions::from_mode(0o700),
-        )
-        .unwrap();
+        r.private_wit_dir();
         if name == "state.db-wal" {
             std::fs::write(r.path().join(".wit/state.db"), "").unwrap();
             std::fs::set_permissions(

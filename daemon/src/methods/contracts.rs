@@ -109,15 +109,7 @@ pub(crate) async fn respond(
     };
     let responded = state
         .write(move |tx| {
-            let Some(contract) = contracts::get(tx, &contract_id)? else {
-                return Err(Failure::bare(ErrorCode::ContractNotFound));
-            };
-            if contract.status != ContractStatus::Proposed {
-                return Err(Failure::domain(
-                    ErrorCode::ContractAlreadyResolved,
-                    json!({ "status": contract.status.as_str() }),
-                ));
-            }
+            let contract = open_contract(tx, &contract_id, &[ContractStatus::Proposed])?;
             if contract.proposer_session_id == session {
                 return Err(Failure::bare(ErrorCode::SelfAcceptNotAllowed));
             }
@@ -161,18 +153,11 @@ pub(crate) async fn withdraw(
     let (contract_id, session) = (validated(contract_id)?, validated(session)?);
     let record = state
         .write(move |tx| {
-            let Some(contract) = contracts::get(tx, &contract_id)? else {
-                return Err(Failure::bare(ErrorCode::ContractNotFound));
-            };
-            if !matches!(
-                contract.status,
-                ContractStatus::Proposed | ContractStatus::Accepted
-            ) {
-                return Err(Failure::domain(
-                    ErrorCode::ContractAlreadyResolved,
-                    json!({ "status": contract.status.as_str() }),
-                ));
-            }
+            let contract = open_contract(
+                tx,
+                &contract_id,
+                &[ContractStatus::Proposed, ContractStatus::Accepted],
+            )?;
             let reason = reason
                 .map(|r| r.trim().to_owned())
                 .filter(|r| !r.is_empty());
@@ -221,6 +206,25 @@ pub(crate) async fn withdraw(
         "status": record.status.as_str(),
         "retired": record.retired,
     }))
+}
+
+/// The contract `contract_id` when its status is one of `open`: else CONTRACT_NOT_FOUND,
+/// or CONTRACT_ALREADY_RESOLVED with its status (the order both methods specify).
+fn open_contract(
+    conn: &rusqlite::Connection,
+    contract_id: &str,
+    open: &[ContractStatus],
+) -> Result<ContractRecord, Failure> {
+    let Some(contract) = contracts::get(conn, contract_id)? else {
+        return Err(Failure::bare(ErrorCode::ContractNotFound));
+    };
+    if !open.contains(&contract.status) {
+        return Err(Failure::domain(
+            ErrorCode::ContractAlreadyResolved,
+            json!({ "status": contract.status.as_str() }),
+        ));
+    }
+    Ok(contract)
 }
 
 /// Why a file may have no analyzer although `wit.toml` names plugins: they were not

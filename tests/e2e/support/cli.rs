@@ -142,6 +142,16 @@ impl CliRepo {
         Run::from_output(cmd.output().expect("run git"))
     }
 
+    /// Creates `.wit/` as wit would (a private directory, 0700), for tests that plant
+    /// files in it before wit runs; returns its path.
+    pub fn private_wit_dir(&self) -> std::path::PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = self.path().join(".wit");
+        std::fs::create_dir(&dir).expect("create .wit");
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).expect("chmod .wit");
+        dir
+    }
+
     /// Pids of running `wit daemon run` processes serving this repository.
     pub fn daemon_pids(&self) -> Vec<u32> {
         daemon_pids_for(self.path())
