@@ -133,6 +133,28 @@ pub enum Command {
     #[command(after_help = "Example:\n  wit untrust")]
     Untrust,
 
+    /// Print the event log: every lock, intent and contract change, numbered without
+    /// gaps. With --follow, wait for new ones (Ctrl-C to stop); with --json, one event
+    /// object per line.
+    #[command(
+        after_help = "Example:\n  wit events\n  wit events --follow --kind lock.acquired --kind lock.released\n  \
+                      wit events --since 120 --json"
+    )]
+    Events {
+        /// Only events after this sequence number.
+        #[arg(long, default_value_t = 0)]
+        since: u64,
+        /// Keep waiting for new events.
+        #[arg(long, short = 'f')]
+        follow: bool,
+        /// Only this kind (repeatable), e.g. lock.expired.
+        #[arg(long = "kind", value_name = "KIND")]
+        kinds: Vec<String>,
+        /// Only events about this session.
+        #[arg(long)]
+        session: Option<String>,
+    },
+
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "Example:\n  \
         wit completions bash > ~/.local/share/bash-completion/completions/wit\n  \

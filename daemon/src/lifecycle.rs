@@ -89,6 +89,7 @@ async fn serve(
         analysis: Arc::new(Analysis::new(root.clone(), registry)),
         started_at_ms: now_ms(),
         openrpc,
+        events: tokio::sync::watch::Sender::new(0),
     });
 
     let listener = UnixListener::bind(wit.socket())

@@ -179,6 +179,25 @@ impl<'a> Params<'a> {
         }
     }
 
+    /// An optional integer from 0 to `max` (`since`, `timeoutMs`).
+    pub fn opt_non_negative_int(&mut self, field: &str, max: u64) -> Option<u64> {
+        let v = self.map.get(field)?;
+        match v.as_u64() {
+            Some(n) if n <= max => Some(n),
+            Some(_) => {
+                self.fail(field, format!("must be at most {max}"));
+                None
+            }
+            None => {
+                self.fail(
+                    field,
+                    format!("must be a non-negative integer, got {}", describe(v)),
+                );
+                None
+            }
+        }
+    }
+
     /// A required boolean.
     pub fn req_bool(&mut self, field: &str) -> Option<bool> {
         match self.required(field)? {

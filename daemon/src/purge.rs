@@ -12,10 +12,25 @@ pub(crate) async fn run(state: Arc<AppState>) {
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         interval.tick().await;
-        match state
-            .write(|tx| Ok(locks::purge_expired(tx, now_ms())?))
-            .await
-        {
+        let purged = state
+            .write(|tx| {
+                let expired = locks::purge_expired(tx, now_ms())?;
+                // Nothing is released silently: each expiry is an event.
+                for l in &expired {
+                    crate::methods::event(
+                        tx,
+                        "lock.expired",
+                        Some(&l.session_id),
+                        &l.symbol_path,
+                        serde_json::json!({
+                            "expiredAt": wit_core::protocol::iso8601_millis(l.expires_at)
+                        }),
+                    )?;
+                }
+                Ok(expired.len())
+            })
+            .await;
+        match purged {
             Ok(0) => {}
             Ok(n) => tracing::info!("purged {n} expired lock(s)"),
             Err(e) => tracing::warn!("purging expired locks failed: {:?}", e.0),

@@ -29,6 +29,7 @@ pub(crate) const METHODS: &[&str] = &[
     "daemon.status",
     "analyzers.list",
     "contract.withdraw",
+    "events.poll",
 ];
 
 /// Whether `method` exists (step 4).
@@ -68,6 +69,7 @@ pub(crate) async fn call(
         "contract.respond" => methods::contracts::respond(&state, &params).await,
         "contract.query" => methods::contracts::query(&state, &params).await,
         "contract.withdraw" => methods::contracts::withdraw(&state, &params).await,
+        "events.poll" => methods::events::poll(&state, &params).await,
         "check-contracts" => methods::checks::check_contracts(&state, &params).await,
         "rpc.discover" => Ok(state.openrpc.clone()),
         "daemon.status" => methods::status::status(&state).await,

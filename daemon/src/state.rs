@@ -29,6 +29,9 @@ pub(crate) struct AppState {
     pub started_at_ms: i64,
     /// The parsed `openrpc.json`.
     pub openrpc: serde_json::Value,
+    /// Bumped after every committed write: `events.poll` waiters wake on it and read the
+    /// event log again (cheaper and simpler than routing each event to each waiter).
+    pub events: tokio::sync::watch::Sender<u64>,
 }
 
 impl AppState {
@@ -70,8 +73,13 @@ impl AppState {
             (ok, finish)
         });
         Batcher::submit(&self.store, job);
-        recv.await
-            .unwrap_or_else(|_| Err(Failure::internal("the write was cancelled")))
+        let result = recv
+            .await
+            .unwrap_or_else(|_| Err(Failure::internal("the write was cancelled")));
+        if result.is_ok() {
+            self.events.send_modify(|generation| *generation += 1);
+        }
+        result
     }
 
     /// Analyses the disk content of each file (in order), all on the blocking pool: the

@@ -5,6 +5,7 @@ pub mod check;
 pub mod contract;
 pub mod daemon;
 pub mod declare;
+pub mod events;
 pub mod init;
 pub mod intent;
 pub mod lock;
@@ -29,6 +30,12 @@ pub async fn run(ctx: &Ctx, command: Command) -> CmdResult {
         Command::Release(a) => lock::release(ctx, a).await,
         Command::Contract(c) => contract::run(ctx, c).await,
         Command::Watch { interval } => watch::run(ctx, interval).await,
+        Command::Events {
+            since,
+            follow,
+            kinds,
+            session,
+        } => events::run(ctx, since, follow, kinds, session).await,
         Command::Hook(HookCmd::Install { force }) => hooks::install::install(ctx, force),
         Command::Hook(HookCmd::Uninstall) => hooks::install::uninstall(ctx),
         Command::Hook(HookCmd::Run { .. }) | Command::Completions { .. } | Command::Man => {

@@ -14,7 +14,7 @@ use wit_core::protocol::{
     ContractProposed, ContractRecord, ContractResponded, ContractStatus, ErrorCode,
 };
 
-use super::{Failure, to_value, validated};
+use super::{Failure, event, to_value, validated};
 use crate::analysis::symbol_spellings;
 use crate::params::Params;
 use crate::state::{AppState, now_ms};
@@ -78,7 +78,16 @@ pub(crate) async fn propose(
     let contract_id = record.contract_id.clone();
     let file = sp.file.to_owned();
     state
-        .write(move |tx| Ok(contracts::insert(tx, &record, &file)?))
+        .write(move |tx| {
+            contracts::insert(tx, &record, &file)?;
+            event(
+                tx,
+                "contract.proposed",
+                Some(&record.proposer_session_id),
+                &record.contract_id,
+                json!({ "symbolPath": record.symbol_path, "signature": record.signature }),
+            )
+        })
         .await?;
     to_value(&ContractProposed {
         contract_id,
@@ -115,6 +124,17 @@ pub(crate) async fn respond(
             }
             let now = now_ms();
             contracts::respond(tx, &contract_id, status, &session, now)?;
+            event(
+                tx,
+                if accept {
+                    "contract.accepted"
+                } else {
+                    "contract.rejected"
+                },
+                Some(&session),
+                &contract_id,
+                json!({ "symbolPath": contract.symbol_path }),
+            )?;
             if accept {
                 // The newly accepted contract replaces the older ones on this symbol.
                 for old in contracts::accepted_on(tx, &contract.symbol_path, &contract_id)? {
@@ -126,6 +146,13 @@ pub(crate) async fn respond(
                         &format!("superseded by contract {contract_id}"),
                         Some(&contract_id),
                         now,
+                    )?;
+                    event(
+                        tx,
+                        "contract.superseded",
+                        Some(&session),
+                        &old,
+                        json!({ "symbolPath": contract.symbol_path, "supersededBy": contract_id }),
                     )?;
                 }
             }
@@ -187,6 +214,17 @@ pub(crate) async fn withdraw(
                 &reason,
                 None,
                 now_ms(),
+            )?;
+            event(
+                tx,
+                "contract.withdrawn",
+                Some(&session),
+                &contract_id,
+                json!({
+                    "symbolPath": contract.symbol_path,
+                    "reason": reason,
+                    "proposer": contract.proposer_session_id,
+                }),
             )?;
             if contract.proposer_session_id != session {
                 tracing::warn!(

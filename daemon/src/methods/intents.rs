@@ -8,7 +8,7 @@ use wit_core::protocol::{
     IntentUpdated, iso8601_millis,
 };
 
-use super::{Failure, to_value, validated};
+use super::{Failure, event, to_value, validated};
 use crate::analysis::{qualify_callee, symbol_spellings};
 use crate::params::Params;
 use crate::state::{AppState, now_ms};
@@ -185,6 +185,18 @@ pub(crate) async fn declare(
             }
 
             intents::insert(tx, &record, &ranges)?;
+            event(
+                tx,
+                "intent.declared",
+                Some(&record.session_id),
+                &record.intent_id,
+                json!({
+                    "description": record.description,
+                    "files": record.file_list(),
+                    "symbols": record.symbol_list(),
+                    "conflicts": items.len(),
+                }),
+            )?;
             Ok(items)
         })
         .await?;
@@ -241,6 +253,13 @@ pub(crate) async fn update(
             }
             let now = now_ms().max(intent.updated_at);
             intents::set_status(tx, &intent_id, requested, now)?;
+            event(
+                tx,
+                "intent.updated",
+                Some(&session),
+                &intent_id,
+                json!({ "from": intent.status.as_str(), "status": requested.as_str() }),
+            )?;
             Ok(IntentUpdated {
                 intent_id,
                 status: requested,

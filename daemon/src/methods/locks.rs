@@ -8,7 +8,7 @@ use wit_core::protocol::{
 };
 use wit_core::{FileAnalysis, SymbolPath};
 
-use super::{Failure, to_value, validated};
+use super::{Failure, event, to_value, validated};
 use crate::analysis::symbol_spellings;
 use crate::params::Params;
 use crate::state::{AppState, now_ms};
@@ -60,13 +60,34 @@ pub(crate) async fn acquire(
                     locks::delete(tx, alias)?;
                 }
             }
-            Ok(locks::acquire(
-                tx,
-                canonical,
-                &who,
-                now,
-                now.saturating_add(ttl),
-            )?)
+            let before = locks::get_any(tx, canonical)?;
+            if let Some(old) = before.as_ref().filter(|l| l.expires_at <= now) {
+                event(
+                    tx,
+                    "lock.expired",
+                    Some(&old.session_id),
+                    canonical,
+                    json!({ "expiredAt": iso8601_millis(old.expires_at) }),
+                )?;
+            }
+            let taken = locks::acquire(tx, canonical, &who, now, now.saturating_add(ttl))?;
+            if let Ok(row) = &taken {
+                let refreshed = before
+                    .as_ref()
+                    .is_some_and(|l| l.expires_at > now && l.session_id == who);
+                event(
+                    tx,
+                    if refreshed {
+                        "lock.refreshed"
+                    } else {
+                        "lock.acquired"
+                    },
+                    Some(&who),
+                    canonical,
+                    json!({ "expiresAt": iso8601_millis(row.expires_at), "ttlMs": ttl }),
+                )?;
+            }
+            Ok(taken)
         })
         .await?;
     let row = match outcome {
@@ -210,6 +231,7 @@ async fn release_one_of(
                     ));
                 }
                 locks::delete(tx, path)?;
+                event(tx, "lock.released", Some(&session), path, json!({}))?;
                 return Ok(());
             }
             Err(Failure::bare(ErrorCode::LockNotFound))

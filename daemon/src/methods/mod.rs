@@ -2,6 +2,7 @@
 
 pub(crate) mod checks;
 pub(crate) mod contracts;
+pub(crate) mod events;
 pub(crate) mod intents;
 pub(crate) mod locks;
 pub(crate) mod register;
@@ -74,4 +75,16 @@ pub(crate) fn to_value<T: Serialize>(v: &T) -> Result<Value, Failure> {
 /// Unwraps a parameter that [`crate::params::Params::finish`] has vouched for.
 pub(crate) fn validated<T>(v: Option<T>) -> Result<T, Failure> {
     v.ok_or_else(|| Failure::internal("parameter validation let a missing value through"))
+}
+
+/// Records an event in the write that makes the change (see `store::events`).
+pub(crate) fn event(
+    tx: &rusqlite::Connection,
+    kind: &str,
+    session_id: Option<&str>,
+    subject: &str,
+    data: Value,
+) -> Result<(), Failure> {
+    crate::store::events::append(tx, crate::state::now_ms(), kind, session_id, subject, &data)?;
+    Ok(())
 }

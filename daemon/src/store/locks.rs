@@ -83,9 +83,26 @@ pub(crate) fn count(conn: &Connection, now_ms: i64) -> rusqlite::Result<i64> {
 }
 
 /// Deletes expired locks; returns how many.
-pub(crate) fn purge_expired(conn: &Connection, now_ms: i64) -> rusqlite::Result<usize> {
+pub(crate) fn purge_expired(conn: &Connection, now_ms: i64) -> rusqlite::Result<Vec<LockRow>> {
+    let expired: Vec<LockRow> = conn
+        .prepare_cached(
+            "SELECT symbol_path, session_id, acquired_at, expires_at FROM locks
+             WHERE expires_at <= ?1",
+        )?
+        .query_map([now_ms], row)?
+        .collect::<rusqlite::Result<_>>()?;
     conn.prepare_cached("DELETE FROM locks WHERE expires_at <= ?1")?
-        .execute([now_ms])
+        .execute([now_ms])?;
+    Ok(expired)
+}
+
+/// The row of `symbol_path`, expired or not.
+pub(crate) fn get_any(conn: &Connection, symbol_path: &str) -> rusqlite::Result<Option<LockRow>> {
+    conn.prepare_cached(
+        "SELECT symbol_path, session_id, acquired_at, expires_at FROM locks WHERE symbol_path = ?1",
+    )?
+    .query_row([symbol_path], row)
+    .optional()
 }
 
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<LockRow> {

@@ -11,6 +11,7 @@
 pub(crate) mod agents;
 pub(crate) mod batch;
 pub(crate) mod contracts;
+pub(crate) mod events;
 mod first_impl;
 pub(crate) mod intents;
 pub(crate) mod locks;
@@ -243,7 +244,11 @@ mod tests {
         let taken = acquire("s2", 400, 500).unwrap();
         assert_eq!(taken.session_id, "s2");
         let purged = store
-            .write(|tx| locks::purge_expired(tx, 500).map_err(StoreError::from))
+            .write(|tx| {
+                locks::purge_expired(tx, 500)
+                    .map(|v| v.len())
+                    .map_err(StoreError::from)
+            })
             .unwrap();
         assert_eq!(purged, 1);
         let left = store

@@ -74,6 +74,18 @@ ALTER TABLE contracts ADD COLUMN retired_at INTEGER;
 ALTER TABLE contracts ADD COLUMN retire_reason TEXT;
 ALTER TABLE contracts ADD COLUMN superseded_by TEXT;
 "#,
+    r#"
+-- The event log (events.poll): AUTOINCREMENT so that a sequence number is never reused,
+-- even if old events are pruned one day.
+CREATE TABLE events (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    at         INTEGER NOT NULL,
+    kind       TEXT NOT NULL,
+    session_id TEXT,
+    subject    TEXT NOT NULL,
+    data       TEXT NOT NULL
+);
+"#,
 ];
 
 /// The schema version this build writes.

@@ -1,0 +1,95 @@
+//! `wit events`: the daemon's event log (`events.poll`), once or followed.
+
+use std::io::Write;
+
+use serde_json::{Value, json};
+use tokio::signal::unix::{SignalKind, signal};
+
+use crate::context::{Ctx, call};
+use crate::exit::{CmdResult, Failure};
+use crate::output::{local_clock, print_json, shown};
+
+/// How long one poll waits when following (the daemon answers as soon as an event lands).
+const FOLLOW_WAIT_MS: u64 = 30_000;
+
+/// One event on one line: `seq  time  kind  subject  by session  details`.
+fn line(e: &Value) -> String {
+    let seq = e["seq"].as_i64().unwrap_or(0);
+    let at = e["at"].as_i64().map(local_clock).unwrap_or_default();
+    let kind = e["kind"].as_str().unwrap_or("?");
+    let subject = e["subject"].as_str().unwrap_or("");
+    let by = e["sessionId"].as_str().unwrap_or("-");
+    let data = match &e["data"] {
+        Value::Object(m) if m.is_empty() => String::new(),
+        Value::Object(_) => format!("  {}", e["data"]),
+        _ => String::new(),
+    };
+    format!(
+        "{seq:>6}  {at}  {kind:<19} {}  by {}{}",
+        shown(subject),
+        shown(by),
+        shown(&data)
+    )
+}
+
+/// `wit events`.
+pub async fn run(
+    ctx: &Ctx,
+    since: u64,
+    follow: bool,
+    kinds: Vec<String>,
+    session: Option<String>,
+) -> CmdResult {
+    let mut client = ctx.client().await?;
+    let mut params = json!({"since": since});
+    if !kinds.is_empty() {
+        params["kinds"] = json!(kinds);
+    }
+    if let Some(s) = &session {
+        params["sessionId"] = json!(s);
+    }
+    if !follow {
+        let mut all: Vec<Value> = Vec::new();
+        loop {
+            let r: Value = call(&mut client, "events.poll", params.clone(), "events").await?;
+            let batch = r["events"].as_array().cloned().unwrap_or_default();
+            let done = batch.is_empty();
+            all.extend(batch);
+            params["since"] = r["next"].clone();
+            if done || r["next"] == r["last"] {
+                break;
+            }
+        }
+        if ctx.json {
+            print_json(&all);
+        } else if all.is_empty() {
+            println!("No events.");
+        } else {
+            for e in &all {
+                println!("{}", line(e));
+            }
+        }
+        return Ok(());
+    }
+    let mut sigint = signal(SignalKind::interrupt()).map_err(Failure::other)?;
+    let mut sigterm = signal(SignalKind::terminate()).map_err(Failure::other)?;
+    params["timeoutMs"] = json!(FOLLOW_WAIT_MS);
+    client.set_timeout(std::time::Duration::from_millis(FOLLOW_WAIT_MS + 10_000));
+    loop {
+        let poll = call::<Value>(&mut client, "events.poll", params.clone(), "events");
+        let r = tokio::select! {
+            r = poll => r?,
+            _ = sigint.recv() => return Ok(()),
+            _ = sigterm.recv() => return Ok(()),
+        };
+        let mut out = std::io::stdout().lock();
+        for e in r["events"].as_array().into_iter().flatten() {
+            let text = if ctx.json { e.to_string() } else { line(e) };
+            if writeln!(out, "{text}").is_err() {
+                return Ok(());
+            }
+        }
+        let _ = out.flush();
+        params["since"] = r["next"].clone();
+    }
+}
