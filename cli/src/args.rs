@@ -133,6 +133,10 @@ pub enum Command {
     #[command(after_help = "Example:\n  wit untrust")]
     Untrust,
 
+    /// Serve MCP on stdio (tools wit_declare, wit_lock, …, resource wit://status) for an MCP client; identity: WIT_SESSION, else the client's name plus a random suffix.
+    #[command(after_help = "Example (MCP configuration):\n  {\"command\": \"wit\", \"args\": [\"mcp\"], \"env\": {\"WIT_SESSION\": \"agent-a\"}}")]
+    Mcp,
+
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "Example:\n  \
         wit completions bash > ~/.local/share/bash-completion/completions/wit\n  \
