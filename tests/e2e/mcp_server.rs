@@ -107,9 +107,15 @@ fn mcp_initializes_and_lists_every_tool_with_a_schema_and_the_status_resource() 
     runtime().block_on(async {
         let mcp = connect(&r, Some("agent-a"), "test-client").await;
         let info = mcp.peer_info().expect("server info");
-        assert_eq!(info.server_info.as_ref().map(|i| i.name.as_str()), Some("wit"));
+        assert_eq!(
+            info.server_info.as_ref().map(|i| i.name.as_str()),
+            Some("wit")
+        );
         assert!(
-            info.instructions.as_deref().unwrap_or("").contains("wit_lock"),
+            info.instructions
+                .as_deref()
+                .unwrap_or("")
+                .contains("wit_lock"),
             "{info:?}"
         );
         let tools = mcp.list_all_tools().await.expect("tools/list");
@@ -124,14 +130,24 @@ fn mcp_initializes_and_lists_every_tool_with_a_schema_and_the_status_resource() 
                 t.name
             );
             let d = t.description.as_deref().unwrap_or("");
-            assert!(d.len() > 80, "{} needs a description for a model: {d}", t.name);
+            assert!(
+                d.len() > 80,
+                "{} needs a description for a model: {d}",
+                t.name
+            );
         }
-        let lock = tools.iter().find(|t| t.name == "wit_lock").expect("wit_lock");
+        let lock = tools
+            .iter()
+            .find(|t| t.name == "wit_lock")
+            .expect("wit_lock");
         assert_eq!(lock.input_schema["required"], json!(["symbolPath"]));
         assert!(lock.input_schema["properties"]["ttlMs"].is_object());
 
         let resources = mcp.list_all_resources().await.expect("resources/list");
-        assert!(resources.iter().any(|x| x.uri == "wit://status"), "{resources:?}");
+        assert!(
+            resources.iter().any(|x| x.uri == "wit://status"),
+            "{resources:?}"
+        );
         mcp.cancel().await.expect("close");
     });
 }
@@ -228,41 +244,76 @@ fn mcp_lock_conflict_between_two_client_identities_is_a_tool_error_with_its_data
         assert!(id_a.starts_with("same-agent-") && id_b.starts_with("same-agent-"));
         assert_ne!(id_a, id_b, "two servers must never share an identity");
 
-        ok(call(&a, "wit_lock", json!({"symbolPath": "src/auth.ts:validateToken"})).await);
-        let conflict = call(&b, "wit_lock", json!({"symbolPath": "src/auth.ts:validateToken"})).await;
+        ok(call(
+            &a,
+            "wit_lock",
+            json!({"symbolPath": "src/auth.ts:validateToken"}),
+        )
+        .await);
+        let conflict = call(
+            &b,
+            "wit_lock",
+            json!({"symbolPath": "src/auth.ts:validateToken"}),
+        )
+        .await;
         assert_eq!(conflict.is_error, Some(true), "{conflict:?}");
         let t = text(&conflict);
         assert!(
-            t.starts_with(&format!("LOCK_CONFLICT: src/auth.ts:validateToken is locked by {id_a} until ")),
+            t.starts_with(&format!(
+                "LOCK_CONFLICT: src/auth.ts:validateToken is locked by {id_a} until "
+            )),
             "{t}"
         );
-        let e = &conflict.structured_content.as_ref().expect("structured error")["error"];
+        let e = &conflict
+            .structured_content
+            .as_ref()
+            .expect("structured error")["error"];
         assert_eq!(e["code"], -32000);
         assert_eq!(e["message"], "LOCK_CONFLICT");
         assert_eq!(e["data"]["heldBy"], id_a.as_str());
-        assert!(e["data"]["expiresAt"].as_str().is_some_and(|s| s.ends_with('Z')), "{e}");
-        assert!(e["data"]["explanation"].as_str().is_some_and(|s| s.contains("retry later")));
+        assert!(
+            e["data"]["expiresAt"]
+                .as_str()
+                .is_some_and(|s| s.ends_with('Z')),
+            "{e}"
+        );
+        assert!(
+            e["data"]["explanation"]
+                .as_str()
+                .is_some_and(|s| s.contains("retry later"))
+        );
 
         // B may not release A's lock.
-        let steal = call(&b, "wit_release", json!({"symbolPath": "src/auth.ts:validateToken"})).await;
+        let steal = call(
+            &b,
+            "wit_release",
+            json!({"symbolPath": "src/auth.ts:validateToken"}),
+        )
+        .await;
         assert!(text(&steal).starts_with("LOCK_NOT_HELD: "), "{steal:?}");
 
         // Bad requests are answered and the server keeps serving.
-        let unknown = b
-            .call_tool(CallToolRequestParams::new("wit_nope"))
-            .await;
+        let unknown = b.call_tool(CallToolRequestParams::new("wit_nope")).await;
         assert!(unknown.is_err(), "{unknown:?}");
         let bad_args = b
-            .call_tool(CallToolRequestParams::new("wit_lock").with_arguments(
-                json!({"symbolPath": 7}).as_object().cloned().unwrap_or_default(),
-            ))
+            .call_tool(
+                CallToolRequestParams::new("wit_lock").with_arguments(
+                    json!({"symbolPath": 7})
+                        .as_object()
+                        .cloned()
+                        .unwrap_or_default(),
+                ),
+            )
             .await;
         assert!(
             bad_args.as_ref().is_err() || bad_args.as_ref().is_ok_and(|r| r.is_error == Some(true)),
             "{bad_args:?}"
         );
         let invalid = call(&b, "wit_lock", json!({"symbolPath": "no-colon"})).await;
-        assert!(text(&invalid).starts_with("INVALID_REQUEST: "), "{invalid:?}");
+        assert!(
+            text(&invalid).starts_with("INVALID_REQUEST: "),
+            "{invalid:?}"
+        );
         let s = ok(call(&b, "wit_status", json!({})).await);
         assert_eq!(s["locks"][0]["sessionId"], id_a.as_str());
         a.cancel().await.expect("close");
@@ -275,13 +326,22 @@ fn mcp_refuses_to_guess_an_identity() {
     let r = repo();
     runtime().block_on(async {
         let mcp = connect(&r, None, "").await;
-        let l = call(&mcp, "wit_lock", json!({"symbolPath": "src/auth.ts:validateToken"})).await;
+        let l = call(
+            &mcp,
+            "wit_lock",
+            json!({"symbolPath": "src/auth.ts:validateToken"}),
+        )
+        .await;
         assert_eq!(l.is_error, Some(true));
         assert!(text(&l).contains("set WIT_SESSION"), "{l:?}");
         // Status still works, and says why there is no session.
         let s = ok(call(&mcp, "wit_status", json!({})).await);
         assert_eq!(s["session"], Value::Null);
-        assert!(s["sessionProblem"].as_str().is_some_and(|p| p.contains("WIT_SESSION")));
+        assert!(
+            s["sessionProblem"]
+                .as_str()
+                .is_some_and(|p| p.contains("WIT_SESSION"))
+        );
         mcp.cancel().await.expect("close");
     });
 }

@@ -98,7 +98,9 @@ impl WitMcp {
     /// A connection to the daemon, starting it when none runs. One connection per tool
     /// call: a reconnect costs well under a millisecond on a Unix socket, and it means a
     /// restarted daemon never meets a stale keep-alive connection (retrying a call whose
-    /// connection broke could apply it twice).
+    /// connection broke could apply it twice). Starting a daemon holds `.wit/startup.lock`
+    /// (a blocking flock) for at most the daemon's ready timeout; only the first call of a
+    /// session, or one after the daemon stopped, can meet it.
     async fn client(&self) -> CmdResult<Client> {
         let (client, started) = crate::autostart::ensure_running(&self.inner.repo).await?;
         if started {
@@ -194,7 +196,10 @@ pub fn success(summary: Option<String>, value: Value) -> CallToolResult {
 /// the CLI's `--json` error document (code, name, `data` with the explanation).
 pub fn tool_error(f: &Failure) -> CallToolResult {
     let doc = f.json();
-    let name = doc["error"]["message"].as_str().unwrap_or("ERROR").to_owned();
+    let name = doc["error"]["message"]
+        .as_str()
+        .unwrap_or("ERROR")
+        .to_owned();
     // Unescaped: JSON-RPC text is not a terminal, the client shows it as it wants.
     let explanation = match f {
         Failure::Rpc { explanation, .. } => explanation.clone(),
