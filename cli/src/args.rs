@@ -155,6 +155,12 @@ pub enum Command {
         session: Option<String>,
     },
 
+    /// Serve MCP on stdio (tools wit_declare, wit_lock, …, resource wit://status) for an MCP client; identity: WIT_SESSION, else the client's name plus a random suffix.
+    #[command(
+        after_help = "Example (MCP configuration):\n  {\"command\": \"wit\", \"args\": [\"mcp\"], \"env\": {\"WIT_SESSION\": \"agent-a\"}}"
+    )]
+    Mcp,
+
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "Example:\n  \
         wit completions bash > ~/.local/share/bash-completion/completions/wit\n  \

@@ -14,6 +14,7 @@ mod explain;
 mod git;
 mod hooks;
 mod ids;
+mod mcp;
 mod output;
 mod root;
 mod session;

@@ -24,6 +24,7 @@ mod daemon_symbol_names;
 mod hooks_commit;
 mod hooks_contract_lifecycle;
 mod hooks_security;
+mod mcp_server;
 mod migrate_first_impl;
 mod plugins_config;
 mod plugins_failures;

@@ -46,5 +46,6 @@ pub async fn run(ctx: &Ctx, command: Command) -> CmdResult {
         Command::Analyzers => analyzers::run(ctx).await,
         Command::Trust { yes } => trust::trust(ctx, yes).await,
         Command::Untrust => trust::untrust(ctx).await,
+        Command::Mcp => crate::mcp::run(ctx).await,
     }
 }
