@@ -29,6 +29,7 @@ pub(crate) const METHODS: &[&str] = &[
     "daemon.status",
     "analyzers.list",
     "contract.withdraw",
+    "symbols.at",
 ];
 
 /// Whether `method` exists (step 4).
@@ -72,6 +73,7 @@ pub(crate) async fn call(
         "rpc.discover" => Ok(state.openrpc.clone()),
         "daemon.status" => methods::status::status(&state).await,
         "analyzers.list" => methods::status::analyzers_list(&state).await,
+        "symbols.at" => methods::symbols::at(&state, &params).await,
         _ => Err(Failure(RpcError::new(ErrorCode::MethodNotFound, None))),
     };
     result.map_err(|f| f.0)
