@@ -536,7 +536,7 @@ mod tests {
         ];
         assert_eq!(
             replacement_ranges(content, &reps),
-            vec![Range { start: 2, end: 3 }]
+            vec![Range { start: 2, end: 4 }]
         );
     }
 

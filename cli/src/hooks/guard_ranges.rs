@@ -3,7 +3,7 @@
 //! The guard only needs to know *where* an edit lands, to ask the daemon which
 //! definitions those bytes belong to (`symbols.at`). Ranges are half-open UTF-8 byte
 //! ranges of the file's current content; an empty range is an insertion at that offset.
-//! Every range is trimmed to the bytes that really differ: an `Edit` whose `old_string`
+//! Every range is trimmed to the lines that really differ: an `Edit` whose `old_string`
 //! carries a few anchor lines of a neighbouring function, unchanged in `new_string`, does
 //! not touch that function.
 
@@ -95,18 +95,40 @@ pub fn diff(old: &str, new: &str) -> Vec<Range> {
     out
 }
 
-/// Lengths of the longest common prefix and suffix of `a` and `b` that do not overlap
-/// in either.
+/// Lengths of the common prefix and suffix of `a` and `b` (not overlapping in either),
+/// both ending on line boundaries: the prefix ends just after a `\n`, the suffix starts
+/// at the start of a line. Byte-exact trimming would be ambiguous at the seams —
+/// inserting `function c() {}\nfunction ` before `function b` shares the bytes
+/// `function ` with it, and an exact trim would land the insertion inside `b` — whereas
+/// whole unchanged lines are never part of a change.
 fn common_ends(a: &[u8], b: &[u8]) -> (usize, usize) {
-    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let bytes = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let prefix = a[..bytes]
+        .iter()
+        .rposition(|c| *c == b'\n')
+        .map_or(0, |i| i + 1);
     let room = a.len().min(b.len()) - prefix;
-    let suffix = a
+    let bytes = a
         .iter()
         .rev()
         .zip(b.iter().rev())
         .take(room)
         .take_while(|(x, y)| x == y)
         .count();
+    let at_line_start = |text: &[u8], len: usize| {
+        let start = text.len() - len;
+        start == 0 || text[start - 1] == b'\n'
+    };
+    let suffix = if bytes == 0 || (at_line_start(a, bytes) && at_line_start(b, bytes)) {
+        bytes
+    } else {
+        // Drop the partial line the common suffix starts with: after its first `\n`,
+        // the rest starts a line in both.
+        let tail = &a[a.len() - bytes..];
+        tail.iter()
+            .position(|c| *c == b'\n')
+            .map_or(0, |i| bytes - i - 1)
+    };
     (prefix, suffix)
 }
 
@@ -202,10 +224,14 @@ mod tests {
         );
         let at = content.find("function b").unwrap();
         assert_eq!(ranges, Some(vec![r(at, at)]));
-        // A real change inside a.
+        // A real change inside a: the whole changed line of the occurrence.
         let ranges = replacement(content, "return 1;", "return 2;", false).unwrap();
-        let at = content.find("1;").unwrap();
-        assert_eq!(ranges, vec![r(at, at + 1)]);
+        let at = content.find("return 1;").unwrap();
+        assert_eq!(ranges, vec![r(at, at + 9)]);
+        // Unchanged whole lines around the change are left out.
+        let ranges = replacement(content, "{\n  return 1;\n}\n", "{\n  return 2;\n}\n", false);
+        let at = content.find("  return").unwrap();
+        assert_eq!(ranges, Some(vec![r(at, at + 12)]));
     }
 
     #[test]
@@ -225,7 +251,7 @@ mod tests {
     fn a_line_diff_keeps_unchanged_lines_between_changes_out() {
         let old = "a\nb\nc\nd\ne\n";
         let new = "a\nB\nc\nd\nE\n";
-        assert_eq!(diff(old, new), vec![r(2, 3), r(8, 9)]);
+        assert_eq!(diff(old, new), vec![r(2, 4), r(8, 10)]);
         assert_eq!(diff(old, old), vec![]);
     }
 
@@ -239,7 +265,7 @@ mod tests {
         // Appended without a final newline.
         assert_eq!(diff("a\n", "a\nb"), vec![r(2, 2)]);
         // Everything replaced.
-        assert_eq!(diff("a\n", "b\n"), vec![r(0, 1)]);
+        assert_eq!(diff("a\n", "b\n"), vec![r(0, 2)]);
         // To empty.
         assert_eq!(diff("a\nb\n", ""), vec![r(0, 4)]);
     }
@@ -247,8 +273,9 @@ mod tests {
     #[test]
     fn ranges_are_byte_offsets_in_utf8() {
         let content = "// é\nlet x = 1;\n";
-        let ranges = replacement(content, "x = 1", "x = 2", false).unwrap();
-        let at = content.find('1').unwrap();
-        assert_eq!(ranges, vec![r(at, at + 1)]);
+        let ranges = replacement(content, "let x = 1;\n", "let x = 2;\n", false).unwrap();
+        let at = content.find("let").unwrap();
+        assert_eq!(at, 6, "after the two-byte é");
+        assert_eq!(ranges, vec![r(at, at + 11)]);
     }
 }
