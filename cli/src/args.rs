@@ -87,6 +87,12 @@ pub enum Command {
         interval: u64,
     },
 
+    /// Pre-edit hook for coding agents: reads the hook's JSON on stdin, exits 2 (reason on stderr) when the edit changes a symbol another session has locked.
+    #[command(
+        after_help = "Example (Claude Code PreToolUse hook on Edit|MultiEdit|Write):\n  wit guard\n  wit guard --agent gemini   # also: codex, cursor"
+    )]
+    Guard(crate::hooks::guard::GuardArgs),
+
     /// Install or remove the git hooks (pre-commit contract check, Wit-Intent trailers).
     #[command(subcommand)]
     Hook(HookCmd),

@@ -91,6 +91,7 @@ fn run(cli: Cli) -> u8 {
                 HookName::PrepareCommitMsg => hooks::prepare_msg::run(args),
             };
         }
+        Command::Guard(args) => return hooks::guard::run(args),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(*shell, &mut args::command(), "wit", &mut script);

@@ -15,6 +15,11 @@
 //! # that is not a regular file, is treated as a file whose analysis failed.
 //! max_file_bytes = 1048576        # default: 1048576 (1 MiB)
 //!
+//! [guard]
+//! # What `wit guard` (the agents' pre-edit hook) answers when it cannot ask the daemon:
+//! # false lets the edit through (one line on stderr), true refuses it.
+//! fail_closed = false             # default: false
+//!
 //! # One table per analyzer plugin (a shared library built with wit_core::export_analyzer!).
 //! [[analyzers]]
 //! # The library: relative to the repository root, or absolute. `~` is not expanded.
@@ -50,6 +55,8 @@ pub struct Config {
     pub locks: LocksConfig,
     /// `[analysis]`.
     pub analysis: AnalysisConfig,
+    /// `[guard]`.
+    pub guard: GuardConfig,
     /// `[[analyzers]]`, in file order.
     pub analyzers: Vec<AnalyzerConfig>,
 }
@@ -89,6 +96,13 @@ impl Default for AnalysisConfig {
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
         }
     }
+}
+
+/// The `[guard]` table: how `wit guard` behaves when it cannot check an edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GuardConfig {
+    /// `fail_closed`: refuse edits when no daemon answers (default false: allow them).
+    pub fail_closed: bool,
 }
 
 /// One `[[analyzers]]` entry: a plugin library to load.
@@ -160,6 +174,11 @@ impl Config {
                 }
                 n => config.analysis.max_file_bytes = n,
             }
+        }
+        if let Some(guard) = raw.guard
+            && let Some(fail_closed) = guard.fail_closed
+        {
+            config.guard.fail_closed = fail_closed;
         }
         for entry in raw.analyzers {
             let path_span = entry.path.span();
@@ -279,6 +298,7 @@ pub fn parse_duration_ms(text: &str) -> Result<u64, String> {
 struct RawConfig {
     locks: Option<RawLocks>,
     analysis: Option<RawAnalysis>,
+    guard: Option<RawGuard>,
     #[serde(default)]
     analyzers: Vec<RawAnalyzer>,
 }
@@ -293,6 +313,12 @@ struct RawLocks {
 #[serde(deny_unknown_fields)]
 struct RawAnalysis {
     max_file_bytes: Option<Spanned<u64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGuard {
+    fail_closed: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -448,6 +474,19 @@ mod tests {
     }
 
     #[test]
+    fn guard_fail_closed_is_read_and_must_be_a_boolean() {
+        assert!(!Config::default().guard.fail_closed, "fail open by default");
+        let c = Config::parse("[guard]\nfail_closed = true\n", "wit.toml").unwrap();
+        assert!(c.guard.fail_closed);
+        let c = Config::parse("[guard]\n", "wit.toml").unwrap();
+        assert!(!c.guard.fail_closed);
+        let e = err("[guard]\nfail_closed = \"yes\"\n");
+        assert!(e.contains("guard.fail_closed"), "{e}");
+        let e = err("[guard]\nfail_close = true\n");
+        assert!(e.contains("fail_close"), "{e}");
+    }
+
+    #[test]
     fn an_empty_file_is_the_default() {
         let c = Config::parse("", "wit.toml").unwrap();
         assert_eq!(c, Config::default());
@@ -508,7 +547,7 @@ path = "/opt/wit/libzig.so"
         );
         assert_eq!(
             err("colour = \"blue\"\n"),
-            "wit.toml:1:1: colour: unknown field `colour`, expected one of `locks`, `analysis`, `analyzers`"
+            "wit.toml:1:1: colour: unknown field `colour`, expected one of `locks`, `analysis`, `guard`, `analyzers`"
         );
         assert_eq!(
             err(

@@ -29,6 +29,13 @@ pub(crate) struct Params<'a> {
     errors: BTreeMap<String, Vec<String>>,
 }
 
+/// One entry of `symbols.at`'s `ranges`: UTF-8 byte offsets, `start <= end`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ByteRange {
+    pub start: usize,
+    pub end: usize,
+}
+
 /// One entry of `check-contracts`' `files`.
 #[derive(Debug, Clone)]
 pub(crate) struct FileContent {
@@ -131,6 +138,52 @@ impl<'a> Params<'a> {
                 None
             }
         }
+    }
+
+    /// A required non-empty file path, normalized like every other one (see [`crate::paths`]).
+    pub fn req_file(&mut self, field: &str) -> Option<String> {
+        let s = self.req_str(field)?;
+        match paths::normalize_file(&s) {
+            Ok(normal) => Some(normal),
+            Err(why) => {
+                self.fail(field, why);
+                None
+            }
+        }
+    }
+
+    /// A required array (at most `max` items) of `{startByte, endByte}` non-negative
+    /// integers with `startByte <= endByte`.
+    pub fn byte_ranges(&mut self, field: &str, max: usize) -> Option<Vec<ByteRange>> {
+        let v = self.required(field)?;
+        let Value::Array(items) = v else {
+            self.fail(field, format!("must be an array, got {}", type_name(v)));
+            return None;
+        };
+        if items.len() > max {
+            self.fail(field, format!("must contain at most {max} items"));
+            return None;
+        }
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let offset = |key: &str| {
+                item.get(key)
+                    .and_then(Value::as_u64)
+                    .and_then(|n| usize::try_from(n).ok())
+            };
+            match (offset("startByte"), offset("endByte")) {
+                (Some(start), Some(end)) if start <= end => out.push(ByteRange { start, end }),
+                (Some(_), Some(_)) => self.fail(
+                    field,
+                    format!("item {i}: startByte must not exceed endByte"),
+                ),
+                _ => self.fail(
+                    field,
+                    format!("item {i} must be {{startByte, endByte}} with non-negative integers"),
+                ),
+            }
+        }
+        (out.len() == items.len()).then_some(out)
     }
 
     /// A required non-empty array of file paths, each non-empty and normalized.

@@ -30,6 +30,7 @@ pub(crate) const METHODS: &[&str] = &[
     "analyzers.list",
     "contract.withdraw",
     "events.poll",
+    "symbols.at",
 ];
 
 /// Whether `method` exists (step 4).
@@ -74,6 +75,7 @@ pub(crate) async fn call(
         "rpc.discover" => Ok(state.openrpc.clone()),
         "daemon.status" => methods::status::status(&state).await,
         "analyzers.list" => methods::status::analyzers_list(&state).await,
+        "symbols.at" => methods::symbols::at(&state, &params).await,
         _ => Err(Failure(RpcError::new(ErrorCode::MethodNotFound, None))),
     };
     result.map_err(|f| f.0)

@@ -21,6 +21,7 @@ mod daemon_locks;
 mod daemon_robustness;
 mod daemon_stalls;
 mod daemon_symbol_names;
+mod guard_edits;
 mod hooks_commit;
 mod hooks_contract_lifecycle;
 mod hooks_security;

@@ -38,7 +38,10 @@ pub async fn run(ctx: &Ctx, command: Command) -> CmdResult {
         } => events::run(ctx, since, follow, kinds, session).await,
         Command::Hook(HookCmd::Install { force }) => hooks::install::install(ctx, force),
         Command::Hook(HookCmd::Uninstall) => hooks::install::uninstall(ctx),
-        Command::Hook(HookCmd::Run { .. }) | Command::Completions { .. } | Command::Man => {
+        Command::Hook(HookCmd::Run { .. })
+        | Command::Guard(_)
+        | Command::Completions { .. }
+        | Command::Man => {
             unreachable!("handled in main")
         }
         Command::CheckContracts { files, staged } => check::run(ctx, files, staged).await,

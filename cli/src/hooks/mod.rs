@@ -1,9 +1,13 @@
-//! Git hooks: installing them, and what they do when git runs them.
+//! Git hooks (installing them, and what they do when git runs them) and the agents'
+//! pre-edit hook, `wit guard`.
 //!
 //! The hooks never start a daemon: starting one can take longer than the hooks' time
 //! limits (2 s, 500 ms), and a commit must never wait on it. With no daemon running, the
 //! pre-commit check is skipped (one line on stderr) and no trailers are added.
 
+pub mod guard;
+mod guard_payload;
+mod guard_ranges;
 pub mod install;
 pub mod pre_commit;
 pub mod prepare_msg;

@@ -7,6 +7,7 @@ pub(crate) mod intents;
 pub(crate) mod locks;
 pub(crate) mod register;
 pub(crate) mod status;
+pub(crate) mod symbols;
 
 use serde::Serialize;
 use serde_json::{Value, json};

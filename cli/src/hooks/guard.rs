@@ -1,0 +1,559 @@
+//! `wit guard`: the agents' pre-edit hook. Refuses an edit that changes a symbol another
+//! session has locked, at the moment the agent makes it, in the agent's own convention.
+//!
+//! The hook hands the guard the tool call as JSON on stdin (see [`guard_payload`] for
+//! each agent's shape). The guard finds the bytes of the current file the edit replaces
+//! ([`guard_ranges`]), asks the daemon which locks other sessions hold in that file
+//! (`lock.query`) and, only when there are some, which definitions those bytes belong
+//! to (`symbols.at`); a touched definition locked by another session refuses the edit.
+//! One connection, at most two calls, no git: the common case (nobody else holds a lock
+//! in the file) is one call.
+//!
+//! **Answer.** Every supported agent (Claude Code, Codex, Gemini CLI) blocks a tool call
+//! when its hook exits 2, and shows the hook's stderr to the model as the reason; exit 0
+//! lets the call through. The guard uses exactly that, not the JSON forms
+//! (`hookSpecificOutput.permissionDecision`, Gemini's `decision`), because it is the one
+//! convention all three share and the oldest: a refusal is the reason on stderr and exit
+//! 2. An allowed edit prints nothing (Gemini CLI: `{}`, the empty JSON answer its
+//! reference asks for) and never answers "allow", which would skip the user's own
+//! permission prompt.
+//!
+//! **Identity.** The guard must see the same session the agent's `wit` commands use, or
+//! an agent would be refused its own lock. When `WIT_SESSION` is set in the guard's
+//! environment, it is the only identity: set it where the agent is started
+//! (`WIT_SESSION=agent-a claude`), and the hook and the agent's shell commands inherit
+//! the same value. Without it, the agent's commands use `CLAUDE_SESSION_ID` or the shared
+//! `.wit/session.id`, and the payload carries the agent's own `session_id`: the guard
+//! counts a lock held by any of these as the agent's own. So a lock is never refused to
+//! the agent that took it; agents without `WIT_SESSION` share the fallback identity and
+//! do not protect against each other, exactly as their `wit lock` calls do not.
+//!
+//! **Allowed** without asking further: a tool call that is no edit, a path outside the
+//! repository (or escaping it through `..` or a symlink: never read), a file that does not
+//! exist yet (a `Write` creating it), a file wit cannot read or analyse, an edit whose
+//! text is not in the file (the tool will fail by itself).
+//!
+//! **No daemon.** The guard never starts one (like the git hooks). With none running, or
+//! none answering within [`LIMIT`], the edit is allowed with one line on stderr, unless
+//! `wit.toml` sets `[guard] fail_closed = true`, which refuses it with that reason.
+
+use std::collections::HashSet;
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::json;
+use wit_boundary::RepoFileError;
+use wit_core::protocol::{ErrorCode, LockRecord};
+use wit_core::text::escape;
+
+use super::guard_payload::{self as payload, Agent, Change, Payload};
+use super::guard_ranges::{self as ranges, Range};
+use crate::client::{CallError, Client, ConnectError};
+use crate::duration::human_span;
+use crate::hooks::{runtime, with_deadline};
+use crate::root::{self, Repo};
+
+/// The whole check's time limit: an agent waits on it before every edit.
+pub const LIMIT: Duration = Duration::from_secs(2);
+
+/// Largest hook input read (a `Write` carries the whole new file).
+const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Largest current file read to find the changed bytes. Larger than any analysable file
+/// (the daemon's `max_file_bytes` decides that), so the guard never skips a file the
+/// daemon would analyse.
+const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The exit code that blocks the tool call in every supported agent.
+const REFUSE: u8 = 2;
+
+/// `wit guard` arguments.
+#[derive(clap::Args, Debug)]
+pub struct GuardArgs {
+    /// Whose hook convention the input (stdin) and the answer follow.
+    #[arg(long, value_enum, default_value_t = Agent::Claude)]
+    pub agent: Agent,
+}
+
+/// What the guard concluded.
+#[derive(Debug)]
+enum Verdict {
+    /// Let the edit through; an optional note for stderr.
+    Allow(Option<String>),
+    /// Refuse it, with the reason for the model.
+    Refuse(String),
+    /// The check could not run (no daemon, no answer, bad input): `[guard] fail_closed`
+    /// decides.
+    Unchecked(String),
+}
+
+/// Runs the guard; returns the exit code.
+pub fn run(args: &GuardArgs) -> u8 {
+    let agent = args.agent;
+    if agent == Agent::Cursor {
+        // Cursor's hooks give either a shell command (beforeShellExecution) or the edit
+        // after it happened (afterFileEdit): nothing to check before an edit.
+        eprintln!(
+            "wit guard: Cursor's hooks do not give the file and the change before an edit; \
+             nothing checked (see the README, \"Edit-time guard\")"
+        );
+        return allow(agent);
+    }
+    let mut input = String::new();
+    if let Err(e) = std::io::stdin()
+        .take(MAX_INPUT_BYTES)
+        .read_to_string(&mut input)
+    {
+        return unchecked(agent, None, format!("reading the hook's input: {e}"));
+    }
+    let repo = match root::discover() {
+        Ok(repo) => repo,
+        // Not in a repository: nothing wit coordinates.
+        Err(_) => return allow(agent),
+    };
+    // No `.wit/`: wit is not used here (the guard may be configured for every project).
+    if std::fs::symlink_metadata(repo.wit().dir()).is_err() {
+        return allow(agent);
+    }
+    let checked = {
+        let repo = repo.clone();
+        with_deadline(LIMIT, move || decide(agent, &input, &repo))
+    };
+    match checked {
+        Some(Verdict::Allow(note)) => {
+            if let Some(note) = note {
+                eprintln!("wit guard: {note}");
+            }
+            allow(agent)
+        }
+        Some(Verdict::Refuse(reason)) => {
+            eprintln!("{reason}");
+            REFUSE
+        }
+        Some(Verdict::Unchecked(why)) => unchecked(agent, Some(&repo), why),
+        None => unchecked(
+            agent,
+            Some(&repo),
+            format!("the daemon did not answer within {} s", LIMIT.as_secs()),
+        ),
+    }
+}
+
+/// The answer that lets the tool call through.
+fn allow(agent: Agent) -> u8 {
+    if agent == Agent::Gemini {
+        // Gemini CLI parses stdout as JSON on exit 0; `{}` is its documented no-op answer.
+        println!("{{}}");
+    }
+    0
+}
+
+/// The check could not run: fail open (one line) unless `[guard] fail_closed = true`.
+fn unchecked(agent: Agent, repo: Option<&Repo>, why: String) -> u8 {
+    let (fail_closed, config_note) = match repo.map(fail_closed) {
+        Some(Ok(closed)) => (closed, None),
+        Some(Err(e)) => (false, Some(e)),
+        None => (false, None),
+    };
+    if let Some(note) = config_note {
+        eprintln!("wit guard: {note}");
+    }
+    let why = escape(&why);
+    if fail_closed {
+        eprintln!(
+            "wit guard: refused: this edit could not be checked against other sessions' locks \
+             ({why}), and wit.toml sets [guard] fail_closed = true. Start the daemon with \
+             `wit daemon start` (or any wit command), then retry the edit."
+        );
+        REFUSE
+    } else {
+        eprintln!("wit guard: edit not checked against locks: {why} (the guard starts no daemon)");
+        allow(agent)
+    }
+}
+
+/// `[guard] fail_closed` of the repository's `wit.toml` (read only when the check could
+/// not run, so the common path does not pay for it).
+fn fail_closed(repo: &Repo) -> Result<bool, String> {
+    use wit_core::config::FILE_NAME;
+    match wit_boundary::read_repo_file(&repo.root, FILE_NAME, 1024 * 1024) {
+        Ok(bytes) => {
+            let text = String::from_utf8(bytes)
+                .map_err(|_| format!("{FILE_NAME} is not UTF-8; failing open"))?;
+            wit_core::Config::parse(&text, repo.root.join(FILE_NAME))
+                .map(|c| c.guard.fail_closed)
+                .map_err(|e| format!("{}; failing open", escape(&e.to_string())))
+        }
+        Err(RepoFileError::NotFound { .. }) => Ok(false),
+        Err(e) => Err(format!("{}; failing open", escape(&e.to_string()))),
+    }
+}
+
+/// One file the edit changes, and where.
+#[derive(Debug)]
+struct Touched {
+    /// Repository-relative, `/`-separated, normalized.
+    rel: String,
+    ranges: Vec<Range>,
+}
+
+fn decide(agent: Agent, input: &str, repo: &Repo) -> Verdict {
+    let payload = match payload::parse(agent, input) {
+        Ok(p) => p,
+        Err(e) => return Verdict::Unchecked(e),
+    };
+    let touched = touched_files(&payload, &repo.root);
+    if touched.is_empty() {
+        return Verdict::Allow(None);
+    }
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(e) => return Verdict::Unchecked(e),
+    };
+    rt.block_on(check(repo, &payload, &touched))
+}
+
+/// The repository files the payload's edits change, with the changed byte ranges of
+/// their current content. Files outside the repository, missing, unreadable or not text
+/// are left out: there is nothing wit could say about them.
+fn touched_files(payload: &Payload, root: &Path) -> Vec<Touched> {
+    let mut out = Vec::new();
+    for edit in &payload.edits {
+        let Some(rel) = repo_relative(root, payload.cwd.as_deref(), &edit.path) else {
+            continue;
+        };
+        let content = match wit_boundary::read_repo_file(root, &rel, MAX_FILE_BYTES) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(_) => continue,
+            },
+            // A new file (or one refused: a FIFO, a symlink out, too large).
+            Err(_) => continue,
+        };
+        let ranges = match &edit.change {
+            Change::Write(new) => ranges::diff(&content, new),
+            Change::Delete => vec![Range {
+                start: 0,
+                end: content.len(),
+            }],
+            Change::Replace(reps) => replacement_ranges(&content, reps),
+        };
+        if !ranges.is_empty() {
+            out.push(Touched { rel, ranges });
+        }
+    }
+    out
+}
+
+/// The ranges a list of replacements changes. Each is looked up in the current content;
+/// when one is not there (a `MultiEdit` step that edits the text an earlier step wrote),
+/// the steps are applied in order and the result diffed with the current content.
+fn replacement_ranges(content: &str, reps: &[payload::Replacement]) -> Vec<Range> {
+    let mut out = Vec::new();
+    for rep in reps {
+        match ranges::replacement(content, &rep.old, &rep.new, rep.all) {
+            Some(found) => out.extend(found),
+            None => {
+                let mut result = content.to_owned();
+                for rep in reps.iter().filter(|r| !r.old.is_empty()) {
+                    result = if rep.all {
+                        result.replace(&rep.old, &rep.new)
+                    } else {
+                        result.replacen(&rep.old, &rep.new, 1)
+                    };
+                }
+                return ranges::diff(content, &result);
+            }
+        }
+    }
+    out
+}
+
+/// `path` (from the payload: untrusted) as a normalized repository-relative path, or
+/// `None` when it is outside the repository. Relative paths are taken from the agent's
+/// `cwd` when it gave an absolute one, else from the root. `..` is resolved lexically and
+/// a path that climbs out is outside; symlinks are left to
+/// [`wit_boundary::read_repo_file`], which refuses any that leads out.
+fn repo_relative(root: &Path, cwd: Option<&str>, path: &str) -> Option<String> {
+    if path.is_empty() || path.contains('\0') {
+        return None;
+    }
+    let given = Path::new(path);
+    let abs = if given.is_absolute() {
+        given.to_path_buf()
+    } else {
+        match cwd.map(Path::new).filter(|c| c.is_absolute()) {
+            Some(cwd) => cwd.join(given),
+            None => root.join(given),
+        }
+    };
+    let abs = lexical(&abs)?;
+    if let Some(rel) = relative_to(&abs, root) {
+        return Some(rel);
+    }
+    // The agent may spell the root differently (a symlinked home or /tmp): resolve the
+    // directory that holds the file, which exists even when the file is new.
+    let parent = abs.parent()?.canonicalize().ok()?;
+    relative_to(&parent.join(abs.file_name()?), root)
+}
+
+fn relative_to(abs: &Path, root: &Path) -> Option<String> {
+    let rel = abs.strip_prefix(root).ok()?;
+    let parts: Vec<&str> = rel
+        .components()
+        .map(|c| match c {
+            Component::Normal(s) => s.to_str(),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// Resolves `.` and `..` without touching the disk; `None` when `..` climbs above `/`.
+fn lexical(p: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() || out.as_os_str().is_empty() {
+                    return None;
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
+/// Who the guard speaks for (see the module documentation).
+struct Identity {
+    /// Locks held by these are the agent's own.
+    mine: HashSet<String>,
+    /// Whether `WIT_SESSION` decided it (then no fallback identity counts).
+    explicit: bool,
+}
+
+impl Identity {
+    fn resolve(payload: &Payload) -> Identity {
+        let env = |k: &str| {
+            std::env::var(k)
+                .ok()
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty())
+        };
+        if let Some(id) = env("WIT_SESSION") {
+            return Identity {
+                mine: HashSet::from([id]),
+                explicit: true,
+            };
+        }
+        let mine = payload
+            .session_id
+            .iter()
+            .map(|s| s.trim().to_owned())
+            .chain(env("CLAUDE_SESSION_ID"))
+            .collect();
+        Identity {
+            mine,
+            explicit: false,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct SymbolsAt {
+    status: String,
+    #[serde(default)]
+    symbols: Vec<TouchedSymbol>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TouchedSymbol {
+    #[serde(default)]
+    symbol_paths: Vec<String>,
+}
+
+async fn check(repo: &Repo, payload: &Payload, touched: &[Touched]) -> Verdict {
+    let mut client = match Client::connect(&repo.socket(), LIMIT).await {
+        Ok(c) => c,
+        Err(ConnectError::Missing | ConnectError::Refused) => {
+            return Verdict::Unchecked("no wit daemon is running".into());
+        }
+        Err(e) => return Verdict::Unchecked(e.to_string()),
+    };
+    let identity = Identity::resolve(payload);
+    let locks: Vec<LockRecord> = match client.call("lock.query", json!({})).await {
+        Ok(l) => l,
+        Err(e) => return Verdict::Unchecked(call_failure("lock.query", e)),
+    };
+    let mut conflicts: Vec<LockRecord> = Vec::new();
+    for file in touched {
+        // Other sessions' locks in this file; none (the usual case) ends it here.
+        let foreign: Vec<&LockRecord> = locks
+            .iter()
+            .filter(|l| l.symbol_path.split_once(':').map(|(f, _)| f) == Some(file.rel.as_str()))
+            .filter(|l| !identity.mine.contains(&l.session_id))
+            .collect();
+        if foreign.is_empty() {
+            continue;
+        }
+        let ranges: Vec<_> = file
+            .ranges
+            .iter()
+            .map(|r| json!({"startByte": r.start, "endByte": r.end}))
+            .collect();
+        let at: SymbolsAt = match client
+            .call("symbols.at", json!({"file": file.rel, "ranges": ranges}))
+            .await
+        {
+            Ok(at) => at,
+            Err(e) => return Verdict::Unchecked(call_failure("symbols.at", e)),
+        };
+        if at.status != "analysed" {
+            // A file wit cannot analyse has no symbols to protect.
+            continue;
+        }
+        for symbol in &at.symbols {
+            for lock in &foreign {
+                if symbol.symbol_paths.contains(&lock.symbol_path)
+                    && !conflicts.iter().any(|c| c.symbol_path == lock.symbol_path)
+                {
+                    conflicts.push((*lock).clone());
+                }
+            }
+        }
+    }
+    if !conflicts.is_empty() && !identity.explicit {
+        // The shared identity is the agent's too when it has no WIT_SESSION. Read only
+        // now: reading it checks that `.wit/` is not committed, which runs git.
+        if let Ok(Some(shared)) = crate::session::read_shared(repo) {
+            conflicts.retain(|c| c.session_id != shared);
+        }
+    }
+    if conflicts.is_empty() {
+        Verdict::Allow(None)
+    } else {
+        Verdict::Refuse(refusal(&conflicts))
+    }
+}
+
+fn call_failure(method: &str, e: CallError) -> String {
+    match e {
+        CallError::Rpc(e) if e.kind() == Some(ErrorCode::MethodNotFound) => format!(
+            "the running daemon predates {method}; restart it with `wit daemon stop` and any \
+             wit command"
+        ),
+        e => format!("{method}: {e}"),
+    }
+}
+
+/// The reason shown to the model: which symbols, who holds them and for how long, and
+/// what to do instead. Every name in it came from another agent or the repository, so
+/// it is escaped.
+fn refusal(conflicts: &[LockRecord]) -> String {
+    let mut text =
+        String::from("wit guard: refused: this edit changes code another session has locked:\n");
+    for lock in conflicts {
+        text.push_str(&format!(
+            "  {} — locked by {} for {} more (until {})\n",
+            escape(&lock.symbol_path),
+            escape(&lock.session_id),
+            human_span(lock.ttl_remaining_ms),
+            escape(&lock.expires_at),
+        ));
+    }
+    let first = &conflicts[0];
+    let (file, name) = first
+        .symbol_path
+        .split_once(':')
+        .unwrap_or((first.symbol_path.as_str(), ""));
+    text.push_str(&format!(
+        "Do not edit around the lock (no copy of the code elsewhere, no write through the shell). \
+         Instead: wait and retry this edit when the lock is released or expires (`wit status` \
+         shows the locks and the time left); declare what you need with \
+         `wit declare --description \"…\" --files {} --symbols {}` so the holder sees it; \
+         or ask {} to release it (`wit release {}`). Meanwhile, work on something else.",
+        escape(file),
+        escape(name),
+        escape(&first.session_id),
+        escape(&first.symbol_path),
+    ));
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payload_paths_resolve_inside_the_root_only() {
+        let root = Path::new("/repo");
+        assert_eq!(
+            repo_relative(root, None, "/repo/src/a.ts").as_deref(),
+            Some("src/a.ts")
+        );
+        assert_eq!(
+            repo_relative(root, None, "/repo/./src//a.ts").as_deref(),
+            Some("src/a.ts")
+        );
+        assert_eq!(
+            repo_relative(root, None, "/repo/lib/../src/a.ts").as_deref(),
+            Some("src/a.ts")
+        );
+        assert_eq!(
+            repo_relative(root, None, "src/a.ts").as_deref(),
+            Some("src/a.ts")
+        );
+        assert_eq!(
+            repo_relative(root, Some("/repo/src"), "a.ts").as_deref(),
+            Some("src/a.ts")
+        );
+        assert_eq!(repo_relative(root, None, "/repo/../etc/passwd"), None);
+        assert_eq!(repo_relative(root, None, "../../etc/passwd"), None);
+        assert_eq!(repo_relative(root, None, "/etc/passwd"), None);
+        assert_eq!(repo_relative(root, None, "/repo"), None);
+        assert_eq!(repo_relative(root, None, ""), None);
+    }
+
+    #[test]
+    fn multiedit_steps_on_earlier_output_fall_back_to_a_diff() {
+        let content = "a\nb\nc\n";
+        let reps = vec![
+            payload::Replacement {
+                old: "b".into(),
+                new: "B1".into(),
+                all: false,
+            },
+            payload::Replacement {
+                old: "B1".into(),
+                new: "B2".into(),
+                all: false,
+            },
+        ];
+        assert_eq!(
+            replacement_ranges(content, &reps),
+            vec![Range { start: 2, end: 4 }]
+        );
+    }
+
+    #[test]
+    fn the_refusal_names_symbol_holder_and_time_and_escapes_them() {
+        let text = refusal(&[LockRecord {
+            symbol_path: "src/a.ts:f\u{1b}[2J".into(),
+            session_id: "agent-b".into(),
+            acquired_at: "2024-01-15T10:00:00.000Z".into(),
+            expires_at: "2024-01-15T10:30:00.000Z".into(),
+            ttl_remaining_ms: 25 * 60 * 1000,
+        }]);
+        assert!(text.contains("src/a.ts:f\\u{1b}[2J"), "{text}");
+        assert!(!text.contains('\u{1b}'));
+        assert!(text.contains("agent-b"));
+        assert!(text.contains("25 min"));
+        assert!(text.contains("wit declare"));
+        assert!(text.contains("Do not edit around the lock"));
+    }
+}
