@@ -23,6 +23,7 @@ mod daemon_symbol_names;
 mod hooks_commit;
 mod hooks_contract_lifecycle;
 mod hooks_security;
+mod integrate_agents;
 mod migrate_first_impl;
 mod plugins_config;
 mod plugins_failures;
