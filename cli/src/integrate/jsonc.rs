@@ -475,7 +475,7 @@ pub fn ensure_element(
     if values.iter().any(|v| v == value) {
         return Ok(None);
     }
-    if let Some(i) = values.iter().position(|v| is_ours(v)) {
+    if let Some(i) = values.iter().position(is_ours) {
         let n = &items[i];
         let indent = doc.line_indent(n.start()).to_owned();
         let rendered = render(value, &indent, &doc.unit());
@@ -556,7 +556,7 @@ fn prune(text: &str, path: &[&str]) -> Result<String, JsonError> {
         let empty = match doc.get(&path)?.and_then(|p| match p {
             Node::Object { members, .. } => members
                 .iter()
-                .rposition(|(k, _, _)| k == &key)
+                .rposition(|(k, _, _)| *k == key)
                 .map(|i| (p, i, &members[i].2)),
             _ => None,
         }) {

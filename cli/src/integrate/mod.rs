@@ -379,11 +379,9 @@ fn apply(
     if remove {
         // What is left once wit's entries are out: nothing, or only keys wit adds when
         // missing (Cursor's `version`) — the file was wit's, and goes.
-        let keep_only = edits.iter().all(|e| match e {
-            Edit::Member { keep: true, .. } => true,
-            Edit::Member { .. } | Edit::Element { .. } => true,
-            _ => false,
-        });
+        let keep_only = edits
+            .iter()
+            .all(|e| matches!(e, Edit::Member { .. } | Edit::Element { .. }));
         if is_json && keep_only {
             let keeps: serde_json::Map<String, Value> = edits
                 .iter()
