@@ -190,6 +190,9 @@ pub fn write_repo_file(root: &Path, rel: &str, bytes: &[u8]) -> Result<(), RepoF
         Err(e) => return Err(io(e.into())),
     };
     let tmp = format!(".{name}.wit-tmp-{}", std::process::id());
+    // A leftover of a crashed run (or anything planted under that name, a symlink
+    // included) is unlinked, never opened: O_EXCL below then creates a fresh file.
+    let _ = rustix::fs::unlinkat(&dir, tmp.as_str(), rustix::fs::AtFlags::empty());
     let fd = rustix::fs::openat(
         &dir,
         tmp.as_str(),
