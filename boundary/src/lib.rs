@@ -25,5 +25,5 @@ pub mod library;
 pub mod repo_file;
 pub mod witdir;
 
-pub use repo_file::{RepoFileError, read_repo_file};
+pub use repo_file::{RepoFileError, read_repo_file, remove_repo_file, write_repo_file};
 pub use witdir::{WitDir, WitDirError};

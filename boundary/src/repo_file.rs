@@ -151,6 +151,233 @@ pub fn append_repo_file(root: &Path, rel: &str, text: &str) -> Result<(), RepoFi
         })
 }
 
+/// Writes `bytes` as the whole content of the repository file `rel`, atomically: a fresh
+/// temporary file is created beside it (`O_EXCL`, never through a symlink), filled, synced
+/// and renamed over `rel`, so a reader sees the old content or the new, never half of
+/// each. Missing parent directories are created (0755), each one beneath the root.
+///
+/// The rules of this module hold for every step: a directory on the way or the file itself
+/// may be a symlink *within* the repository (the file it resolves to is the one written;
+/// the link stays), one leading out is refused and nothing outside is touched. An
+/// existing file keeps its permission bits; a new one is 0644.
+pub fn write_repo_file(root: &Path, rel: &str, bytes: &[u8]) -> Result<(), RepoFileError> {
+    check_relative(rel)?;
+    let io = |source: std::io::Error| RepoFileError::Io {
+        path: rel.to_owned(),
+        source,
+    };
+    // Where the bytes go: `rel` itself, or the in-repository file a symlink there names.
+    let target = resolve_final(root, rel)?;
+    let (parent, name) = split_parent(&target);
+    let name = name.ok_or_else(|| RepoFileError::NotRegular {
+        path: rel.to_owned(),
+        kind: "directory",
+    })?;
+    let dir = ensure_dir_beneath(root, parent, rel)?;
+    // An existing target must be a regular file; its mode is kept.
+    let mode = match rustix::fs::statat(&dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(st) => {
+            let kind = rustix::fs::FileType::from_raw_mode(st.st_mode);
+            if kind != rustix::fs::FileType::RegularFile {
+                return Err(RepoFileError::NotRegular {
+                    path: rel.to_owned(),
+                    kind: file_type_name(kind),
+                });
+            }
+            st.st_mode & 0o7777
+        }
+        Err(rustix::io::Errno::NOENT) => 0o644,
+        Err(e) => return Err(io(e.into())),
+    };
+    let tmp = format!(".{name}.wit-tmp-{}", std::process::id());
+    // A leftover of a crashed run (or anything planted under that name, a symlink
+    // included) is unlinked, never opened: O_EXCL below then creates a fresh file.
+    let _ = rustix::fs::unlinkat(&dir, tmp.as_str(), rustix::fs::AtFlags::empty());
+    let fd = rustix::fs::openat(
+        &dir,
+        tmp.as_str(),
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o600),
+    )
+    .map_err(|e| io(e.into()))?;
+    let mut file = File::from(fd);
+    let written = file
+        .write_all(bytes)
+        // The creation mode is reduced by the umask; set the intended bits explicitly.
+        .and_then(|()| rustix::fs::fchmod(&file, Mode::from_raw_mode(mode)).map_err(Into::into))
+        .and_then(|()| file.sync_all())
+        .and_then(|()| {
+            // renameat replaces the directory entry: it never writes through a symlink.
+            rustix::fs::renameat(&dir, tmp.as_str(), &dir, name).map_err(Into::into)
+        });
+    if let Err(e) = written {
+        let _ = rustix::fs::unlinkat(&dir, tmp.as_str(), rustix::fs::AtFlags::empty());
+        return Err(io(e));
+    }
+    Ok(())
+}
+
+/// Removes the repository file `rel` (beneath the root, like every operation here). A
+/// symlink within the repository is removed itself, not the file it names; a missing file
+/// is [`RepoFileError::NotFound`]; a directory is refused.
+pub fn remove_repo_file(root: &Path, rel: &str) -> Result<(), RepoFileError> {
+    check_relative(rel)?;
+    let (parent, name) = split_parent(rel);
+    let name = name.ok_or_else(|| RepoFileError::NotRegular {
+        path: rel.to_owned(),
+        kind: "directory",
+    })?;
+    let dir = open_dir_beneath(root, parent, rel)?;
+    match rustix::fs::statat(&dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(st)
+            if rustix::fs::FileType::from_raw_mode(st.st_mode)
+                == rustix::fs::FileType::Directory =>
+        {
+            return Err(RepoFileError::NotRegular {
+                path: rel.to_owned(),
+                kind: "directory",
+            });
+        }
+        Ok(_) => {}
+        Err(e) => return Err(map_open_error(rel, e)),
+    }
+    rustix::fs::unlinkat(&dir, name, rustix::fs::AtFlags::empty())
+        .map_err(|e| map_open_error(rel, e))
+}
+
+/// `rel`, or — when its last component is a symlink — the repository-relative path of the
+/// file it resolves to, refused when that is outside the root.
+fn resolve_final(root: &Path, rel: &str) -> Result<String, RepoFileError> {
+    let (parent, name) = split_parent(rel);
+    let Some(name) = name else {
+        return Ok(rel.to_owned());
+    };
+    let dir = match open_dir_beneath(root, parent, rel) {
+        Ok(d) => d,
+        // The parent does not exist yet: no symlink can be there.
+        Err(e) if e.is_not_found() => return Ok(rel.to_owned()),
+        Err(e) => return Err(e),
+    };
+    match rustix::fs::statat(&dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(st)
+            if rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Symlink => {
+        }
+        _ => return Ok(rel.to_owned()),
+    }
+    let outside = |why: String| RepoFileError::Outside {
+        path: rel.to_owned(),
+        why,
+    };
+    let joined = root.join(rel);
+    // A dangling link: resolve its directory and keep its last name.
+    let resolved = match joined.canonicalize() {
+        Ok(p) => p,
+        Err(_) => {
+            let link = std::fs::read_link(&joined).map_err(|source| RepoFileError::Io {
+                path: rel.to_owned(),
+                source,
+            })?;
+            let abs = joined.parent().unwrap_or(root).join(link);
+            let dir = abs
+                .parent()
+                .and_then(|p| p.canonicalize().ok())
+                .ok_or_else(|| outside(format!("it is a dangling symlink to {}", abs.display())))?;
+            dir.join(abs.file_name().unwrap_or_default())
+        }
+    };
+    let inner = resolved
+        .strip_prefix(root)
+        .map_err(|_| outside(format!("it is a symlink to {}", resolved.display())))?;
+    let inner = inner
+        .to_str()
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| outside(format!("it is a symlink to {}", resolved.display())))?;
+    Ok(inner.to_owned())
+}
+
+/// Splits `a/b/c` into (`a/b`, `c`), and `c` into (``, `c`); `None` for a path ending in
+/// `.` or with no name.
+fn split_parent(rel: &str) -> (&str, Option<&str>) {
+    let trimmed = rel.trim_end_matches('/');
+    match trimmed.rsplit_once('/') {
+        Some((p, n)) if !n.is_empty() && n != "." => (p, Some(n)),
+        None if !trimmed.is_empty() && trimmed != "." => ("", Some(trimmed)),
+        _ => (trimmed, None),
+    }
+}
+
+/// Opens the directory `parent` (relative, may be empty for the root) beneath `root`.
+fn open_dir_beneath(root: &Path, parent: &str, rel: &str) -> Result<OwnedFd, RepoFileError> {
+    let parent = if parent.is_empty() { "." } else { parent };
+    open_beneath(
+        root,
+        parent,
+        OFlags::RDONLY | OFlags::DIRECTORY,
+        Mode::empty(),
+    )
+    .map_err(|e| {
+        match e {
+            // Report the file the caller named, not the directory.
+            RepoFileError::NotFound { .. } => RepoFileError::NotFound {
+                path: rel.to_owned(),
+            },
+            RepoFileError::Outside { why, .. } => RepoFileError::Outside {
+                path: rel.to_owned(),
+                why,
+            },
+            RepoFileError::Io { source, .. } if source.raw_os_error() == Some(libc_enotdir()) => {
+                RepoFileError::NotRegular {
+                    path: rel.to_owned(),
+                    kind: "file where a directory is needed",
+                }
+            }
+            other => other,
+        }
+    })
+}
+
+/// `ENOTDIR`, without a libc dependency.
+fn libc_enotdir() -> i32 {
+    rustix::io::Errno::NOTDIR.raw_os_error()
+}
+
+/// Opens `parent` beneath `root`, creating each missing directory on the way (0755), each
+/// created inside a directory itself opened beneath the root.
+fn ensure_dir_beneath(root: &Path, parent: &str, rel: &str) -> Result<OwnedFd, RepoFileError> {
+    let mut done = String::new();
+    for comp in parent.split('/').filter(|c| !c.is_empty() && *c != ".") {
+        let here = open_dir_beneath(root, &done, rel)?;
+        match rustix::fs::mkdirat(&here, comp, Mode::from_raw_mode(0o755)) {
+            Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+            Err(e) => {
+                return Err(RepoFileError::Io {
+                    path: rel.to_owned(),
+                    source: e.into(),
+                });
+            }
+        }
+        if !done.is_empty() {
+            done.push('/');
+        }
+        done.push_str(comp);
+    }
+    open_dir_beneath(root, &done, rel)
+}
+
+/// What a file type is, for messages.
+fn file_type_name(kind: rustix::fs::FileType) -> &'static str {
+    use rustix::fs::FileType as T;
+    match kind {
+        T::Directory => "directory",
+        T::Symlink => "symlink",
+        T::Fifo => "FIFO",
+        T::Socket => "socket",
+        T::CharacterDevice => "character device",
+        T::BlockDevice => "block device",
+        _ => "special file",
+    }
+}
+
 /// Opens `rel` beneath `root` and requires a regular file (`fstat` of the descriptor).
 fn open_regular(
     root: &Path,
@@ -402,6 +629,73 @@ mod tests {
                 .unwrap_err()
                 .is_not_found()
         );
+    }
+
+    #[test]
+    fn write_creates_parents_replaces_atomically_and_keeps_the_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let (_d, root) = repo();
+        write_repo_file(&root, ".cursor/rules/wit.mdc", b"one").unwrap();
+        assert_eq!(
+            std::fs::read(root.join(".cursor/rules/wit.mdc")).unwrap(),
+            b"one"
+        );
+        std::fs::set_permissions(
+            root.join(".cursor/rules/wit.mdc"),
+            std::fs::Permissions::from_mode(0o600),
+        )
+        .unwrap();
+        write_repo_file(&root, ".cursor/rules/wit.mdc", b"two").unwrap();
+        let path = root.join(".cursor/rules/wit.mdc");
+        assert_eq!(std::fs::read(&path).unwrap(), b"two");
+        assert_eq!(path.metadata().unwrap().permissions().mode() & 0o777, 0o600);
+        // No temporary file is left behind.
+        let names: Vec<_> = std::fs::read_dir(root.join(".cursor/rules"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("wit.mdc")]);
+        remove_repo_file(&root, ".cursor/rules/wit.mdc").unwrap();
+        assert!(!path.exists());
+        assert!(
+            remove_repo_file(&root, ".cursor/rules/wit.mdc")
+                .unwrap_err()
+                .is_not_found()
+        );
+    }
+
+    #[test]
+    fn write_refuses_symlinks_out_and_follows_those_within() {
+        let (_d, root) = repo();
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("mcp.json");
+        std::fs::write(&target, "original").unwrap();
+        symlink(&target, root.join(".mcp.json")).unwrap();
+        let e = write_repo_file(&root, ".mcp.json", b"evil").unwrap_err();
+        assert!(matches!(e, RepoFileError::Outside { .. }), "{e}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "original");
+        assert!(root.join(".mcp.json").is_symlink());
+        // A directory on the way that leads out, and a dangling link out.
+        symlink(outside.path(), root.join(".cursor")).unwrap();
+        let e = write_repo_file(&root, ".cursor/mcp.json", b"evil").unwrap_err();
+        assert!(matches!(e, RepoFileError::Outside { .. }), "{e}");
+        assert!(!outside.path().join("mcp.json.tmp").exists());
+        symlink(outside.path().join("new.json"), root.join("dangling.json")).unwrap();
+        let e = write_repo_file(&root, "dangling.json", b"evil").unwrap_err();
+        assert!(matches!(e, RepoFileError::Outside { .. }), "{e}");
+        assert!(!outside.path().join("new.json").exists());
+        for p in ["../x", "/tmp/x", "a/../../x"] {
+            let e = write_repo_file(&root, p, b"x").unwrap_err();
+            assert!(matches!(e, RepoFileError::Outside { .. }), "{p}: {e}");
+        }
+        // Within the repository, the file the link names is written; the link stays.
+        symlink("src/a.ts", root.join("inner.ts")).unwrap();
+        write_repo_file(&root, "inner.ts", b"b").unwrap();
+        assert!(root.join("inner.ts").is_symlink());
+        assert_eq!(std::fs::read(root.join("src/a.ts")).unwrap(), b"b");
+        // A directory in the file's place is refused.
+        let e = write_repo_file(&root, "src", b"x").unwrap_err();
+        assert!(matches!(e, RepoFileError::NotRegular { .. }), "{e}");
     }
 
     #[test]

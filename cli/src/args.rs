@@ -36,13 +36,37 @@ pub fn command() -> clap::Command {
     base.after_help(help.clone()).after_long_help(help)
 }
 
+/// The help after `wit integrate --help`: what each agent gets.
+const INTEGRATE_HELP: &str = "\
+Files written (paths relative to the repository root):
+  claude  .mcp.json (mcpServers.wit), .claude/settings.json (hooks PreToolUse
+          Edit|MultiEdit|Write -> wit guard --agent claude, SessionStart -> wit status,
+          SessionEnd -> wit release --all), CLAUDE.md (instructions)
+  codex   .codex/config.toml ([mcp_servers.wit]), .codex/hooks.json (PreToolUse
+          apply_patch -> wit guard --agent codex, SessionStart -> wit status), AGENTS.md
+  cursor  .cursor/mcp.json (mcpServers.wit), .cursor/hooks.json (preToolUse
+          Write|Edit|MultiEdit -> wit guard --agent cursor), .cursor/rules/wit.mdc
+  gemini  .gemini/settings.json (mcpServers.wit, hooks BeforeTool write_file|replace ->
+          wit guard --agent gemini), GEMINI.md (instructions)
+wit is named `wit` when the wit on your PATH is this binary, else by its absolute path.
+
+Examples:
+  wit integrate claude --dry-run     # show the diffs, write nothing
+  wit integrate claude codex
+  wit integrate --remove cursor";
+
 /// The subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Set up wit in this repository: .wit/, .gitignore, a session id, the daemon, and
-    /// coordination instructions in CLAUDE.md and AGENTS.md.
-    #[command(after_help = "Example:\n  wit init")]
-    Init,
+    /// coordination instructions in CLAUDE.md and AGENTS.md; with --agents, also what
+    /// `wit integrate` writes for each agent named.
+    #[command(after_help = "Example:\n  wit init\n  wit init --agents claude,codex")]
+    Init {
+        /// Also integrate these agents (comma-separated), as `wit integrate` does.
+        #[arg(long, value_delimiter = ',', value_name = "AGENT")]
+        agents: Vec<crate::integrate::Agent>,
+    },
 
     /// Show intents, locks (with time left) and contracts.
     #[command(after_help = "Example:\n  wit status\n  wit status --json")]
@@ -166,6 +190,24 @@ pub enum Command {
         after_help = "Example (MCP configuration):\n  {\"command\": \"wit\", \"args\": [\"mcp\"], \"env\": {\"WIT_SESSION\": \"agent-a\"}}"
     )]
     Mcp,
+
+    /// Set up a coding agent to use wit: its MCP server registration (`wit mcp`), its
+    /// pre-edit hook (`wit guard`, which refuses an edit of a symbol another session has
+    /// locked) and the coordination instructions, merged into the project files it reads.
+    /// Other keys, their order and comments are kept; a second run changes nothing;
+    /// --remove takes out exactly what wit added.
+    #[command(after_help = INTEGRATE_HELP)]
+    Integrate {
+        /// The agents: claude, codex, cursor, gemini.
+        #[arg(required = true, value_name = "AGENT")]
+        agents: Vec<crate::integrate::Agent>,
+        /// Take wit's entries out again (files left empty are deleted).
+        #[arg(long)]
+        remove: bool,
+        /// Show the diff of each file and write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
 
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "Example:\n  \

@@ -14,6 +14,7 @@ mod explain;
 mod git;
 mod hooks;
 mod ids;
+mod integrate;
 mod mcp;
 mod output;
 mod root;
@@ -109,7 +110,7 @@ fn run(cli: Cli) -> u8 {
     }
     let result = (|| {
         let repo = match &cli.command {
-            Command::Init => root::discover_or_cwd()?,
+            Command::Init { .. } => root::discover_or_cwd()?,
             _ => root::discover()?,
         };
         let ctx = Ctx {

@@ -25,6 +25,7 @@ mod guard_edits;
 mod hooks_commit;
 mod hooks_contract_lifecycle;
 mod hooks_security;
+mod integrate_agents;
 mod mcp_server;
 mod migrate_first_impl;
 mod plugins_config;

@@ -67,11 +67,20 @@ struct InitReport {
     claude_md: FileOutcome,
     agents_md: FileOutcome,
     daemon_pid: Option<u32>,
+    /// What `--agents` integrated (see `wit integrate`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    agents: Vec<crate::integrate::AgentReport>,
 }
 
-/// `wit init`. Idempotent: a second run changes nothing.
-pub async fn run(ctx: &Ctx) -> CmdResult {
+/// `wit init [--agents …]`. Idempotent: a second run changes nothing.
+pub async fn run(ctx: &Ctx, agents: &[crate::integrate::Agent]) -> CmdResult {
     let root = &ctx.repo.root;
+    // Resolved first, so that an unusable binary path refuses before anything is written.
+    let program = if agents.is_empty() {
+        String::new()
+    } else {
+        crate::integrate::wit_program()?
+    };
     let wit = ctx.repo.ensure_wit_dir()?;
     wit.check_not_committed().map_err(Failure::other)?;
     // Every file init writes is written beneath the root: a CLAUDE.md, AGENTS.md or
@@ -83,6 +92,17 @@ pub async fn run(ctx: &Ctx) -> CmdResult {
     };
     let claude_md = append_section(root, "CLAUDE.md").map_err(Failure::other)?;
     let agents_md = append_section(root, "AGENTS.md").map_err(Failure::other)?;
+    let mut integrated = Vec::new();
+    for agent in agents {
+        if !integrated
+            .iter()
+            .any(|r: &crate::integrate::AgentReport| r.agent == *agent)
+        {
+            integrated.push(crate::integrate::run_agent(
+                root, *agent, false, false, &program,
+            )?);
+        }
+    }
     let mut client = ctx.client().await?;
     let status = fetch_status(&mut client).await.ok();
     if let Some(st) = &status {
@@ -95,6 +115,7 @@ pub async fn run(ctx: &Ctx) -> CmdResult {
         claude_md,
         agents_md,
         daemon_pid: status.map(|s| s.pid),
+        agents: integrated,
     };
     if ctx.json {
         print_json(&report);
@@ -120,6 +141,9 @@ pub async fn run(ctx: &Ctx) -> CmdResult {
         "  session      {} (shared fallback; each agent should set WIT_SESSION)",
         report.session_id
     );
+    if !report.agents.is_empty() {
+        crate::integrate::print_human(&report.agents, false, false, ctx);
+    }
     println!("Next: wit hook install   (refuse commits that break accepted contracts)");
     Ok(())
 }

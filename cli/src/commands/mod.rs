@@ -22,7 +22,7 @@ use crate::hooks;
 /// before any runtime exists).
 pub async fn run(ctx: &Ctx, command: Command) -> CmdResult {
     match command {
-        Command::Init => init::run(ctx).await,
+        Command::Init { agents } => init::run(ctx, &agents).await,
         Command::Status => status::run(ctx).await,
         Command::Declare(a) => declare::run(ctx, a).await,
         Command::Intent(c) => intent::run(ctx, c).await,
@@ -50,5 +50,10 @@ pub async fn run(ctx: &Ctx, command: Command) -> CmdResult {
         Command::Trust { yes } => trust::trust(ctx, yes).await,
         Command::Untrust => trust::untrust(ctx).await,
         Command::Mcp => crate::mcp::run(ctx).await,
+        Command::Integrate {
+            agents,
+            remove,
+            dry_run,
+        } => crate::integrate::run(ctx, &agents, remove, dry_run),
     }
 }
