@@ -19,6 +19,8 @@
 //! # What `wit guard` (the agents' pre-edit hook) answers when it cannot ask the daemon:
 //! # false lets the edit through (one line on stderr), true refuses it.
 //! fail_closed = false             # default: false
+//! # Whether a Claude Code `SessionEnd` hook (`wit guard`) releases the session's locks.
+//! release_on_session_end = true    # default: true
 //!
 //! # One table per analyzer plugin (a shared library built with wit_core::export_analyzer!).
 //! [[analyzers]]
@@ -98,11 +100,24 @@ impl Default for AnalysisConfig {
     }
 }
 
-/// The `[guard]` table: how `wit guard` behaves when it cannot check an edit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// The `[guard]` table: how `wit guard` behaves when it cannot check an edit, and at the
+/// end of an agent's session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GuardConfig {
     /// `fail_closed`: refuse edits when no daemon answers (default false: allow them).
     pub fail_closed: bool,
+    /// `release_on_session_end`: a `SessionEnd` hook releases the session's locks
+    /// (default true: a finished agent should not block others until its TTLs run out).
+    pub release_on_session_end: bool,
+}
+
+impl Default for GuardConfig {
+    fn default() -> Self {
+        GuardConfig {
+            fail_closed: false,
+            release_on_session_end: true,
+        }
+    }
 }
 
 /// One `[[analyzers]]` entry: a plugin library to load.
@@ -175,10 +190,13 @@ impl Config {
                 n => config.analysis.max_file_bytes = n,
             }
         }
-        if let Some(guard) = raw.guard
-            && let Some(fail_closed) = guard.fail_closed
-        {
-            config.guard.fail_closed = fail_closed;
+        if let Some(guard) = raw.guard {
+            if let Some(fail_closed) = guard.fail_closed {
+                config.guard.fail_closed = fail_closed;
+            }
+            if let Some(release) = guard.release_on_session_end {
+                config.guard.release_on_session_end = release;
+            }
         }
         for entry in raw.analyzers {
             let path_span = entry.path.span();
@@ -319,6 +337,7 @@ struct RawAnalysis {
 #[serde(deny_unknown_fields)]
 struct RawGuard {
     fail_closed: Option<bool>,
+    release_on_session_end: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -482,6 +501,9 @@ mod tests {
         assert!(!c.guard.fail_closed);
         let e = err("[guard]\nfail_closed = \"yes\"\n");
         assert!(e.contains("guard.fail_closed"), "{e}");
+        assert!(Config::default().guard.release_on_session_end);
+        let c = Config::parse("[guard]\nrelease_on_session_end = false\n", "wit.toml").unwrap();
+        assert!(!c.guard.release_on_session_end);
         let e = err("[guard]\nfail_close = true\n");
         assert!(e.contains("fail_close"), "{e}");
     }

@@ -225,3 +225,59 @@ fn with_no_daemon_edits_pass_with_one_line_unless_fail_closed() {
     assert!(run.stderr.contains("fail_closed"), "{run:#?}");
     assert!(r.daemon_pids().is_empty(), "the guard starts no daemon");
 }
+
+#[test]
+fn claude_session_hooks_register_print_the_status_and_release_the_sessions_locks() {
+    let r = repo();
+    r.wit(B, &["lock", "src/auth.ts:decode"]).ok();
+    let start = fixture(
+        "claude-session-start.json",
+        &r,
+        &[("__SESSION__", "claude-1")],
+    );
+    let out = guard(&r, None, &[], &start);
+    assert_eq!(out.code, 0, "{out:#?}");
+    assert!(
+        out.stdout.contains("You are session claude-1"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("src/auth.ts:decode is locked by agent-b"),
+        "the model learns who holds what: {}",
+        out.stdout
+    );
+
+    // The session locks something (as the same identity), then ends.
+    r.wit(Some("claude-1"), &["lock", "src/auth.ts:validateToken"])
+        .ok();
+    let end = fixture(
+        "claude-session-end.json",
+        &r,
+        &[("__SESSION__", "claude-1")],
+    );
+    let out = guard(&r, None, &[], &end);
+    assert_eq!(out.code, 0, "{out:#?}");
+    assert!(out.stderr.contains("released 1 lock"), "{}", out.stderr);
+    let locks = r.wit(None, &["status", "--json"]).ok().json()["locks"].clone();
+    let held: Vec<&str> = locks
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["symbolPath"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        held,
+        ["src/auth.ts:decode"],
+        "only the ending session's lock went"
+    );
+
+    // Configured to keep them.
+    r.write("wit.toml", "[guard]\nrelease_on_session_end = false\n");
+    r.wit(Some("claude-1"), &["lock", "src/auth.ts:validateToken"])
+        .ok();
+    assert_eq!(guard(&r, None, &[], &end).code, 0);
+    let locks = r.wit(None, &["status", "--json"]).ok().json()["locks"].clone();
+    assert_eq!(locks.as_array().unwrap().len(), 2, "kept: {locks}");
+}

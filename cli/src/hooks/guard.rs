@@ -113,6 +113,10 @@ pub fn run(args: &GuardArgs) -> u8 {
         // Not in a repository: nothing wit coordinates.
         Err(_) => return allow(agent),
     };
+    // Claude Code's session hooks go to the same command (one identity for all hooks).
+    if let Some((event, payload)) = super::agent_session::event_of(&input) {
+        return super::agent_session::handle(event, &payload, &repo);
+    }
     // No `.wit/`: wit is not used here (the guard may be configured for every project).
     if std::fs::symlink_metadata(repo.wit().dir()).is_err() {
         return allow(agent);
@@ -177,17 +181,23 @@ fn unchecked(agent: Agent, repo: Option<&Repo>, why: String) -> u8 {
 /// `[guard] fail_closed` of the repository's `wit.toml` (read only when the check could
 /// not run, so the common path does not pay for it).
 fn fail_closed(repo: &Repo) -> Result<bool, String> {
+    guard_config(repo)
+        .map(|g| g.fail_closed)
+        .map_err(|e| format!("{e}; failing open"))
+}
+
+/// The `[guard]` table of the repository's `wit.toml` (defaults when there is none).
+pub(crate) fn guard_config(repo: &Repo) -> Result<wit_core::config::GuardConfig, String> {
     use wit_core::config::FILE_NAME;
     match wit_boundary::read_repo_file(&repo.root, FILE_NAME, 1024 * 1024) {
         Ok(bytes) => {
-            let text = String::from_utf8(bytes)
-                .map_err(|_| format!("{FILE_NAME} is not UTF-8; failing open"))?;
+            let text = String::from_utf8(bytes).map_err(|_| format!("{FILE_NAME} is not UTF-8"))?;
             wit_core::Config::parse(&text, repo.root.join(FILE_NAME))
-                .map(|c| c.guard.fail_closed)
-                .map_err(|e| format!("{}; failing open", escape(&e.to_string())))
+                .map(|c| c.guard)
+                .map_err(|e| escape(&e.to_string()).into_owned())
         }
-        Err(RepoFileError::NotFound { .. }) => Ok(false),
-        Err(e) => Err(format!("{}; failing open", escape(&e.to_string()))),
+        Err(RepoFileError::NotFound { .. }) => Ok(Default::default()),
+        Err(e) => Err(escape(&e.to_string()).into_owned()),
     }
 }
 

@@ -3,8 +3,11 @@
 //!
 //! The hooks never start a daemon: starting one can take longer than the hooks' time
 //! limits (2 s, 500 ms), and a commit must never wait on it. With no daemon running, the
-//! pre-commit check is skipped (one line on stderr) and no trailers are added.
+//! pre-commit check is skipped (one line on stderr) and no trailers are added. The one
+//! exception is Claude Code's `SessionStart` ([`agent_session`]): a session is starting,
+//! wit is about to be used, and nothing waits on a commit.
 
+mod agent_session;
 pub mod guard;
 mod guard_payload;
 mod guard_ranges;

@@ -111,13 +111,15 @@ fn plan(agent: Agent, exe: &str) -> Vec<(&'static str, Vec<Edit>)> {
                         path: &["hooks", "PreToolUse"],
                         value: group(Some("Edit|MultiEdit|Write"), &guard),
                     },
+                    // The session hooks go through `wit guard` too: it reads the hook's
+                    // session_id, so they act as the same identity as the edit guard.
                     Edit::Element {
                         path: &["hooks", "SessionStart"],
-                        value: group(None, &format!("{sh} status")),
+                        value: group(None, &guard),
                     },
                     Edit::Element {
                         path: &["hooks", "SessionEnd"],
-                        value: group(None, &format!("{sh} release --all")),
+                        value: group(None, &guard),
                     },
                 ],
             ),

@@ -1,0 +1,179 @@
+//! Claude Code's session hooks, answered by `wit guard` (the same command as the pre-edit
+//! hook, so one hook entry point sees one identity):
+//!
+//! - **`SessionStart`**: registers the session with the daemon (`register`, starting the
+//!   daemon if none runs: a session is starting, so wit is about to be used) and prints a
+//!   short status to stdout, which Claude Code adds to the model's context: who holds
+//!   which locks, the open intents of others, and the workflow in one line.
+//! - **`SessionEnd`**: releases the ending session's locks, so that a finished agent does
+//!   not block the others until its TTLs run out (`[guard] release_on_session_end = false`
+//!   keeps them). Intents stay: they are a record of what was meant, closed by their owner.
+//!
+//! The identity is the guard's: `WIT_SESSION` when set, else the payload's `session_id`.
+//! Neither hook ever blocks the agent (exit 0 whatever happens; problems go to stderr).
+
+use serde_json::{Value, json};
+use wit_core::protocol::{IntentRecord, LockRecord};
+use wit_core::text::escape;
+
+use crate::client::Client;
+use crate::hooks::runtime;
+use crate::root::Repo;
+
+/// The session events handled here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionEvent {
+    /// `SessionStart`.
+    Start,
+    /// `SessionEnd`.
+    End,
+}
+
+/// The session event a hook payload announces, if it is one of ours.
+pub fn event_of(input: &str) -> Option<(SessionEvent, Value)> {
+    let v: Value = serde_json::from_str(input).ok()?;
+    let event = match v.get("hook_event_name")?.as_str()? {
+        "SessionStart" => SessionEvent::Start,
+        "SessionEnd" => SessionEvent::End,
+        _ => return None,
+    };
+    Some((event, v))
+}
+
+/// The identity the session hooks act as: `WIT_SESSION`, else the payload's
+/// `session_id`.
+fn identity(payload: &Value) -> Option<String> {
+    std::env::var("WIT_SESSION")
+        .ok()
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .or_else(|| {
+            payload
+                .get("session_id")
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+        })
+}
+
+/// Handles a session event; always exit 0.
+pub fn handle(event: SessionEvent, payload: &Value, repo: &Repo) -> u8 {
+    let Some(session) = identity(payload) else {
+        eprintln!("wit: no session id (set WIT_SESSION); nothing registered or released");
+        return 0;
+    };
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("wit: {e}");
+            return 0;
+        }
+    };
+    let outcome = match event {
+        SessionEvent::Start => rt.block_on(start(repo, &session)),
+        SessionEvent::End => rt.block_on(end(repo, &session)),
+    };
+    match outcome {
+        Ok(text) => {
+            if !text.is_empty() {
+                println!("{text}");
+            }
+        }
+        Err(e) => eprintln!("wit: {}", escape(&e)),
+    }
+    0
+}
+
+async fn start(repo: &Repo, session: &str) -> Result<String, String> {
+    let (mut client, _) = crate::autostart::ensure_running(repo)
+        .await
+        .map_err(|f| f.human())?;
+    call(
+        &mut client,
+        "register",
+        json!({"name": "claude-code", "sessionId": session}),
+    )
+    .await?;
+    let locks: Vec<LockRecord> =
+        serde_json::from_value(call(&mut client, "lock.query", json!({})).await?)
+            .map_err(|e| e.to_string())?;
+    let intents: Vec<IntentRecord> =
+        serde_json::from_value(call(&mut client, "intent.query", json!({})).await?)
+            .map_err(|e| e.to_string())?;
+    let mut out = format!(
+        "wit coordinates this repository. You are session {}.",
+        escape(session)
+    );
+    let others: Vec<&LockRecord> = locks.iter().filter(|l| l.session_id != session).collect();
+    let their_intents: Vec<&IntentRecord> =
+        intents.iter().filter(|i| i.session_id != session).collect();
+    if others.is_empty() && their_intents.is_empty() {
+        out.push_str(" No other session holds locks or has open intents.");
+    }
+    for l in others.iter().take(10) {
+        out.push_str(&format!(
+            "\n- {} is locked by {} ({} min left): do not edit it; wait, or coordinate.",
+            escape(&l.symbol_path),
+            escape(&l.session_id),
+            l.ttl_remaining_ms / 60_000
+        ));
+    }
+    for i in their_intents.iter().take(10) {
+        out.push_str(&format!(
+            "\n- {} intends: {} ({})",
+            escape(&i.session_id),
+            escape(&i.description),
+            escape(&crate::commands::intent::targets(i))
+        ));
+    }
+    out.push_str(
+        "\nBefore changing code: `wit declare --description … --files …`, `wit lock \
+         file:symbol`; release with `wit release` when done.",
+    );
+    Ok(out)
+}
+
+async fn end(repo: &Repo, session: &str) -> Result<String, String> {
+    let release = match super::guard::guard_config(repo) {
+        Ok(c) => c.release_on_session_end,
+        Err(e) => {
+            eprintln!("wit: {e}");
+            true
+        }
+    };
+    if !release {
+        return Ok(String::new());
+    }
+    // The daemon is not started for this: with none running there is nothing to release.
+    let mut client = crate::autostart::connect_existing(repo, super::guard::LIMIT)
+        .await
+        .map_err(|e| e.to_string())?;
+    let mine: Vec<LockRecord> = serde_json::from_value(
+        call(&mut client, "lock.query", json!({"sessionId": session})).await?,
+    )
+    .map_err(|e| e.to_string())?;
+    for l in &mine {
+        call(
+            &mut client,
+            "lock.release",
+            json!({"symbolPath": l.symbol_path, "sessionId": session}),
+        )
+        .await?;
+    }
+    if !mine.is_empty() {
+        eprintln!(
+            "wit: session {} ended; released {} lock(s)",
+            escape(session),
+            mine.len()
+        );
+    }
+    Ok(String::new())
+}
+
+async fn call(client: &mut Client, method: &str, params: Value) -> Result<Value, String> {
+    client
+        .call_value(method, params)
+        .await
+        .map_err(|e| format!("{method}: {e}"))
+}
