@@ -1,11 +1,11 @@
 //! The measured scenarios, in the order of issue 6.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
-use anyhow::{Result, ensure};
+use anyhow::{Context, Result, bail, ensure};
 use serde_json::{Value, json};
 
 use crate::Options;
@@ -365,12 +365,157 @@ fn wit_status(opts: &Options, report: &mut Report, runs: usize) -> Result<()> {
         max_rss = max_rss.max(rss);
     }
     report.latency("wit status (whole process)", &walls, "≤ 5 ms wall");
+    wit_guard(opts, report, &root, runs)?;
+    mcp_tool_calls(opts, report, &root, runs * 4)?;
     report.value(
         "wit status max RSS",
         format!("{:.1} MiB", mib(max_rss)),
         "≤ 10 MB",
         json!({"kib": max_rss}),
         mib(max_rss),
+    );
+    Ok(())
+}
+
+/// `wit guard` (the agents' pre-edit hook) as a whole process, with a Claude Code
+/// `PreToolUse` Edit payload, against the busy daemon of [`wit_status`]: an edit of a
+/// function nobody locked (allowed, in a file where others hold locks: both daemon calls)
+/// and one inside a function another session locked (refused, exit 2).
+fn wit_guard(opts: &Options, report: &mut Report, root: &Path, runs: usize) -> Result<()> {
+    let file = root.join(TS);
+    let edit = |function: usize| -> Result<PathBuf> {
+        let payload = json!({
+            "session_id": "bench", "transcript_path": "/dev/null",
+            "cwd": root, "hook_event_name": "PreToolUse", "tool_name": "Edit",
+            "tool_input": {
+                "file_path": file,
+                "old_string": format!("  if (v > {function}) {{"),
+                "new_string": format!("  if (v >= {function}) {{"),
+            }
+        });
+        let path = root.join(format!(".guard-payload-{function}.json"));
+        std::fs::write(&path, payload.to_string())?;
+        Ok(path)
+    };
+    // fn1 is locked by agent1 (see the state above); fn45 by nobody.
+    for (name, payload, expected, target) in [
+        (
+            "wit guard, edit allowed (whole process)",
+            edit(45)?,
+            0,
+            "≤ 20 ms p50",
+        ),
+        (
+            "wit guard, edit refused (whole process)",
+            edit(1)?,
+            2,
+            "≤ 20 ms p50",
+        ),
+    ] {
+        let mut walls = Samples::default();
+        for _ in 0..runs {
+            let t0 = Instant::now();
+            let out = Command::new(&opts.wit)
+                .args(["guard", "--agent", "claude"])
+                .env("WIT_REPO_ROOT", root)
+                .env("WIT_SESSION", "agent0")
+                .current_dir(root)
+                .stdin(std::fs::File::open(&payload)?)
+                .output()?;
+            walls.0.push(t0.elapsed());
+            if out.status.code() != Some(expected) {
+                bail!(
+                    "{name}: exit {:?}, expected {expected}: {}",
+                    out.status.code(),
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+        }
+        report.latency(name, &walls, target);
+    }
+    Ok(())
+}
+
+/// MCP tool calls through `wit mcp` (newline-delimited JSON-RPC on its stdio, as every MCP
+/// client speaks it): `wit_lock` then `wit_release` of one function, each timed from the
+/// request written to the answer read.
+fn mcp_tool_calls(opts: &Options, report: &mut Report, root: &Path, rounds: usize) -> Result<()> {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = Command::new(&opts.wit)
+        .arg("mcp")
+        .env("WIT_REPO_ROOT", root)
+        .env("WIT_SESSION", "bench-mcp")
+        .current_dir(root)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()?;
+    let mut input = child.stdin.take().context("no stdin")?;
+    let mut output = BufReader::new(child.stdout.take().context("no stdout")?);
+    let mut id = 0u64;
+    /// Sends one request and reads lines until its answer (skipping notifications).
+    fn request(
+        input: &mut impl Write,
+        output: &mut impl BufRead,
+        id: &mut u64,
+        method: &str,
+        params: Value,
+    ) -> Result<Value> {
+        *id += 1;
+        let msg = json!({"jsonrpc": "2.0", "id": *id, "method": method, "params": params});
+        writeln!(input, "{msg}")?;
+        input.flush()?;
+        loop {
+            let mut line = String::new();
+            if output.read_line(&mut line)? == 0 {
+                bail!("wit mcp closed its output");
+            }
+            let v: Value = serde_json::from_str(&line)?;
+            if v["id"] == json!(*id) {
+                return Ok(v);
+            }
+        }
+    }
+    request(
+        &mut input,
+        &mut output,
+        &mut id,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "wit-bench", "version": "1"}}),
+    )?;
+    writeln!(
+        input,
+        "{}",
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    )?;
+    let symbol = format!("{TS}:fn60");
+    let (mut locks, mut releases) = (Samples::default(), Samples::default());
+    for _ in 0..rounds {
+        for (tool, samples) in [("wit_lock", &mut locks), ("wit_release", &mut releases)] {
+            let t0 = Instant::now();
+            let v = request(
+                &mut input,
+                &mut output,
+                &mut id,
+                "tools/call",
+                json!({"name": tool, "arguments": {"symbolPath": symbol}}),
+            )?;
+            samples.0.push(t0.elapsed());
+            ensure!(v["result"]["isError"] == json!(false), "{tool} failed: {v}");
+        }
+    }
+    drop(input);
+    let _ = child.wait();
+    report.latency(
+        "MCP tool call wit_lock (through wit mcp)",
+        &locks,
+        "reported",
+    );
+    report.latency(
+        "MCP tool call wit_release (through wit mcp)",
+        &releases,
+        "reported",
     );
     Ok(())
 }

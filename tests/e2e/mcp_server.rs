@@ -23,6 +23,7 @@ const TOOLS: &[&str] = &[
     "wit_contract_respond",
     "wit_contract_withdraw",
     "wit_declare",
+    "wit_events",
     "wit_intent_update",
     "wit_lock",
     "wit_release",
@@ -377,5 +378,66 @@ fn mcp_tool_call_latency() {
             pct(&mut release, 95)
         );
         mcp.cancel().await.expect("close");
+    });
+}
+
+/// A client that forwards `notifications/resources/updated` to a channel.
+struct Notified {
+    updated: tokio::sync::mpsc::UnboundedSender<String>,
+}
+
+impl rmcp::ClientHandler for Notified {
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        let _ = self.updated.send(params.uri);
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("watcher", "1.0"),
+        )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+}
+
+#[test]
+fn mcp_status_subscribers_are_notified_of_changes_and_wit_events_returns_the_log() {
+    let r = repo();
+    runtime().block_on(async {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let cmd = tokio::process::Command::from(wit_command(r.path(), Some("watcher"), &["mcp"]));
+        let transport = TokioChildProcess::new(cmd).expect("spawn wit mcp");
+        let watcher = Notified { updated: tx }
+            .serve(transport)
+            .await
+            .expect("initialize");
+        #[allow(deprecated)]
+        watcher
+            .peer()
+            .subscribe(rmcp::model::SubscribeRequestParams::new("wit://status"))
+            .await
+            .expect("subscribe");
+        // Another agent changes something: the subscriber hears of it, with no polling.
+        r.wit(Some("other"), &["lock", "src/auth.ts:validateToken"])
+            .ok();
+        let uri = tokio::time::timeout(Duration::from_secs(30), rx.recv())
+            .await
+            .expect("a notification")
+            .expect("the channel is open");
+        assert_eq!(uri, "wit://status");
+
+        let mcp = connect(&r, Some("a"), "agent").await;
+        let v = ok(call(&mcp, "wit_events", json!({"since": 0})).await);
+        assert_eq!(v["events"][0]["kind"], "lock.acquired", "{v}");
+        assert_eq!(v["events"][0]["sessionId"], "other", "{v}");
+        let next = v["next"].clone();
+        let empty = ok(call(&mcp, "wit_events", json!({"since": next, "timeoutMs": 10})).await);
+        assert_eq!(empty["events"], json!([]), "{empty}");
+        mcp.cancel().await.ok();
+        watcher.cancel().await.ok();
     });
 }

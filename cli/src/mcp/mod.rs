@@ -15,8 +15,12 @@
 //!   arguments not matching the schema) are protocol errors. A bad request never ends the
 //!   server.
 //! - Identity: see [`identity`].
-//! - Notifications: none. The daemon publishes no change events yet, so the server cannot
-//!   tell a client that the status resource changed; clients re-read it.
+//! - Notifications: a client that subscribes to `wit://status` (`resources/subscribe`)
+//!   gets `notifications/resources/updated` whenever the daemon's event log
+//!   (`events.poll`) has something new — a lock, an intent, a contract changed — and reads
+//!   the resource again. The server follows the log with one long poll, no timer. The
+//!   newer `subscriptions/listen` of protocol 2026-07-28 is not offered yet. The tool
+//!   `wit_events` returns the log itself.
 
 pub mod identity;
 pub mod tools;
@@ -27,7 +31,7 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
     CallToolResult, ContentBlock, Implementation, ListResourcesResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ServerCapabilities, ServerConfig,
+    ResourceContents, ServerCapabilities, ServerConfig, SubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool_handler};
@@ -40,6 +44,36 @@ use crate::exit::{CmdResult, Failure};
 use crate::output::Style;
 use crate::root::Repo;
 use identity::Identity;
+
+/// Follows the daemon's event log and tells `peer` that the status changed after each
+/// batch of new events. Ends when a notification cannot be delivered (the client left).
+async fn follow_events(repo: Repo, peer: rmcp::service::Peer<RoleServer>, since: Value) {
+    let mut since = since;
+    loop {
+        let Ok((mut client, _)) = crate::autostart::ensure_running(&repo).await else {
+            return;
+        };
+        client.set_timeout(std::time::Duration::from_secs(90));
+        loop {
+            let params = json!({"since": since, "timeoutMs": 60_000});
+            let Ok(r) = client.call_value("events.poll", params).await else {
+                break; // the daemon went away: reconnect (which restarts it)
+            };
+            let new = r["events"].as_array().is_some_and(|e| !e.is_empty());
+            since = r["next"].clone();
+            if new
+                && peer
+                    .notify_resource_updated(rmcp::model::ResourceUpdatedNotificationParam::new(
+                        STATUS_URI,
+                    ))
+                    .await
+                    .is_err()
+            {
+                return;
+            }
+        }
+    }
+}
 
 /// The URI of the status resource.
 pub const STATUS_URI: &str = "wit://status";
@@ -223,6 +257,7 @@ impl ServerHandler for WitMcp {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
+                .enable_resources_subscribe()
                 .build(),
         )
         .with_server_info(
@@ -230,6 +265,42 @@ impl ServerHandler for WitMcp {
                 .with_title("wit: coordination for AI coding agents"),
         )
         .with_instructions(INSTRUCTIONS)
+    }
+
+    #[allow(deprecated)] // resources/subscribe: what today's clients send.
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if request.uri != STATUS_URI {
+            return Err(ErrorData::resource_not_found(
+                format!("no resource {} (wit serves {STATUS_URI})", request.uri),
+                None,
+            ));
+        }
+        // Where the log ends now, read before answering: every change the client can cause
+        // after its subscribe returned is then notified.
+        let mut client = self.client().await.map_err(|f| {
+            ErrorData::internal_error(format!("wit: {}", f.human()), Some(f.json()))
+        })?;
+        let now = self
+            .call(
+                &mut client,
+                "events.poll",
+                json!({"since": i64::MAX}),
+                "events",
+            )
+            .await
+            .map_err(|f| {
+                ErrorData::internal_error(format!("wit: {}", f.human()), Some(f.json()))
+            })?;
+        let repo = self.inner.repo.clone();
+        let peer = context.peer.clone();
+        // One follower per subscription; it ends when the client goes away (a failed
+        // notification) and survives a daemon restart (it reconnects).
+        tokio::spawn(async move { follow_events(repo, peer, now["last"].clone()).await });
+        Ok(())
     }
 
     async fn list_resources(
@@ -242,8 +313,8 @@ impl ServerHandler for WitMcp {
                 .with_title("wit status")
                 .with_description(
                     "Intents, locks (with time left) and contracts of the repository, and \
-                     the session this server acts as: the JSON of `wit status --json`. Not \
-                     pushed on change (the daemon has no events yet); read it again.",
+                     the session this server acts as: the JSON of `wit status --json`. \
+                     Subscribe to be told when it changes.",
                 )
                 .with_mime_type("application/json"),
         ]))

@@ -146,6 +146,22 @@ pub struct QueryParams {
     pub symbol_path: Option<String>,
 }
 
+/// `wit_events` arguments.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EventsParams {
+    /// The last `seq` you saw (default 0: from the start of the log).
+    #[serde(default)]
+    pub since: Option<u64>,
+    /// How long to wait for a new event when there is none yet, in ms (default 0: answer
+    /// at once; at most 60000 here).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// Only these kinds, e.g. `lock.released`, `lock.expired`, `contract.accepted`.
+    #[serde(default)]
+    pub kinds: Vec<String>,
+}
+
 /// `wit_contract_withdraw` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -320,6 +336,23 @@ impl WitMcp {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         finish(self.withdraw(p, &ctx).await)
+    }
+
+    /// `events.poll` (an extension method).
+    #[tool(
+        name = "wit_events",
+        description = "What changed, in order: the event log of locks (acquired, refreshed, \
+            released, expired), intents (declared, updated) and contracts (proposed, accepted, \
+            rejected, withdrawn, superseded), each with a gap-free `seq`. Call it with the \
+            last `next` you got to see only what is new; with timeoutMs it waits for the next \
+            change, e.g. for a lock you need to be released (kinds: [\"lock.released\", \
+            \"lock.expired\"]) instead of polling wit_status."
+    )]
+    async fn wit_events(
+        &self,
+        Parameters(p): Parameters<EventsParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        finish(self.events(p).await)
     }
 
     /// `check-contracts`.
@@ -514,6 +547,28 @@ impl WitMcp {
             .await?;
         // An array is not a valid structured content (it must be an object).
         Ok(success(None, json!({ "contracts": v })))
+    }
+
+    async fn events(&self, p: EventsParams) -> CmdResult<CallToolResult> {
+        // Bounded below the client's usual request timeout (a model should not hang).
+        let timeout = p.timeout_ms.unwrap_or(0).min(60_000);
+        let mut params = json!({"since": p.since.unwrap_or(0), "timeoutMs": timeout});
+        if !p.kinds.is_empty() {
+            params["kinds"] = json!(p.kinds);
+        }
+        let mut client = self.client().await?;
+        client.set_timeout(std::time::Duration::from_millis(timeout + 30_000));
+        let v = self
+            .call(&mut client, "events.poll", params, "events")
+            .await?;
+        let n = v["events"].as_array().map_or(0, Vec::len);
+        Ok(success(
+            Some(format!(
+                "{n} event(s); poll again with since = {}",
+                v["next"]
+            )),
+            v,
+        ))
     }
 
     async fn withdraw(
