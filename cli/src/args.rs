@@ -163,6 +163,43 @@ pub enum Command {
     #[command(after_help = "Example:\n  wit untrust")]
     Untrust,
 
+    /// Extend locks your session holds (each to now + TTL).
+    #[command(after_help = "Example:\n  wit renew src/auth.ts:validateToken --ttl 30m")]
+    Renew {
+        /// Symbol paths, `file:name` (file relative to the current directory).
+        #[arg(required = true)]
+        symbols: Vec<String>,
+        /// The new time to live: 90s, 30m, 2h (default: the daemon's).
+        #[arg(long, value_parser = parse_duration_ms)]
+        ttl: Option<u64>,
+    },
+
+    /// Release another session's abandoned lock (its agent crashed or left). Recorded
+    /// with who, when and why (`wit audit`); the holder is told by the event log.
+    #[command(
+        name = "force-release",
+        after_help = "Example:\n  wit force-release src/auth.ts:validateToken --reason \"agent-b crashed an hour ago\""
+    )]
+    ForceRelease {
+        /// The locked symbol, `file:name`.
+        symbol: String,
+        /// Why (required; recorded).
+        #[arg(long)]
+        reason: String,
+    },
+
+    /// End your session: release all its locks (intents stay).
+    #[command(name = "end-session", after_help = "Example:\n  wit end-session")]
+    EndSession,
+
+    /// The audit log: locks released by force, by expiry, or because their session ended.
+    #[command(after_help = "Example:\n  wit audit\n  wit audit --session agent-b --json")]
+    Audit {
+        /// Only records where this session held or released the lock.
+        #[arg(long)]
+        session: Option<String>,
+    },
+
     /// Print the event log: every lock, intent and contract change, numbered without
     /// gaps. With --follow, wait for new ones (Ctrl-C to stop); with --json, one event
     /// object per line.

@@ -17,6 +17,15 @@ pub(crate) async fn run(state: Arc<AppState>) {
                 let expired = locks::purge_expired(tx, now_ms())?;
                 // Nothing is released silently: each expiry is an event.
                 for l in &expired {
+                    crate::store::audit::record(
+                        tx,
+                        now_ms(),
+                        "expired",
+                        &l.symbol_path,
+                        &l.session_id,
+                        None,
+                        "its TTL ran out",
+                    )?;
                     crate::methods::event(
                         tx,
                         "lock.expired",

@@ -31,6 +31,10 @@ pub(crate) const METHODS: &[&str] = &[
     "contract.withdraw",
     "events.poll",
     "symbols.at",
+    "lock.renew",
+    "lock.forceRelease",
+    "session.end",
+    "audit.query",
 ];
 
 /// Whether `method` exists (step 4).
@@ -71,6 +75,10 @@ pub(crate) async fn call(
         "contract.query" => methods::contracts::query(&state, &params).await,
         "contract.withdraw" => methods::contracts::withdraw(&state, &params).await,
         "events.poll" => methods::events::poll(&state, &params).await,
+        "lock.renew" => methods::liveness::renew(&state, &params).await,
+        "lock.forceRelease" => methods::liveness::force_release(&state, &params).await,
+        "session.end" => methods::liveness::end(&state, &params).await,
+        "audit.query" => methods::liveness::audit_query(&state, &params).await,
         "check-contracts" => methods::checks::check_contracts(&state, &params).await,
         "rpc.discover" => Ok(state.openrpc.clone()),
         "daemon.status" => methods::status::status(&state).await,

@@ -17,6 +17,7 @@ mod daemon_envelope;
 mod daemon_events;
 mod daemon_intents;
 mod daemon_lifecycle;
+mod daemon_liveness;
 mod daemon_locks;
 mod daemon_robustness;
 mod daemon_stalls;

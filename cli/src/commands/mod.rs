@@ -8,6 +8,7 @@ pub mod declare;
 pub mod events;
 pub mod init;
 pub mod intent;
+pub mod liveness;
 pub mod lock;
 pub mod status;
 pub mod trust;
@@ -30,6 +31,12 @@ pub async fn run(ctx: &Ctx, command: Command) -> CmdResult {
         Command::Release(a) => lock::release(ctx, a).await,
         Command::Contract(c) => contract::run(ctx, c).await,
         Command::Watch { interval } => watch::run(ctx, interval).await,
+        Command::Renew { symbols, ttl } => liveness::renew(ctx, symbols, ttl).await,
+        Command::ForceRelease { symbol, reason } => {
+            liveness::force_release(ctx, &symbol, &reason).await
+        }
+        Command::EndSession => liveness::end_session(ctx).await,
+        Command::Audit { session } => liveness::audit(ctx, session).await,
         Command::Events {
             since,
             follow,

@@ -62,6 +62,15 @@ pub(crate) async fn acquire(
             }
             let before = locks::get_any(tx, canonical)?;
             if let Some(old) = before.as_ref().filter(|l| l.expires_at <= now) {
+                crate::store::audit::record(
+                    tx,
+                    now,
+                    "expired",
+                    canonical,
+                    &old.session_id,
+                    None,
+                    "its TTL ran out (taken over)",
+                )?;
                 event(
                     tx,
                     "lock.expired",
@@ -233,6 +242,16 @@ async fn release_one_of(
                 locks::delete(tx, path)?;
                 event(tx, "lock.released", Some(&session), path, json!({}))?;
                 return Ok(());
+            }
+            // Gone: if another session forced it away from us, say so (the former
+            // holder learns it from its next call, not only from the events).
+            for path in &spellings {
+                if let Some(f) = crate::store::audit::last_forced(tx, path, &session)? {
+                    return Err(Failure::domain(
+                        ErrorCode::LockNotFound,
+                        json!({ "forced": { "by": f.by, "at": f.at, "reason": f.reason } }),
+                    ));
+                }
             }
             Err(Failure::bare(ErrorCode::LockNotFound))
         })

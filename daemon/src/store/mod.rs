@@ -9,6 +9,7 @@
 //! when both are free, and otherwise hands the work to the blocking pool.
 
 pub(crate) mod agents;
+pub(crate) mod audit;
 pub(crate) mod batch;
 pub(crate) mod contracts;
 pub(crate) mod events;

@@ -86,6 +86,20 @@ CREATE TABLE events (
     data       TEXT NOT NULL
 );
 "#,
+    r#"
+-- The audit log of releases not made by the holder itself (forced, expired, session
+-- ended): nothing is released silently.
+CREATE TABLE audit (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    at          INTEGER NOT NULL,
+    action      TEXT NOT NULL,
+    symbol_path TEXT NOT NULL,
+    holder      TEXT NOT NULL,
+    by_session  TEXT,
+    reason      TEXT NOT NULL
+);
+CREATE INDEX audit_by_symbol ON audit(symbol_path, holder);
+"#,
 ];
 
 /// The schema version this build writes.

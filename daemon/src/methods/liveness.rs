@@ -1,0 +1,190 @@
+//! Liveness (extension methods, openrpc.extensions.json): agents crash, get killed and
+//! finish without cleaning up, and their locks would block everyone until the TTL runs
+//! out. These methods end locks early — and every release not made by the holder itself
+//! goes into the audit log (`audit.query`) and the event log, so nothing is released
+//! silently.
+//!
+//! - `lock.renew {symbolPath, sessionId, ttlMs?}`: extends a lock the session holds
+//!   (LOCK_NOT_FOUND when it has none or it expired; LOCK_NOT_HELD when another holds it).
+//! - `lock.forceRelease {symbolPath, sessionId, reason}`: releases another session's
+//!   abandoned lock, recorded with who, when and why; the former holder learns it from
+//!   the events (`lock.forced`) and from its next call (LOCK_NOT_FOUND with `forced`).
+//! - `session.end {sessionId}`: releases every lock of the session (intents stay: they
+//!   are a record of what was meant, closed by their owner).
+//! - `audit.query {since?, sessionId?, limit?}`: the audit log.
+
+use serde_json::{Map, Value, json};
+use wit_core::protocol::{ErrorCode, iso8601_millis};
+
+use super::{Failure, event, validated};
+use crate::params::Params;
+use crate::state::{AppState, now_ms};
+use crate::store::{audit, locks};
+
+/// Largest `ttlMs`, as for `lock.acquire`.
+const MAX_TTL_MS: u64 = 100 * 365 * 24 * 3600 * 1000;
+/// Most audit records one answer carries.
+const MAX_AUDIT: u64 = 1000;
+
+/// `lock.renew`.
+pub(crate) async fn renew(state: &AppState, params: &Map<String, Value>) -> Result<Value, Failure> {
+    let mut p = Params::new(params);
+    let symbol_path = p.lenient_symbol_path("symbolPath");
+    let session = p.req_str("sessionId");
+    let ttl = p.opt_positive_int("ttlMs", MAX_TTL_MS);
+    p.finish()?;
+    let (symbol_path, session) = (validated(symbol_path)?, validated(session)?);
+    let ttl = ttl.unwrap_or(state.config.default_lock_ttl_ms) as i64;
+    state
+        .write(move |tx| {
+            let now = now_ms();
+            let Some(lock) = locks::get(tx, &symbol_path, now)? else {
+                return Err(Failure::bare(ErrorCode::LockNotFound));
+            };
+            if lock.session_id != session {
+                return Err(Failure::domain(
+                    ErrorCode::LockNotHeld,
+                    json!({ "heldBy": lock.session_id }),
+                ));
+            }
+            let expires = now.saturating_add(ttl);
+            locks::acquire(tx, &symbol_path, &session, lock.acquired_at, expires)?
+                .map_err(|_| Failure::internal("the lock changed hands inside one write"))?;
+            event(
+                tx,
+                "lock.refreshed",
+                Some(&session),
+                &symbol_path,
+                json!({ "expiresAt": iso8601_millis(expires), "ttlMs": ttl, "renewed": true }),
+            )?;
+            Ok(json!({
+                "symbolPath": symbol_path,
+                "sessionId": session,
+                "acquiredAt": iso8601_millis(lock.acquired_at),
+                "expiresAt": iso8601_millis(expires),
+            }))
+        })
+        .await
+}
+
+/// `lock.forceRelease`.
+pub(crate) async fn force_release(
+    state: &AppState,
+    params: &Map<String, Value>,
+) -> Result<Value, Failure> {
+    let mut p = Params::new(params);
+    let symbol_path = p.lenient_symbol_path("symbolPath");
+    let session = p.req_str("sessionId");
+    let reason = p.req_str("reason");
+    p.finish()?;
+    let (symbol_path, session, reason) = (
+        validated(symbol_path)?,
+        validated(session)?,
+        validated(reason)?,
+    );
+    state
+        .write(move |tx| {
+            let now = now_ms();
+            let Some(lock) = locks::get(tx, &symbol_path, now)? else {
+                return Err(Failure::bare(ErrorCode::LockNotFound));
+            };
+            locks::delete(tx, &symbol_path)?;
+            audit::record(
+                tx,
+                now,
+                "forced",
+                &symbol_path,
+                &lock.session_id,
+                Some(&session),
+                &reason,
+            )?;
+            event(
+                tx,
+                "lock.forced",
+                Some(&lock.session_id),
+                &symbol_path,
+                json!({ "by": session, "reason": reason }),
+            )?;
+            tracing::warn!(
+                symbol = %symbol_path,
+                holder = %lock.session_id,
+                by = %session,
+                "lock released by force: {reason}"
+            );
+            Ok(json!({
+                "released": true,
+                "symbolPath": symbol_path,
+                "formerHolder": lock.session_id,
+                "by": session,
+                "reason": reason,
+                "at": now,
+            }))
+        })
+        .await
+}
+
+/// `session.end`.
+pub(crate) async fn end(state: &AppState, params: &Map<String, Value>) -> Result<Value, Failure> {
+    let mut p = Params::new(params);
+    let session = p.req_str("sessionId");
+    p.finish()?;
+    let session = validated(session)?;
+    state
+        .write(move |tx| {
+            let now = now_ms();
+            let held = locks::list(tx, Some(&session), now)?;
+            let mut released = Vec::new();
+            for lock in held {
+                locks::delete(tx, &lock.symbol_path)?;
+                audit::record(
+                    tx,
+                    now,
+                    "session-ended",
+                    &lock.symbol_path,
+                    &session,
+                    Some(&session),
+                    "its session ended",
+                )?;
+                event(
+                    tx,
+                    "lock.released",
+                    Some(&session),
+                    &lock.symbol_path,
+                    json!({ "sessionEnded": true }),
+                )?;
+                released.push(lock.symbol_path);
+            }
+            event(
+                tx,
+                "session.ended",
+                Some(&session),
+                &session,
+                json!({ "releasedLocks": released.len() }),
+            )?;
+            Ok(json!({ "sessionId": session, "releasedLocks": released }))
+        })
+        .await
+}
+
+/// `audit.query`.
+pub(crate) async fn audit_query(
+    state: &AppState,
+    params: &Map<String, Value>,
+) -> Result<Value, Failure> {
+    let mut p = Params::new(params);
+    let since = p.opt_non_negative_int("since", i64::MAX as u64);
+    let session = p.opt_str("sessionId");
+    let limit = p.opt_positive_int("limit", MAX_AUDIT);
+    p.finish()?;
+    let records = state
+        .read(move |conn| {
+            Ok(audit::query(
+                conn,
+                since.unwrap_or(0) as i64,
+                session.as_deref(),
+                limit.unwrap_or(MAX_AUDIT) as usize,
+            )?)
+        })
+        .await?;
+    Ok(json!({ "records": records }))
+}
