@@ -23,10 +23,13 @@ const TOOLS: &[&str] = &[
     "wit_contract_respond",
     "wit_contract_withdraw",
     "wit_declare",
+    "wit_end_session",
     "wit_events",
+    "wit_force_release",
     "wit_intent_update",
     "wit_lock",
     "wit_release",
+    "wit_renew",
     "wit_status",
 ];
 
@@ -435,8 +438,57 @@ fn mcp_status_subscribers_are_notified_of_changes_and_wit_events_returns_the_log
         assert_eq!(v["events"][0]["kind"], "lock.acquired", "{v}");
         assert_eq!(v["events"][0]["sessionId"], "other", "{v}");
         let next = v["next"].clone();
-        let empty = ok(call(&mcp, "wit_events", json!({"since": next, "timeoutMs": 10})).await);
-        assert_eq!(empty["events"], json!([]), "{empty}");
+        // Liveness tools: renew needs the lock, force-release takes another's, end-session.
+        let renew = call(
+            &mcp,
+            "wit_renew",
+            json!({"symbolPath": "src/auth.ts:validateToken"}),
+        )
+        .await;
+        assert_eq!(
+            renew.is_error,
+            Some(true),
+            "a's renew of other's lock: LOCK_NOT_HELD"
+        );
+        let forced = ok(call(
+            &mcp,
+            "wit_force_release",
+            json!({"symbolPath": "src/auth.ts:validateToken", "reason": "other left"}),
+        )
+        .await);
+        assert_eq!(forced["formerHolder"], "other");
+        ok(call(
+            &mcp,
+            "wit_lock",
+            json!({"symbolPath": "src/auth.ts:validateToken"}),
+        )
+        .await);
+        ok(call(
+            &mcp,
+            "wit_renew",
+            json!({"symbolPath": "src/auth.ts:validateToken", "ttlMs": 600000}),
+        )
+        .await);
+        let ended = ok(call(&mcp, "wit_end_session", json!({})).await);
+        assert_eq!(ended["releasedLocks"], json!(["src/auth.ts:validateToken"]));
+        let later = ok(call(&mcp, "wit_events", json!({"since": next, "timeoutMs": 10})).await);
+        let kinds: Vec<&str> = later["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "lock.forced",
+                "lock.acquired",
+                "lock.refreshed",
+                "lock.released",
+                "session.ended"
+            ],
+            "{later}"
+        );
         mcp.cancel().await.ok();
         watcher.cancel().await.ok();
     });

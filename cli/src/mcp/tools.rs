@@ -56,6 +56,32 @@ pub struct ReleaseParams {
     pub symbol_path: String,
 }
 
+/// `wit_renew` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RenewParams {
+    /// The symbol, `file:name`, as locked.
+    pub symbol_path: String,
+    /// New time to live from now, in ms (default: the repository's lock TTL).
+    #[serde(default)]
+    pub ttl_ms: Option<u64>,
+}
+
+/// `wit_force_release` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ForceReleaseParams {
+    /// The locked symbol, `file:name`.
+    pub symbol_path: String,
+    /// Why the holder's lock must go (recorded in the audit log, shown to the holder).
+    pub reason: String,
+}
+
+/// No arguments.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoParams {}
+
 /// Statuses an intent may be moved to.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -338,6 +364,51 @@ impl WitMcp {
         finish(self.withdraw(p, &ctx).await)
     }
 
+    /// `lock.renew` (an extension method).
+    #[tool(
+        name = "wit_renew",
+        description = "Extend a lock you hold before it expires, when your edit takes longer \
+            than planned (ttlMs from now; default: the repository's lock TTL). LOCK_NOT_FOUND \
+            means it already expired or was released: take it again with wit_lock."
+    )]
+    async fn wit_renew(
+        &self,
+        Parameters(p): Parameters<RenewParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        finish(self.renew(p, &ctx).await)
+    }
+
+    /// `lock.forceRelease` (an extension method).
+    #[tool(
+        name = "wit_force_release",
+        description = "Release ANOTHER session's lock, only when that agent is clearly gone \
+            (crashed, finished without releasing) — never to get around a conflict with a live \
+            agent; ask or wait instead. The reason is recorded with your identity in the audit \
+            log and shown to the former holder."
+    )]
+    async fn wit_force_release(
+        &self,
+        Parameters(p): Parameters<ForceReleaseParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        finish(self.force_release(p, &ctx).await)
+    }
+
+    /// `session.end` (an extension method).
+    #[tool(
+        name = "wit_end_session",
+        description = "When you are done with the whole task: release every lock you hold at \
+            once (your intents stay; mark them resolved with wit_intent_update)."
+    )]
+    async fn wit_end_session(
+        &self,
+        Parameters(_): Parameters<NoParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        finish(self.end_session(&ctx).await)
+    }
+
     /// `events.poll` (an extension method).
     #[tool(
         name = "wit_events",
@@ -474,6 +545,64 @@ impl WitMcp {
             )
             .await?;
         Ok(success(Some(format!("Released {path}.")), v))
+    }
+
+    async fn renew(
+        &self,
+        p: RenewParams,
+        ctx: &RequestContext<RoleServer>,
+    ) -> CmdResult<CallToolResult> {
+        let session = self.session(ctx)?;
+        let path = self.symbol_path(&p.symbol_path)?;
+        let mut params = json!({"symbolPath": path, "sessionId": session});
+        if let Some(t) = p.ttl_ms {
+            params["ttlMs"] = json!(t);
+        }
+        let mut client = self.client().await?;
+        let v = self.call(&mut client, "lock.renew", params, &path).await?;
+        Ok(success(
+            Some(format!("Renewed {path} until {}.", v["expiresAt"])),
+            v,
+        ))
+    }
+
+    async fn force_release(
+        &self,
+        p: ForceReleaseParams,
+        ctx: &RequestContext<RoleServer>,
+    ) -> CmdResult<CallToolResult> {
+        let session = self.session(ctx)?;
+        let path = self.symbol_path(&p.symbol_path)?;
+        let mut client = self.client().await?;
+        let v = self
+            .call(
+                &mut client,
+                "lock.forceRelease",
+                json!({"symbolPath": path, "sessionId": session, "reason": p.reason}),
+                &path,
+            )
+            .await?;
+        Ok(success(
+            Some(format!(
+                "Released {path} by force (held by {}).",
+                v["formerHolder"]
+            )),
+            v,
+        ))
+    }
+
+    async fn end_session(&self, ctx: &RequestContext<RoleServer>) -> CmdResult<CallToolResult> {
+        let session = self.session(ctx)?;
+        let mut client = self.client().await?;
+        let v = self
+            .call(
+                &mut client,
+                "session.end",
+                json!({"sessionId": session}),
+                &session,
+            )
+            .await?;
+        Ok(success(None, v))
     }
 
     async fn intent_update(
