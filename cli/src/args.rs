@@ -106,7 +106,9 @@ pub enum Command {
     /// document per line each time the state changes.
     #[command(after_help = "Example:\n  wit watch")]
     Watch {
-        /// How often to poll the daemon, e.g. 500ms or 2s.
+        /// How often to ask the daemon when it cannot push changes (an older daemon
+        /// without an event log, or one being restarted), e.g. 500ms or 2s. A current
+        /// daemon's changes show at once.
         #[arg(long, default_value = "500ms", value_parser = parse_duration_ms)]
         interval: u64,
     },

@@ -162,6 +162,36 @@ fn changes(before: &Snapshot, after: &Snapshot) -> Vec<String> {
     out
 }
 
+/// Resolves at the next change the daemon's event log records after `since` (updating
+/// it), or after `wait`; sleeps `interval` when the daemon has no event log (`since` is
+/// `None`) or is unreachable.
+async fn wait_for_change(
+    repo: &crate::root::Repo,
+    since: &mut Option<i64>,
+    connected: bool,
+    interval: Duration,
+    wait: Duration,
+) {
+    if !connected {
+        tokio::time::sleep(interval).await;
+        return;
+    }
+    let Ok(mut client) = autostart::connect_existing(repo, wait + Duration::from_secs(10)).await
+    else {
+        tokio::time::sleep(interval).await;
+        return;
+    };
+    let Some(from) = *since else {
+        tokio::time::sleep(interval).await;
+        return;
+    };
+    let params = json!({"since": from, "timeoutMs": wait.as_millis() as u64});
+    match client.call_value("events.poll", params).await {
+        Ok(r) => *since = r["next"].as_i64().or(Some(from)),
+        Err(_) => tokio::time::sleep(interval).await,
+    }
+}
+
 /// `wit watch`.
 pub async fn run(ctx: &Ctx, interval_ms: u64) -> CmdResult {
     let mut client = ctx.client().await?;
@@ -176,6 +206,13 @@ pub async fn run(ctx: &Ctx, interval_ms: u64) -> CmdResult {
     let mut last_snapshot: Option<Snapshot> = None;
     let mut last_draw = Instant::now();
     let mut connected = true;
+    // The end of the event log before the first snapshot: every change after it wakes the
+    // view. None: the daemon has no event log (an older one), so the view polls.
+    let mut since: Option<i64> = client
+        .call_value("events.poll", json!({"since": i64::MAX}))
+        .await
+        .ok()
+        .and_then(|r| r["last"].as_i64());
     loop {
         if !connected
             && let Ok(c) = autostart::connect_existing(&ctx.repo, autostart::CALL_TIMEOUT).await
@@ -252,12 +289,18 @@ pub async fn run(ctx: &Ctx, interval_ms: u64) -> CmdResult {
                 Err(e) => return Err(e),
             }
         }
+        // Wait for the next change: a long poll of the daemon's event log, so a change shows
+        // at once and nothing is asked while nothing happens. On a terminal the wait is
+        // capped at 5 s so that "time left" stays true; a daemon without events.poll (an
+        // older one) is polled every `--interval` instead.
+        let wait = if tty { Duration::from_secs(5) } else { Duration::from_secs(60) };
+        let next_change = wait_for_change(&ctx.repo, &mut since, connected, interval, wait);
         tokio::select! {
             _ = sigint.recv() => break,
             _ = sigterm.recv() => break,
             // Redraw at once for the new size.
             _ = resized.recv() => last_key.clear(),
-            _ = tokio::time::sleep(interval) => {}
+            _ = next_change => {}
         }
     }
     drop(screen);
