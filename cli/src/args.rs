@@ -87,7 +87,7 @@ pub enum Command {
     /// Lock symbols (`file:name`) for your session. All or nothing: when one is locked by
     /// another session, none is taken.
     #[command(
-        after_help = "Example:\n  wit lock src/auth.ts:validateToken --ttl 45m\n  \
+        after_help = "Example:\n  wit lock src/auth.ts:validateToken --ttl 45m\n  wit lock src/auth.ts:validateToken --wait 5m   # queue behind the holder\n  \
                             wit lock --symbol src/auth.ts:validateToken"
     )]
     Lock(LockArgs),
@@ -376,6 +376,10 @@ pub struct LockArgs {
     /// Default: the daemon's (30m unless wit.toml says otherwise).
     #[arg(long, value_parser = parse_duration_ms)]
     pub ttl: Option<u64>,
+    /// When the symbol is locked by another session, wait up to this long for it (first
+    /// come, first served among the waiters), e.g. 30s or 5m, instead of failing at once.
+    #[arg(long, value_parser = parse_duration_ms, value_name = "DURATION")]
+    pub wait: Option<u64>,
 }
 
 /// `wit release`.

@@ -53,6 +53,7 @@ mod methods;
 mod params;
 mod paths;
 mod purge;
+mod queues;
 mod router;
 mod server;
 mod state;

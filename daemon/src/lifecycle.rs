@@ -90,6 +90,7 @@ async fn serve(
         started_at_ms: now_ms(),
         openrpc,
         events: tokio::sync::watch::Sender::new(0),
+        lock_queues: Default::default(),
     });
 
     let listener = UnixListener::bind(wit.socket())

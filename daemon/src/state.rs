@@ -32,6 +32,8 @@ pub(crate) struct AppState {
     /// Bumped after every committed write: `events.poll` waiters wake on it and read the
     /// event log again (cheaper and simpler than routing each event to each waiter).
     pub events: tokio::sync::watch::Sender<u64>,
+    /// Waiting lines of `lock.acquire` with `waitMs`.
+    pub lock_queues: crate::queues::LockQueues,
 }
 
 impl AppState {

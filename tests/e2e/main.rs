@@ -22,6 +22,7 @@ mod daemon_locks;
 mod daemon_robustness;
 mod daemon_stalls;
 mod daemon_symbol_names;
+mod daemon_waiting;
 mod guard_edits;
 mod hooks_commit;
 mod hooks_contract_lifecycle;

@@ -62,6 +62,13 @@ pub async fn lock(ctx: &Ctx, a: LockArgs) -> CmdResult {
         if let Some(ttl) = a.ttl {
             params["ttlMs"] = json!(ttl);
         }
+        if let Some(wait) = a.wait {
+            params["waitMs"] = json!(wait);
+            // The answer may take the whole wait.
+            client.set_timeout(
+                std::time::Duration::from_millis(wait) + crate::autostart::CALL_TIMEOUT,
+            );
+        }
         match call::<LockAcquired>(&mut client, "lock.acquire", params, p).await {
             Ok(r) => acquired.push(r),
             Err(failure) => {

@@ -293,7 +293,11 @@ pub async fn run(ctx: &Ctx, interval_ms: u64) -> CmdResult {
         // at once and nothing is asked while nothing happens. On a terminal the wait is
         // capped at 5 s so that "time left" stays true; a daemon without events.poll (an
         // older one) is polled every `--interval` instead.
-        let wait = if tty { Duration::from_secs(5) } else { Duration::from_secs(60) };
+        let wait = if tty {
+            Duration::from_secs(5)
+        } else {
+            Duration::from_secs(60)
+        };
         let next_change = wait_for_change(&ctx.repo, &mut since, connected, interval, wait);
         tokio::select! {
             _ = sigint.recv() => break,

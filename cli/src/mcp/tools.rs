@@ -46,6 +46,10 @@ pub struct LockParams {
     /// unless wit.toml says otherwise). Locking again refreshes it.
     #[serde(default)]
     pub ttl_ms: Option<u64>,
+    /// When another session holds it, wait up to this many milliseconds for it (first come,
+    /// first served; at most 60000 here) instead of getting LOCK_CONFLICT at once.
+    #[serde(default)]
+    pub wait_ms: Option<u64>,
 }
 
 /// `wit_release` arguments.
@@ -505,6 +509,10 @@ impl WitMcp {
             params["ttlMs"] = json!(ttl);
         }
         let mut client = self.client().await?;
+        if let Some(wait) = p.wait_ms.map(|w| w.min(60_000)) {
+            params["waitMs"] = json!(wait);
+            client.set_timeout(std::time::Duration::from_millis(wait + 30_000));
+        }
         let v = self
             .call(&mut client, "lock.acquire", params, &path)
             .await?;

@@ -16,6 +16,8 @@ use crate::store::locks::{self, LockRow};
 
 /// Largest accepted `ttlMs`: about 100 years, so that expiry times stay formattable.
 const MAX_TTL_MS: u64 = 100 * 365 * 24 * 3600 * 1000;
+/// Longest `waitMs` (extension): one hour.
+const MAX_WAIT_MS: u64 = 3_600_000;
 
 /// `lock.acquire {symbolPath, sessionId, ttlMs?}`.
 ///
@@ -32,6 +34,7 @@ pub(crate) async fn acquire(
     let symbol_path = p.symbol_path("symbolPath");
     let session = p.req_str("sessionId");
     let ttl = p.opt_positive_int("ttlMs", MAX_TTL_MS);
+    let wait_ms = p.opt_non_negative_int("waitMs", MAX_WAIT_MS);
     p.finish()?;
     let (symbol_path, session) = (validated(symbol_path)?, validated(session)?);
     let ttl = ttl.unwrap_or(state.config.default_lock_ttl_ms) as i64;
@@ -43,9 +46,55 @@ pub(crate) async fn acquire(
     let analysis = outcome.first().and_then(|o| o.analysis()).cloned();
     let spellings = symbol_spellings(sp.file, sp.name, analysis.as_deref());
 
-    let who = session.clone();
-    let aliases = spellings.clone();
-    let outcome = state
+    let wait = wait_ms.unwrap_or(0);
+    let outcome = if wait == 0 {
+        try_take(state, &spellings, &session, ttl).await?
+    } else {
+        wait_for_lock(state, &spellings, &session, ttl, wait).await?
+    };
+    let row = match outcome {
+        Ok(row) => row,
+        Err(holder) => {
+            return Err(Failure::domain(
+                ErrorCode::LockConflict,
+                json!({ "heldBy": holder.session_id, "expiresAt": iso8601_millis(holder.expires_at) }),
+            ));
+        }
+    };
+    let warnings = match &analysis {
+        Some(analysis) => {
+            caller_warnings(
+                state,
+                sp.file,
+                sp.name,
+                &row.symbol_path,
+                analysis,
+                &session,
+            )
+            .await?
+        }
+        None => Vec::new(),
+    };
+    to_value(&LockAcquired {
+        symbol_path: row.symbol_path,
+        session_id: row.session_id,
+        acquired_at: iso8601_millis(row.acquired_at),
+        expires_at: iso8601_millis(row.expires_at),
+        warnings,
+    })
+}
+
+/// One attempt at the lock under its canonical spelling (`spellings[0]`): `Ok(row)` when
+/// taken or refreshed, `Err(holder)` when another session holds it (under any spelling).
+async fn try_take(
+    state: &AppState,
+    spellings: &[String],
+    session: &str,
+    ttl: i64,
+) -> Result<Result<LockRow, LockRow>, Failure> {
+    let who = session.to_owned();
+    let aliases = spellings.to_vec();
+    state
         .write(move |tx| {
             let now = now_ms();
             let Some((canonical, others)) = aliases.split_first() else {
@@ -98,37 +147,66 @@ pub(crate) async fn acquire(
             }
             Ok(taken)
         })
-        .await?;
-    let row = match outcome {
-        Ok(row) => row,
-        Err(holder) => {
-            return Err(Failure::domain(
-                ErrorCode::LockConflict,
-                json!({ "heldBy": holder.session_id, "expiresAt": iso8601_millis(holder.expires_at) }),
-            ));
+        .await
+}
+
+/// `lock.acquire` with `waitMs` (extension): queues behind the holder, first come first
+/// served among the waiters of this symbol, until the lock is free or `wait_ms` passes.
+/// Only the head of the queue tries; every committed write (a release, a forced release)
+/// wakes it, and it also wakes when the holder's TTL runs out. A waiter whose client goes
+/// away leaves the queue (its ticket is dropped with the request).
+async fn wait_for_lock(
+    state: &AppState,
+    spellings: &[String],
+    session: &str,
+    ttl: i64,
+    wait_ms: u64,
+) -> Result<Result<LockRow, LockRow>, Failure> {
+    let key = spellings.first().cloned().unwrap_or_default();
+    let ticket = state.lock_queues.join(&key);
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_millis(wait_ms);
+    let mut changed = state.events.subscribe();
+    loop {
+        changed.mark_unchanged();
+        let timed_out = tokio::time::Instant::now() >= deadline;
+        let holder = if ticket.is_head() || timed_out {
+            match try_take(state, spellings, session, ttl).await? {
+                Ok(row) => return Ok(Ok(row)),
+                Err(holder) => holder,
+            }
+        } else {
+            match current_holder(state, &key).await? {
+                Some(h) => h,
+                // Free but not ours to take yet: the waiters ahead go first.
+                None => LockRow {
+                    symbol_path: key.clone(),
+                    session_id: String::new(),
+                    acquired_at: 0,
+                    expires_at: 0,
+                },
+            }
+        };
+        if timed_out {
+            return Ok(Err(holder));
         }
-    };
-    let warnings = match &analysis {
-        Some(analysis) => {
-            caller_warnings(
-                state,
-                sp.file,
-                sp.name,
-                &row.symbol_path,
-                analysis,
-                &session,
-            )
-            .await?
-        }
-        None => Vec::new(),
-    };
-    to_value(&LockAcquired {
-        symbol_path: row.symbol_path,
-        session_id: row.session_id,
-        acquired_at: iso8601_millis(row.acquired_at),
-        expires_at: iso8601_millis(row.expires_at),
-        warnings,
-    })
+        // Wake at the next committed write, at the holder's expiry, or at the deadline.
+        let expiry = tokio::time::Instant::now()
+            + std::time::Duration::from_millis((holder.expires_at - now_ms()).max(0) as u64);
+        let until = if holder.expires_at > 0 {
+            expiry.min(deadline)
+        } else {
+            deadline
+        };
+        let _ = tokio::time::timeout_at(until, changed.changed()).await;
+    }
+}
+
+/// The unexpired lock on `symbol_path`, if any.
+async fn current_holder(state: &AppState, symbol_path: &str) -> Result<Option<LockRow>, Failure> {
+    let path = symbol_path.to_owned();
+    state
+        .read(move |conn| Ok(locks::get(conn, &path, now_ms())?))
+        .await
 }
 
 /// Callers (in the same file) of the newly locked symbol (`name` in `file`, locked as

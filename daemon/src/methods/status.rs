@@ -48,7 +48,10 @@ pub(crate) async fn status(state: &AppState) -> Result<Value, Failure> {
         "uptimeMs": now - state.started_at_ms,
         "root": state.root.display().to_string(),
         "socket": state.wit.socket().display().to_string(),
-        "counts": { "locks": locks, "intents": intents, "contracts": contracts },
+        "counts": {
+            "locks": locks, "intents": intents, "contracts": contracts,
+            "lockWaiters": state.lock_queues.total(),
+        },
         "analyzers": analyzers,
         "config": config_json(state),
         "failed": failed_json(state),
