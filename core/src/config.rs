@@ -22,6 +22,10 @@
 //! # Whether a Claude Code `SessionEnd` hook (`wit guard`) releases the session's locks.
 //! release_on_session_end = true    # default: true
 //!
+//! [sessions]
+//! # End a session whose heartbeats (session.heartbeat) stopped for this long. Default: off.
+//! heartbeat_timeout = "10m"
+//!
 //! # One table per analyzer plugin (a shared library built with wit_core::export_analyzer!).
 //! [[analyzers]]
 //! # The library: relative to the repository root, or absolute. `~` is not expanded.
@@ -59,8 +63,19 @@ pub struct Config {
     pub analysis: AnalysisConfig,
     /// `[guard]`.
     pub guard: GuardConfig,
+    /// `[sessions]`.
+    pub sessions: SessionsConfig,
     /// `[[analyzers]]`, in file order.
     pub analyzers: Vec<AnalyzerConfig>,
+}
+
+/// The `[sessions]` table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SessionsConfig {
+    /// `heartbeat_timeout`, in milliseconds: a session that sent `session.heartbeat` and
+    /// then stopped for longer is ended by the daemon (its locks released, audited).
+    /// `None` (the default): never, since v1 clients never send heartbeats.
+    pub heartbeat_timeout_ms: Option<u64>,
 }
 
 /// The `[locks]` table.
@@ -169,6 +184,11 @@ impl Config {
         })?;
 
         let mut config = Config::default();
+        if let Some(sessions) = raw.sessions
+            && let Some(t) = sessions.heartbeat_timeout
+        {
+            config.sessions.heartbeat_timeout_ms = Some(t.into_inner().0);
+        }
         if let Some(locks) = raw.locks
             && let Some(ttl) = locks.default_ttl
         {
@@ -317,8 +337,15 @@ struct RawConfig {
     locks: Option<RawLocks>,
     analysis: Option<RawAnalysis>,
     guard: Option<RawGuard>,
+    sessions: Option<RawSessions>,
     #[serde(default)]
     analyzers: Vec<RawAnalyzer>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSessions {
+    heartbeat_timeout: Option<Spanned<DurationMs>>,
 }
 
 #[derive(Deserialize)]
@@ -384,11 +411,17 @@ impl<'de> Deserialize<'de> for DurationMs {
 /// Also names serde's "struct RawLocks" for what the user sees: a table.
 fn trim_message(message: &str) -> String {
     let first = message.lines().next().unwrap_or(message).trim();
-    ["RawConfig", "RawLocks", "RawAnalysis", "RawAnalyzer"]
-        .iter()
-        .fold(first.to_owned(), |m, name| {
-            m.replace(&format!("struct {name}"), "a table")
-        })
+    [
+        "RawConfig",
+        "RawLocks",
+        "RawAnalysis",
+        "RawSessions",
+        "RawAnalyzer",
+    ]
+    .iter()
+    .fold(first.to_owned(), |m, name| {
+        m.replace(&format!("struct {name}"), "a table")
+    })
 }
 
 fn error_at(text: &str, file: &Path, span: Option<Range<usize>>, message: String) -> ConfigError {
@@ -506,6 +539,15 @@ mod tests {
         assert!(!c.guard.release_on_session_end);
         let e = err("[guard]\nfail_close = true\n");
         assert!(e.contains("fail_close"), "{e}");
+    }
+
+    #[test]
+    fn sessions_heartbeat_timeout_is_off_by_default_and_takes_a_duration() {
+        assert_eq!(Config::default().sessions.heartbeat_timeout_ms, None);
+        let c = Config::parse("[sessions]\nheartbeat_timeout = \"2m\"\n", "wit.toml").unwrap();
+        assert_eq!(c.sessions.heartbeat_timeout_ms, Some(120_000));
+        let e = err("[sessions]\nheartbeat = 5\n");
+        assert!(e.contains("heartbeat"), "{e}");
     }
 
     #[test]

@@ -82,9 +82,15 @@ impl Config {
                 (wit_core::Config::default(), file)
             }
         };
+        // Stale sessions are found by the purge task: with a heartbeat timeout it runs at
+        // least twice per timeout, so a dead session is ended within 1.5 timeouts.
+        let purge_interval = match parsed.sessions.heartbeat_timeout_ms {
+            Some(t) => std::time::Duration::from_millis((t / 2).clamp(100, 30_000)),
+            None => std::time::Duration::from_secs(30),
+        };
         Self {
             default_lock_ttl_ms: parsed.locks.default_ttl_ms,
-            purge_interval: std::time::Duration::from_secs(30),
+            purge_interval,
             file,
             parsed,
             plugins: PluginsReport::default(),

@@ -39,6 +39,20 @@ pub(crate) async fn run(state: Arc<AppState>) {
                 Ok(expired.len())
             })
             .await;
+        if let Some(timeout) = state.config.parsed.sessions.heartbeat_timeout_ms {
+            match state
+                .write(move |tx| crate::methods::liveness::end_stale_sessions(tx, timeout))
+                .await
+            {
+                Ok(ended) if ended.is_empty() => {}
+                Ok(ended) => tracing::warn!(
+                    "ended {} session(s) whose heartbeats stopped: {}",
+                    ended.len(),
+                    ended.join(", ")
+                ),
+                Err(e) => tracing::warn!("ending stale sessions failed: {:?}", e.0),
+            }
+        }
         match purged {
             Ok(0) => {}
             Ok(n) => tracing::info!("purged {n} expired lock(s)"),

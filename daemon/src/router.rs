@@ -35,6 +35,7 @@ pub(crate) const METHODS: &[&str] = &[
     "lock.forceRelease",
     "session.end",
     "audit.query",
+    "session.heartbeat",
 ];
 
 /// Whether `method` exists (step 4).
@@ -79,6 +80,7 @@ pub(crate) async fn call(
         "lock.forceRelease" => methods::liveness::force_release(&state, &params).await,
         "session.end" => methods::liveness::end(&state, &params).await,
         "audit.query" => methods::liveness::audit_query(&state, &params).await,
+        "session.heartbeat" => methods::liveness::heartbeat(&state, &params).await,
         "check-contracts" => methods::checks::check_contracts(&state, &params).await,
         "rpc.discover" => Ok(state.openrpc.clone()),
         "daemon.status" => methods::status::status(&state).await,

@@ -158,3 +158,41 @@ fn the_cli_renews_forces_ends_and_shows_the_audit() {
     let human = r.wit(None, &["audit"]).ok().stdout;
     assert!(human.contains("a is gone"), "{human}");
 }
+
+#[test]
+fn a_session_whose_heartbeats_stop_is_ended_by_the_daemon_when_configured() {
+    let repo = TempRepo::new().with_file("wit.toml", "[sessions]\nheartbeat_timeout = 400\n");
+    let d = Daemon::start(repo.path());
+    let mut c = d.client();
+    let hb = c.ok("session.heartbeat", json!({"sessionId": "a"}));
+    assert_eq!(hb["timeoutMs"], 400);
+    c.ok("lock.acquire", lock("a.ts:f", "a"));
+    // A session that never heartbeats (a v1 client) is never ended.
+    c.ok("lock.acquire", lock("a.ts:g", "v1-client"));
+    wait_until(
+        "the silent session is ended",
+        Duration::from_secs(30),
+        || c.ok("lock.query", json!({"sessionId": "a"})) == json!([]),
+    );
+    let audit = c.ok("audit.query", json!({"sessionId": "a"}));
+    assert_eq!(audit["records"][0]["action"], "session-ended");
+    assert_eq!(audit["records"][0]["reason"], "its heartbeats stopped");
+    let ended = c.ok("events.poll", json!({"kinds": ["session.ended"]}));
+    assert_eq!(ended["events"][0]["data"]["stale"], true);
+    assert_eq!(
+        c.ok("lock.query", json!({"sessionId": "v1-client"}))
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn without_a_heartbeat_timeout_nobody_is_ended() {
+    let repo = TempRepo::new();
+    let d = Daemon::start(repo.path());
+    let mut c = d.client();
+    let hb = c.ok("session.heartbeat", json!({"sessionId": "a"}));
+    assert!(hb["timeoutMs"].is_null());
+}

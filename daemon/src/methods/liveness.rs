@@ -131,39 +131,97 @@ pub(crate) async fn end(state: &AppState, params: &Map<String, Value>) -> Result
     let session = validated(session)?;
     state
         .write(move |tx| {
-            let now = now_ms();
-            let held = locks::list(tx, Some(&session), now)?;
-            let mut released = Vec::new();
-            for lock in held {
-                locks::delete(tx, &lock.symbol_path)?;
-                audit::record(
-                    tx,
-                    now,
-                    "session-ended",
-                    &lock.symbol_path,
-                    &session,
-                    Some(&session),
-                    "its session ended",
-                )?;
-                event(
-                    tx,
-                    "lock.released",
-                    Some(&session),
-                    &lock.symbol_path,
-                    json!({ "sessionEnded": true }),
-                )?;
-                released.push(lock.symbol_path);
-            }
-            event(
-                tx,
-                "session.ended",
-                Some(&session),
-                &session,
-                json!({ "releasedLocks": released.len() }),
-            )?;
+            let released = end_session(tx, &session, "its session ended", false)?;
             Ok(json!({ "sessionId": session, "releasedLocks": released }))
         })
         .await
+}
+
+/// Ends `session` inside a write: releases each of its locks (audited, and an event each),
+/// forgets its heartbeats, then records `session.ended`. `stale`: the daemon ended it
+/// because its heartbeats stopped.
+pub(crate) fn end_session(
+    tx: &rusqlite::Connection,
+    session: &str,
+    reason: &str,
+    stale: bool,
+) -> Result<Vec<String>, Failure> {
+    let now = now_ms();
+    let held = locks::list(tx, Some(session), now)?;
+    let mut released = Vec::new();
+    for lock in held {
+        locks::delete(tx, &lock.symbol_path)?;
+        let by = if stale { None } else { Some(session) };
+        audit::record(
+            tx,
+            now,
+            "session-ended",
+            &lock.symbol_path,
+            session,
+            by,
+            reason,
+        )?;
+        event(
+            tx,
+            "lock.released",
+            Some(session),
+            &lock.symbol_path,
+            json!({ "sessionEnded": true }),
+        )?;
+        released.push(lock.symbol_path);
+    }
+    tx.prepare_cached("DELETE FROM heartbeats WHERE session_id = ?1")?
+        .execute([session])?;
+    event(
+        tx,
+        "session.ended",
+        Some(session),
+        session,
+        json!({ "releasedLocks": released.len(), "stale": stale, "reason": reason }),
+    )?;
+    Ok(released)
+}
+
+/// `session.heartbeat {sessionId}`: the session is alive. Only matters when
+/// `[sessions] heartbeat_timeout` is set: a session that heartbeats and then stops for
+/// longer is ended by the daemon.
+pub(crate) async fn heartbeat(
+    state: &AppState,
+    params: &Map<String, Value>,
+) -> Result<Value, Failure> {
+    let mut p = Params::new(params);
+    let session = p.req_str("sessionId");
+    p.finish()?;
+    let session = validated(session)?;
+    let timeout = state.config.parsed.sessions.heartbeat_timeout_ms;
+    state
+        .write(move |tx| {
+            let now = now_ms();
+            tx.prepare_cached(
+                "INSERT INTO heartbeats (session_id, last_at) VALUES (?1, ?2)
+                 ON CONFLICT(session_id) DO UPDATE SET last_at = excluded.last_at",
+            )?
+            .execute((&session, now))?;
+            Ok(json!({ "sessionId": session, "at": now, "timeoutMs": timeout }))
+        })
+        .await
+}
+
+/// Ends the sessions whose heartbeats stopped longer than `timeout_ms` ago (the purge
+/// task calls it); returns them.
+pub(crate) fn end_stale_sessions(
+    tx: &rusqlite::Connection,
+    timeout_ms: u64,
+) -> Result<Vec<String>, Failure> {
+    let cutoff = now_ms() - timeout_ms as i64;
+    let stale: Vec<String> = tx
+        .prepare_cached("SELECT session_id FROM heartbeats WHERE last_at < ?1")?
+        .query_map([cutoff], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for session in &stale {
+        end_session(tx, session, "its heartbeats stopped", true)?;
+    }
+    Ok(stale)
 }
 
 /// `audit.query`.

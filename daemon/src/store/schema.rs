@@ -100,6 +100,13 @@ CREATE TABLE audit (
 );
 CREATE INDEX audit_by_symbol ON audit(symbol_path, holder);
 "#,
+    r#"
+-- session.heartbeat: when each heartbeating session last said it is alive.
+CREATE TABLE heartbeats (
+    session_id TEXT PRIMARY KEY,
+    last_at    INTEGER NOT NULL
+);
+"#,
 ];
 
 /// The schema version this build writes.
