@@ -611,7 +611,7 @@ path = "/opt/wit/libzig.so"
         );
         assert_eq!(
             err("colour = \"blue\"\n"),
-            "wit.toml:1:1: colour: unknown field `colour`, expected one of `locks`, `analysis`, `guard`, `analyzers`"
+            "wit.toml:1:1: colour: unknown field `colour`, expected one of `locks`, `analysis`, `guard`, `sessions`, `analyzers`"
         );
         assert_eq!(
             err(
