@@ -536,21 +536,33 @@ impl WitMcp {
         Ok(success(summary, v))
     }
 
+    /// Calls `method` as this session on the symbol `symbol` (resolved like every path of
+    /// the tools), with `extra` fields added; the resolved path and the daemon's answer.
+    async fn on_symbol(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        symbol: &str,
+        method: &str,
+        extra: Value,
+    ) -> CmdResult<(String, Value)> {
+        let session = self.session(ctx)?;
+        let path = self.symbol_path(symbol)?;
+        let mut params = json!({"symbolPath": path, "sessionId": session});
+        if let (Some(params), Value::Object(extra)) = (params.as_object_mut(), extra) {
+            params.extend(extra);
+        }
+        let mut client = self.client().await?;
+        let v = self.call(&mut client, method, params, &path).await?;
+        Ok((path, v))
+    }
+
     async fn release(
         &self,
         p: ReleaseParams,
         ctx: &RequestContext<RoleServer>,
     ) -> CmdResult<CallToolResult> {
-        let session = self.session(ctx)?;
-        let path = self.symbol_path(&p.symbol_path)?;
-        let mut client = self.client().await?;
-        let v = self
-            .call(
-                &mut client,
-                "lock.release",
-                json!({"symbolPath": path, "sessionId": session}),
-                &path,
-            )
+        let (path, v) = self
+            .on_symbol(ctx, &p.symbol_path, "lock.release", json!({}))
             .await?;
         Ok(success(Some(format!("Released {path}.")), v))
     }
@@ -560,14 +572,13 @@ impl WitMcp {
         p: RenewParams,
         ctx: &RequestContext<RoleServer>,
     ) -> CmdResult<CallToolResult> {
-        let session = self.session(ctx)?;
-        let path = self.symbol_path(&p.symbol_path)?;
-        let mut params = json!({"symbolPath": path, "sessionId": session});
-        if let Some(t) = p.ttl_ms {
-            params["ttlMs"] = json!(t);
-        }
-        let mut client = self.client().await?;
-        let v = self.call(&mut client, "lock.renew", params, &path).await?;
+        let extra = match p.ttl_ms {
+            Some(t) => json!({"ttlMs": t}),
+            None => json!({}),
+        };
+        let (path, v) = self
+            .on_symbol(ctx, &p.symbol_path, "lock.renew", extra)
+            .await?;
         Ok(success(
             Some(format!("Renewed {path} until {}.", v["expiresAt"])),
             v,
@@ -579,15 +590,12 @@ impl WitMcp {
         p: ForceReleaseParams,
         ctx: &RequestContext<RoleServer>,
     ) -> CmdResult<CallToolResult> {
-        let session = self.session(ctx)?;
-        let path = self.symbol_path(&p.symbol_path)?;
-        let mut client = self.client().await?;
-        let v = self
-            .call(
-                &mut client,
+        let (path, v) = self
+            .on_symbol(
+                ctx,
+                &p.symbol_path,
                 "lock.forceRelease",
-                json!({"symbolPath": path, "sessionId": session, "reason": p.reason}),
-                &path,
+                json!({"reason": p.reason}),
             )
             .await?;
         Ok(success(
@@ -637,16 +645,8 @@ impl WitMcp {
         p: ProposeParams,
         ctx: &RequestContext<RoleServer>,
     ) -> CmdResult<CallToolResult> {
-        let session = self.session(ctx)?;
-        let path = self.symbol_path(&p.symbol_path)?;
-        let mut client = self.client().await?;
-        let v = self
-            .call(
-                &mut client,
-                "contract.propose",
-                json!({"sessionId": session, "symbolPath": path}),
-                &path,
-            )
+        let (_, v) = self
+            .on_symbol(ctx, &p.symbol_path, "contract.propose", json!({}))
             .await?;
         Ok(success(None, v))
     }
