@@ -449,12 +449,14 @@ pub enum HookName {
     PreCommit,
     /// Adds `Wit-Intent:` trailers.
     PrepareCommitMsg,
+    /// Refuses pushing commits that break accepted contracts.
+    PrePush,
 }
 
 /// `wit hook …`.
 #[derive(Subcommand, Debug)]
 pub enum HookCmd {
-    /// Install the pre-commit and prepare-commit-msg hooks (respects core.hooksPath). An
+    /// Install the pre-commit, prepare-commit-msg and pre-push hooks (respects core.hooksPath). An
     /// existing hook not made by wit is kept: with --force it is moved to `<hook>.pre-wit`
     /// and run before wit's; without, nothing is changed.
     #[command(

@@ -109,9 +109,29 @@ pub type FileContent = Result<Vec<u8>, String>;
 /// sense); the inner ones concern one file (not in the index, not a regular file, too
 /// large).
 pub fn staged_contents(root: &Path, paths: &[&[u8]]) -> Result<Vec<FileContent>, String> {
+    contents_at(root, b":0:", paths)
+}
+
+/// The content of each of `paths` in the commit `commit` (a full object id), in order,
+/// with one `git cat-file --batch`; like [`staged_contents`] otherwise.
+pub fn committed_contents(
+    root: &Path,
+    commit: &str,
+    paths: &[&[u8]],
+) -> Result<Vec<FileContent>, String> {
+    if commit.is_empty() || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(format!("not a commit id: {commit:?}"));
+    }
+    let prefix = format!("{commit}:");
+    contents_at(root, prefix.as_bytes(), paths)
+}
+
+/// The contents of `paths` under the object-name `prefix` (`:0:` for the index,
+/// `<commit>:` for a commit).
+fn contents_at(root: &Path, prefix: &[u8], paths: &[&[u8]]) -> Result<Vec<FileContent>, String> {
     let batchable = |p: &[u8]| !p.contains(&b'\n') && !p.ends_with(b"\r");
     let batched: Vec<&[u8]> = paths.iter().copied().filter(|p| batchable(p)).collect();
-    let mut from_batch = cat_file_batch(root, &batched)?.into_iter();
+    let mut from_batch = cat_file_batch(root, prefix, &batched)?.into_iter();
     let mut out = Vec::with_capacity(paths.len());
     for path in paths {
         if batchable(path) {
@@ -121,22 +141,28 @@ pub fn staged_contents(root: &Path, paths: &[&[u8]]) -> Result<Vec<FileContent>,
                     .ok_or_else(|| "git cat-file --batch answered too few objects".to_owned())?,
             );
         } else {
-            out.push(cat_file_alone(root, path));
+            out.push(cat_file_alone(root, prefix, path));
         }
     }
     Ok(out)
 }
 
 /// `:0:<path>`: the object name of `path`'s stage-0 index entry.
+#[cfg(test)]
 fn stage0_name(path: &[u8]) -> Vec<u8> {
-    let mut name = Vec::with_capacity(path.len() + 3);
-    name.extend_from_slice(b":0:");
+    object_name(b":0:", path)
+}
+
+/// `<prefix><path>`: `:0:src/a.ts` (the index), `<commit>:src/a.ts` (a commit).
+fn object_name(prefix: &[u8], path: &[u8]) -> Vec<u8> {
+    let mut name = Vec::with_capacity(path.len() + prefix.len());
+    name.extend_from_slice(prefix);
     name.extend_from_slice(path);
     name
 }
 
-fn cat_file_alone(root: &Path, path: &[u8]) -> FileContent {
-    let name = stage0_name(path);
+fn cat_file_alone(root: &Path, prefix: &[u8], path: &[u8]) -> FileContent {
+    let name = object_name(prefix, path);
     let args = [
         OsStr::new("cat-file"),
         OsStr::new("blob"),
@@ -145,7 +171,7 @@ fn cat_file_alone(root: &Path, path: &[u8]) -> FileContent {
     git(root, &args)
 }
 
-fn cat_file_batch(root: &Path, paths: &[&[u8]]) -> Result<Vec<FileContent>, String> {
+fn cat_file_batch(root: &Path, prefix: &[u8], paths: &[&[u8]]) -> Result<Vec<FileContent>, String> {
     if paths.is_empty() {
         return Ok(Vec::new());
     }
@@ -167,7 +193,7 @@ fn cat_file_batch(root: &Path, paths: &[&[u8]]) -> Result<Vec<FileContent>, Stri
     // Git answers while we still write: the requests go from their own thread, or a big
     // batch would fill both pipes and deadlock. Stderr is drained on a third thread for
     // the same reason.
-    let requests: Vec<Vec<u8>> = paths.iter().map(|p| stage0_name(p)).collect();
+    let requests: Vec<Vec<u8>> = paths.iter().map(|p| object_name(prefix, p)).collect();
     let writer = std::thread::spawn(move || -> std::io::Result<()> {
         let mut w = BufWriter::new(stdin);
         for name in requests {

@@ -90,6 +90,7 @@ fn run(cli: Cli) -> u8 {
             return match hook {
                 HookName::PreCommit => hooks::pre_commit::run(),
                 HookName::PrepareCommitMsg => hooks::prepare_msg::run(args),
+                HookName::PrePush => hooks::pre_push::run(),
             };
         }
         Command::Guard(args) => return hooks::guard::run(args),

@@ -129,3 +129,56 @@ fn a_withdrawn_contract_stops_refusing_and_another_session_must_say_why() {
     let own = propose(&r, "a");
     r.wit(Some("a"), &["contract", "withdraw", &own]).ok();
 }
+
+#[test]
+fn the_pre_push_hook_refuses_a_push_breaking_an_accepted_contract_unless_warned() {
+    let r = repo();
+    let remote = tempfile::tempdir().unwrap();
+    let bare = remote.path().join("origin.git");
+    let out = std::process::Command::new("git")
+        .args(["init", "-q", "--bare"])
+        .arg(&bare)
+        .status()
+        .unwrap();
+    assert!(out.success());
+    r.git(&["remote", "add", "origin", bare.to_str().unwrap()]);
+    r.git(&["push", "-q", "origin", "main"]);
+    let id = propose(&r, "a");
+    r.wit(Some("b"), &["contract", "accept", &id]).ok();
+
+    // Committed past the pre-commit hook; the push is the last chance.
+    r.write("src/api.ts", V2);
+    r.git(&["add", "src/api.ts"]);
+    r.git(&["commit", "-q", "--no-verify", "-m", "break it"]);
+    let refused = r.git_run(&["push", "-q", "origin", "main"], Some("a"));
+    assert_ne!(refused.code, 0, "{refused:#?}");
+    assert!(
+        refused.stderr.contains("push refused"),
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        refused.stderr.contains("src/api.ts:handler"),
+        "{}",
+        refused.stderr
+    );
+    let remote_head = |r: &CliRepo| r.git(&["ls-remote", "origin", "main"]);
+    assert!(!remote_head(&r).contains(&r.git(&["rev-parse", "HEAD"]).trim().to_owned()));
+
+    // Warn mode lets it through, saying so.
+    let mut cmd = std::process::Command::new("git");
+    cmd.args(["push", "-q", "origin", "main"])
+        .current_dir(r.path());
+    crate::support::cli::clean_env(&mut cmd);
+    let warned = cmd.env("WIT_PRE_PUSH", "warn").output().unwrap();
+    let stderr = String::from_utf8_lossy(&warned.stderr);
+    assert!(warned.status.success(), "{stderr}");
+    assert!(stderr.contains("pushing anyway"), "{stderr}");
+
+    // A push that keeps the contract goes through silently.
+    r.write("src/api.ts", V1);
+    r.git(&["add", "src/api.ts"]);
+    r.git(&["commit", "-q", "-m", "restore"]);
+    let ok = r.git_run(&["push", "-q", "origin", "main"], Some("a"));
+    assert_eq!(ok.code, 0, "{ok:#?}");
+}

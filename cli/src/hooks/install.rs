@@ -48,7 +48,7 @@ use wit_core::text::escape;
 pub const MARKER: &str = "wit-managed-hook";
 
 /// The hooks wit installs.
-const HOOKS: [&str; 2] = ["pre-commit", "prepare-commit-msg"];
+const HOOKS: [&str; 3] = ["pre-commit", "prepare-commit-msg", "pre-push"];
 
 /// How the first (TypeScript) wit implementation's hook scripts begin, on the line after
 /// the shebang. Those scripts run `bun run … wit`: chained, they would refuse every commit

@@ -13,6 +13,7 @@ mod guard_payload;
 mod guard_ranges;
 pub mod install;
 pub mod pre_commit;
+pub mod pre_push;
 pub mod prepare_msg;
 
 use std::sync::mpsc;
