@@ -98,19 +98,17 @@ pub async fn run(ctx: &Ctx, files: Vec<String>, staged: bool) -> CmdResult {
         };
         staged_files.push(StagedFile { path, content });
     }
-    let (requests, too_large) = request_batches(staged_files);
-    for path in &too_large {
+    let found = check_in_batches(&mut client, staged_files).await?;
+    for path in &found.too_large {
         eprintln!(
             "wit: skipping {}: too large to send to the daemon",
             escape(path)
         );
     }
-    let checked = requests.iter().map(Vec::len).sum::<usize>();
-    let mut r = CheckResult::default();
-    for batch in requests {
-        r.violations
-            .extend(check(&mut client, batch).await?.violations);
-    }
+    let checked = found.checked;
+    let r = CheckResult {
+        violations: found.violations,
+    };
     if ctx.json {
         print_json(&r);
     } else if r.violations.is_empty() {
@@ -174,6 +172,32 @@ pub async fn check(client: &mut Client, files: Vec<StagedFile>) -> CmdResult<Che
         "check-contracts",
     )
     .await
+}
+
+/// What [`check_in_batches`] found.
+pub struct Checked {
+    /// Every violation, over all requests.
+    pub violations: Vec<Violation>,
+    /// How many files were sent.
+    pub checked: usize,
+    /// Files too large to send to the daemon at all (not checked).
+    pub too_large: Vec<String>,
+}
+
+/// Checks `files` with `check-contracts`, in as many requests as the daemon's body limit
+/// needs ([`request_batches`]): what the CLI, the hooks and the MCP server all send.
+pub async fn check_in_batches(client: &mut Client, files: Vec<StagedFile>) -> CmdResult<Checked> {
+    let (batches, too_large) = request_batches(files);
+    let checked = batches.iter().map(Vec::len).sum();
+    let mut violations = Vec::new();
+    for batch in batches {
+        violations.extend(check(client, batch).await?.violations);
+    }
+    Ok(Checked {
+        violations,
+        checked,
+        too_large,
+    })
 }
 
 /// Violations for a human: symbol, expected, actual.

@@ -5,9 +5,10 @@
 //!   daemon if none runs: a session is starting, so wit is about to be used) and prints a
 //!   short status to stdout, which Claude Code adds to the model's context: who holds
 //!   which locks, the open intents of others, and the workflow in one line.
-//! - **`SessionEnd`**: releases the ending session's locks, so that a finished agent does
-//!   not block the others until its TTLs run out (`[guard] release_on_session_end = false`
-//!   keeps them). Intents stay: they are a record of what was meant, closed by their owner.
+//! - **`SessionEnd`**: ends the session (`session.end`): its locks are released, each
+//!   release audited, so that a finished agent does not block the others until its TTLs
+//!   run out (`[guard] release_on_session_end = false` keeps them). Intents stay: they
+//!   are a record of what was meant, closed by their owner.
 //!
 //! The identity is the guard's: `WIT_SESSION` when set, else the payload's `session_id`.
 //! Neither hook ever blocks the agent (exit 0 whatever happens; problems go to stderr).
@@ -149,23 +150,14 @@ async fn end(repo: &Repo, session: &str) -> Result<String, String> {
     let mut client = crate::autostart::connect_existing(repo, super::guard::LIMIT)
         .await
         .map_err(|e| e.to_string())?;
-    let mine: Vec<LockRecord> = serde_json::from_value(
-        call(&mut client, "lock.query", json!({"sessionId": session})).await?,
-    )
-    .map_err(|e| e.to_string())?;
-    for l in &mine {
-        call(
-            &mut client,
-            "lock.release",
-            json!({"symbolPath": l.symbol_path, "sessionId": session}),
-        )
-        .await?;
-    }
-    if !mine.is_empty() {
+    // One `session.end`: the daemon releases the locks, audits each release and records
+    // the end in its event log.
+    let ended = call(&mut client, "session.end", json!({"sessionId": session})).await?;
+    let n = ended["releasedLocks"].as_array().map_or(0, Vec::len);
+    if n > 0 {
         eprintln!(
-            "wit: session {} ended; released {} lock(s)",
-            escape(session),
-            mine.len()
+            "wit: session {} ended; released {n} lock(s)",
+            escape(session)
         );
     }
     Ok(String::new())

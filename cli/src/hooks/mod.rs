@@ -32,6 +32,22 @@ pub fn with_deadline<T: Send + 'static>(
     rx.recv_timeout(limit).ok()
 }
 
+/// Connects to the repository's running daemon for a hook, never starting one; the error
+/// is the line the hook prints when it lets the action through unchecked.
+pub async fn connect_daemon(
+    repo: &crate::root::Repo,
+    limit: Duration,
+) -> Result<crate::client::Client, String> {
+    use crate::client::{Client, ConnectError};
+    match Client::connect(&repo.socket(), limit).await {
+        Ok(c) => Ok(c),
+        Err(ConnectError::Missing | ConnectError::Refused) => {
+            Err("no wit daemon is running (it is not started by hooks)".into())
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// A current-thread runtime for a hook's few calls.
 pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Builder::new_current_thread()

@@ -11,14 +11,14 @@
 use std::time::Duration;
 
 use serde_json::json;
-use wit_core::protocol::{CheckResult, ErrorCode, StagedFile};
+use wit_core::protocol::{ErrorCode, StagedFile};
 use wit_core::text::escape;
 
-use crate::client::{CallError, Client, ConnectError};
+use crate::client::CallError;
 use crate::commands::analyzers::AnalyzerList;
-use crate::commands::check::{describe_violations, request_batches};
+use crate::commands::check::{check_in_batches, describe_violations};
 use crate::git;
-use crate::hooks::{runtime, with_deadline};
+use crate::hooks::{connect_daemon, runtime, with_deadline};
 use crate::output::Style;
 use crate::root;
 
@@ -75,14 +75,9 @@ fn check(style: &Style) -> Outcome {
         Err(e) => return Outcome::Skipped(e),
     };
     rt.block_on(async {
-        let mut client = match Client::connect(&repo.socket(), LIMIT).await {
+        let mut client = match connect_daemon(&repo, LIMIT).await {
             Ok(c) => c,
-            Err(ConnectError::Missing | ConnectError::Refused) => {
-                return Outcome::Skipped(
-                    "no wit daemon is running (it is not started by hooks)".into(),
-                );
-            }
-            Err(e) => return Outcome::Skipped(e.to_string()),
+            Err(why) => return Outcome::Skipped(why),
         };
         // Every extension some analyzer (built-in or plugin) handles: files of other types
         // cannot hold contracts.
@@ -147,23 +142,17 @@ fn check(style: &Style) -> Outcome {
         if files.is_empty() {
             return Outcome::Clean;
         }
-        let (requests, too_large) = request_batches(files);
-        for path in too_large {
+        let found = match check_in_batches(&mut client, files).await {
+            Ok(found) => found,
+            Err(f) => return Outcome::Skipped(f.human()),
+        };
+        for path in &found.too_large {
             eprintln!(
                 "wit: {} not checked: too large to send to the daemon",
-                escape(&path)
+                escape(path)
             );
         }
-        let mut violations = Vec::new();
-        for batch in requests {
-            match client
-                .call::<CheckResult>("check-contracts", json!({"files": batch}))
-                .await
-            {
-                Ok(r) => violations.extend(r.violations),
-                Err(e) => return Outcome::Skipped(e.to_string()),
-            }
-        }
+        let violations = found.violations;
         if violations.is_empty() {
             Outcome::Clean
         } else {

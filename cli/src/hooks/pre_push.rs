@@ -20,13 +20,12 @@ use std::time::Duration;
 
 use serde_json::json;
 use wit_core::SymbolPath;
-use wit_core::protocol::{CheckResult, ContractRecord, StagedFile};
+use wit_core::protocol::{ContractRecord, StagedFile};
 use wit_core::text::escape;
 
-use crate::client::{Client, ConnectError};
-use crate::commands::check::{describe_violations, request_batches};
+use crate::commands::check::{check_in_batches, describe_violations};
 use crate::git;
-use crate::hooks::{runtime, with_deadline};
+use crate::hooks::{connect_daemon, runtime, with_deadline};
 use crate::output::Style;
 use crate::root;
 
@@ -111,14 +110,9 @@ fn check(input: &str, style: &Style) -> Outcome {
         Err(e) => return Outcome::Skipped(e),
     };
     rt.block_on(async {
-        let mut client = match Client::connect(&repo.socket(), LIMIT).await {
+        let mut client = match connect_daemon(&repo, LIMIT).await {
             Ok(c) => c,
-            Err(ConnectError::Missing | ConnectError::Refused) => {
-                return Outcome::Skipped(
-                    "no wit daemon is running (it is not started by hooks)".into(),
-                );
-            }
-            Err(e) => return Outcome::Skipped(e.to_string()),
+            Err(why) => return Outcome::Skipped(why),
         };
         let accepted: Vec<ContractRecord> = match client
             .call("contract.query", json!({"status": "accepted"}))
@@ -156,22 +150,17 @@ fn check(input: &str, style: &Style) -> Outcome {
                     });
                 }
             }
-            let (requests, too_large) = request_batches(staged);
-            for path in too_large {
+            let found = match check_in_batches(&mut client, staged).await {
+                Ok(found) => found,
+                Err(f) => return Outcome::Skipped(f.human()),
+            };
+            for path in &found.too_large {
                 eprintln!(
                     "wit: {} not checked: too large to send to the daemon",
-                    escape(&path)
+                    escape(path)
                 );
             }
-            for batch in requests {
-                match client
-                    .call::<CheckResult>("check-contracts", json!({"files": batch}))
-                    .await
-                {
-                    Ok(r) => violations.extend(r.violations),
-                    Err(e) => return Outcome::Skipped(e.to_string()),
-                }
-            }
+            violations.extend(found.violations);
         }
         if violations.is_empty() {
             Outcome::Clean

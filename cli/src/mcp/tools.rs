@@ -17,7 +17,7 @@ use wit_core::SymbolPath;
 use wit_core::protocol::{CheckResult, ContractRecord, IntentDeclared, LockAcquired, StagedFile};
 
 use super::{WitMcp, finish, success};
-use crate::commands::check::{check, describe_violations, request_batches};
+use crate::commands::check::{check_in_batches, describe_violations};
 use crate::commands::declare::describe;
 use crate::exit::{CmdResult, Failure};
 use crate::output::{Style, until};
@@ -769,18 +769,17 @@ impl WitMcp {
                 Err(_) => skipped.push(json!({"path": path, "reason": "not UTF-8 text"})),
             }
         }
-        let (batches, too_large) = request_batches(files);
+        let found = check_in_batches(&mut client, files).await?;
         skipped.extend(
-            too_large
+            found
+                .too_large
                 .into_iter()
                 .map(|p| json!({"path": p, "reason": "too large to send to the daemon"})),
         );
-        let checked: usize = batches.iter().map(Vec::len).sum();
-        let mut r = CheckResult::default();
-        for batch in batches {
-            r.violations
-                .extend(check(&mut client, batch).await?.violations);
-        }
+        let checked = found.checked;
+        let r = CheckResult {
+            violations: found.violations,
+        };
         let summary = if r.violations.is_empty() {
             format!("No contract violations ({checked} file(s) checked).")
         } else {

@@ -16,13 +16,12 @@
 use serde_json::{Map, Value, json};
 use wit_core::protocol::{ErrorCode, iso8601_millis};
 
+use super::locks::MAX_TTL_MS;
 use super::{Failure, event, validated};
 use crate::params::Params;
 use crate::state::{AppState, now_ms};
 use crate::store::{audit, locks};
 
-/// Largest `ttlMs`, as for `lock.acquire`.
-const MAX_TTL_MS: u64 = 100 * 365 * 24 * 3600 * 1000;
 /// Most audit records one answer carries.
 const MAX_AUDIT: u64 = 1000;
 

@@ -15,7 +15,7 @@ use crate::state::{AppState, now_ms};
 use crate::store::locks::{self, LockRow};
 
 /// Largest accepted `ttlMs`: about 100 years, so that expiry times stay formattable.
-const MAX_TTL_MS: u64 = 100 * 365 * 24 * 3600 * 1000;
+pub(crate) const MAX_TTL_MS: u64 = 100 * 365 * 24 * 3600 * 1000;
 /// Longest `waitMs` (extension): one hour.
 const MAX_WAIT_MS: u64 = 3_600_000;
 
@@ -167,35 +167,28 @@ async fn wait_for_lock(
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_millis(wait_ms);
     let mut changed = state.events.subscribe();
     loop {
+        // Marked before looking, so a write between the look and the wait still wakes us.
         changed.mark_unchanged();
         let timed_out = tokio::time::Instant::now() >= deadline;
-        let holder = if ticket.is_head() || timed_out {
+        // The head of the line tries (and so does anyone whose wait ran out, for its
+        // answer); the others only look when the current lock expires.
+        let expires_at = if ticket.is_head() || timed_out {
             match try_take(state, spellings, session, ttl).await? {
                 Ok(row) => return Ok(Ok(row)),
-                Err(holder) => holder,
+                Err(holder) if timed_out => return Ok(Err(holder)),
+                Err(holder) => Some(holder.expires_at),
             }
         } else {
-            match current_holder(state, &key).await? {
-                Some(h) => h,
-                // Free but not ours to take yet: the waiters ahead go first.
-                None => LockRow {
-                    symbol_path: key.clone(),
-                    session_id: String::new(),
-                    acquired_at: 0,
-                    expires_at: 0,
-                },
-            }
+            // Free but not ours to take yet (waiters ahead go first): `None`.
+            current_holder(state, &key).await?.map(|h| h.expires_at)
         };
-        if timed_out {
-            return Ok(Err(holder));
-        }
         // Wake at the next committed write, at the holder's expiry, or at the deadline.
-        let expiry = tokio::time::Instant::now()
-            + std::time::Duration::from_millis((holder.expires_at - now_ms()).max(0) as u64);
-        let until = if holder.expires_at > 0 {
-            expiry.min(deadline)
-        } else {
-            deadline
+        let until = match expires_at {
+            Some(at) => deadline.min(
+                tokio::time::Instant::now()
+                    + std::time::Duration::from_millis((at - now_ms()).max(0) as u64),
+            ),
+            None => deadline,
         };
         let _ = tokio::time::timeout_at(until, changed.changed()).await;
     }
