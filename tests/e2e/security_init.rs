@@ -38,3 +38,33 @@ fn item3_init_follows_a_symlink_that_stays_inside_the_repository() {
         "{text}"
     );
 }
+
+/// `wit check-contracts` reads working-tree files through the boundary too: a symlink out
+/// of the repository is refused (its target never read and sent), and a FIFO answers at
+/// once instead of hanging the command.
+#[test]
+fn check_contracts_reads_no_symlink_out_and_never_waits_on_a_fifo() {
+    let r = CliRepo::new();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.ts"), "export function s() {}\n").unwrap();
+    r.repo
+        .symlink(&outside.path().join("secret.ts"), "src/link.ts");
+    let out = r.wit(Some("a"), &["check-contracts", "src/link.ts"]);
+    assert_eq!(out.code, 2, "{out:#?}");
+    assert!(
+        out.stderr.contains("outside the repository"),
+        "{}",
+        out.stderr
+    );
+
+    let fifo = r.path().join("src/pipe.ts");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    // Nothing ever writes to the FIFO: a blocking open would hang here for good.
+    let out = r.wit(Some("a"), &["check-contracts", "src/pipe.ts"]);
+    assert_eq!(out.code, 2, "{out:#?}");
+    assert!(out.stderr.contains("not a regular file"), "{}", out.stderr);
+}

@@ -83,13 +83,13 @@ pub async fn run(ctx: &Ctx, files: Vec<String>, staged: bool) -> CmdResult {
                 None => return Err(Failure::other("git cat-file --batch answered too few")),
             }
         } else {
-            match std::fs::read(ctx.repo.root.join(&path)) {
+            // Through the boundary: a symlink out of the repository or a FIFO is refused,
+            // never followed or waited on.
+            match wit_boundary::read_repo_file(&ctx.repo.root, &path, READ_LIMIT) {
                 Ok(bytes) => bytes,
                 // A contracted file that is gone breaks its contracts: check it as empty.
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound && files.is_empty() => {
-                    Vec::new()
-                }
-                Err(e) => return Err(Failure::Usage(format!("{}: {e}", escape(&path)))),
+                Err(e) if e.is_not_found() && files.is_empty() => Vec::new(),
+                Err(e) => return Err(Failure::Usage(escape(&e.to_string()).into_owned())),
             }
         };
         let Ok(content) = String::from_utf8(content) else {
@@ -173,6 +173,10 @@ pub async fn check(client: &mut Client, files: Vec<StagedFile>) -> CmdResult<Che
     )
     .await
 }
+
+/// Largest working-tree file read for a check: nothing larger fits in one request to the
+/// daemon anyway.
+pub const READ_LIMIT: u64 = wit_daemon::BODY_LIMIT_BYTES as u64;
 
 /// What [`check_in_batches`] found.
 pub struct Checked {

@@ -761,8 +761,8 @@ impl WitMcp {
             let content = match self.read_repo_file(&path) {
                 Ok(bytes) => bytes,
                 // A contracted file that is gone breaks its contracts: check it as empty.
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound && !explicit => Vec::new(),
-                Err(e) => return Err(Failure::Usage(format!("{path}: {e}"))),
+                Err(e) if e.is_not_found() && !explicit => Vec::new(),
+                Err(e) => return Err(Failure::Usage(e.to_string())),
             };
             match String::from_utf8(content) {
                 Ok(content) => files.push(StagedFile { path, content }),
@@ -791,20 +791,14 @@ impl WitMcp {
         Ok(success(Some(summary), v))
     }
 
-    /// Reads a repository file named by a model: only beneath the root (a `..` or an
-    /// absolute path outside it is refused, as the daemon refuses them).
-    fn read_repo_file(&self, path: &str) -> std::io::Result<Vec<u8>> {
-        let rel = std::path::Path::new(path);
-        if rel.is_absolute()
-            || rel
-                .components()
-                .any(|c| matches!(c, std::path::Component::ParentDir))
-        {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "outside the repository",
-            ));
-        }
-        std::fs::read(self.inner.repo.root.join(rel))
+    /// Reads a repository file named by a model through the boundary: beneath the root
+    /// only (`..`, absolute paths and symlinks leading out are refused), never blocking on
+    /// a FIFO, at most what one request to the daemon can carry.
+    fn read_repo_file(&self, path: &str) -> Result<Vec<u8>, wit_boundary::RepoFileError> {
+        wit_boundary::read_repo_file(
+            &self.inner.repo.root,
+            path,
+            crate::commands::check::READ_LIMIT,
+        )
     }
 }
