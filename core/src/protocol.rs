@@ -52,11 +52,17 @@ pub enum ErrorCode {
     ContractAlreadyResolved,
     /// A session tried to accept its own contract.
     SelfAcceptNotAllowed,
+    /// Extension (`lease.acquire`): the paths overlap another session's lease or lock.
+    LeaseConflict,
+    /// Extension: no unexpired lease with that id.
+    LeaseNotFound,
+    /// Extension: the lease belongs to another session.
+    LeaseNotHeld,
 }
 
 impl ErrorCode {
     /// Every code, for tables and round-trip tests.
-    pub const ALL: [ErrorCode; 15] = [
+    pub const ALL: [ErrorCode; 18] = [
         ErrorCode::ParseError,
         ErrorCode::InvalidRequest,
         ErrorCode::MethodNotFound,
@@ -72,6 +78,9 @@ impl ErrorCode {
         ErrorCode::ContractNotFound,
         ErrorCode::ContractAlreadyResolved,
         ErrorCode::SelfAcceptNotAllowed,
+        ErrorCode::LeaseConflict,
+        ErrorCode::LeaseNotFound,
+        ErrorCode::LeaseNotHeld,
     ];
 
     /// The numeric JSON-RPC code.
@@ -104,6 +113,9 @@ impl ErrorCode {
             ErrorCode::ContractNotFound => "CONTRACT_NOT_FOUND",
             ErrorCode::ContractAlreadyResolved => "CONTRACT_ALREADY_RESOLVED",
             ErrorCode::SelfAcceptNotAllowed => "SELF_ACCEPT_NOT_ALLOWED",
+            ErrorCode::LeaseConflict => "LEASE_CONFLICT",
+            ErrorCode::LeaseNotFound => "LEASE_NOT_FOUND",
+            ErrorCode::LeaseNotHeld => "LEASE_NOT_HELD",
         }
     }
 

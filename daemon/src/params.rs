@@ -265,6 +265,37 @@ impl<'a> Params<'a> {
         }
     }
 
+    /// An optional boolean.
+    pub fn opt_bool(&mut self, field: &str) -> Option<bool> {
+        match self.map.get(field)? {
+            Value::Bool(b) => Some(*b),
+            other => {
+                self.fail(
+                    field,
+                    format!("must be a boolean, got {}", type_name(other)),
+                );
+                None
+            }
+        }
+    }
+
+    /// A required array of lease patterns (see [`crate::leases::pattern`]), each checked,
+    /// in their normal form; at most `max` of them.
+    pub fn lease_patterns(&mut self, field: &str, max: usize) -> Option<Vec<String>> {
+        let raw = self.str_array(field, true, 1, true)?;
+        if raw.len() > max {
+            self.fail(field, format!("must have at most {max} patterns"));
+            return None;
+        }
+        match crate::leases::Patterns::parse(&raw) {
+            Ok(patterns) => Some(patterns.texts()),
+            Err((i, why)) => {
+                self.fail(field, format!("item {i}: {why}"));
+                None
+            }
+        }
+    }
+
     /// A required string that is one of `allowed`.
     pub fn req_enum(&mut self, field: &str, allowed: &[&str]) -> Option<String> {
         let v = self.required(field)?;

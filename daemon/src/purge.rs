@@ -1,4 +1,4 @@
-//! Periodic purge of expired locks. Reads filter on expiry anyway; this keeps the table
+//! Periodic purge of expired locks and leases. Reads filter on expiry anyway; this keeps the table
 //! small.
 
 use std::sync::Arc;
@@ -36,7 +36,7 @@ pub(crate) async fn run(state: Arc<AppState>) {
                         }),
                     )?;
                 }
-                Ok(expired.len())
+                Ok(expired.len() + crate::methods::leases::purge_expired(tx)?)
             })
             .await;
         if let Some(timeout) = state.config.parsed.sessions.heartbeat_timeout_ms {
@@ -55,7 +55,7 @@ pub(crate) async fn run(state: Arc<AppState>) {
         }
         match purged {
             Ok(0) => {}
-            Ok(n) => tracing::info!("purged {n} expired lock(s)"),
+            Ok(n) => tracing::info!("purged {n} expired lock(s) and lease(s)"),
             Err(e) => tracing::warn!("purging expired locks failed: {:?}", e.0),
         }
     }

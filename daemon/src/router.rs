@@ -36,6 +36,12 @@ pub(crate) const METHODS: &[&str] = &[
     "session.end",
     "audit.query",
     "session.heartbeat",
+    "lease.acquire",
+    "lease.renew",
+    "lease.release",
+    "lease.forceRelease",
+    "lease.query",
+    "intent.abandon",
 ];
 
 /// Whether `method` exists (step 4).
@@ -71,6 +77,7 @@ pub(crate) async fn call(
         "intent.declare" => methods::intents::declare(&state, &params).await,
         "intent.update" => methods::intents::update(&state, &params).await,
         "intent.query" => methods::intents::query(&state, &params).await,
+        "intent.abandon" => methods::intents::abandon(&state, &params).await,
         "contract.propose" => methods::contracts::propose(&state, &params).await,
         "contract.respond" => methods::contracts::respond(&state, &params).await,
         "contract.query" => methods::contracts::query(&state, &params).await,
@@ -81,6 +88,11 @@ pub(crate) async fn call(
         "session.end" => methods::liveness::end(&state, &params).await,
         "audit.query" => methods::liveness::audit_query(&state, &params).await,
         "session.heartbeat" => methods::liveness::heartbeat(&state, &params).await,
+        "lease.acquire" => methods::leases::acquire(&state, &params).await,
+        "lease.renew" => methods::leases::renew(&state, &params).await,
+        "lease.release" => methods::leases::release(&state, &params).await,
+        "lease.forceRelease" => methods::leases::force_release(&state, &params).await,
+        "lease.query" => methods::leases::query(&state, &params).await,
         "check-contracts" => methods::checks::check_contracts(&state, &params).await,
         "rpc.discover" => Ok(state.openrpc.clone()),
         "daemon.status" => methods::status::status(&state).await,

@@ -16,6 +16,7 @@ mod daemon_contracts;
 mod daemon_envelope;
 mod daemon_events;
 mod daemon_intents;
+mod daemon_leases;
 mod daemon_lifecycle;
 mod daemon_liveness;
 mod daemon_locks;

@@ -184,6 +184,12 @@ pub(crate) async fn declare(
                 }
             }
 
+            // Extension: other sessions' exclusive leases over the declared files, apart
+            // from the v1 items (whose types a v1 client may treat as a closed set).
+            let declared: Vec<String> = ranges.iter().map(|r| r.file.clone()).collect();
+            let lease_items =
+                super::leases::exclusive_over_files(tx, &declared, me, now)?;
+
             intents::insert(tx, &record, &ranges)?;
             event(
                 tx,
@@ -195,18 +201,24 @@ pub(crate) async fn declare(
                     "files": record.file_list(),
                     "symbols": record.symbol_list(),
                     "conflicts": items.len(),
+                    "leaseConflicts": lease_items.len(),
                 }),
             )?;
-            Ok(items)
+            Ok((items, lease_items))
         })
         .await?;
-    to_value(&IntentDeclared {
+    let (items, lease_items) = items;
+    let mut answer = to_value(&IntentDeclared {
         intent_id,
         conflicts: ConflictReport {
             has_conflicts: !items.is_empty(),
             items,
         },
-    })
+    })?;
+    if !lease_items.is_empty() {
+        answer["leaseConflicts"] = Value::Array(lease_items);
+    }
+    Ok(answer)
 }
 
 /// The first live lock under one of `spellings` (of one definition), when another
@@ -270,7 +282,9 @@ pub(crate) async fn update(
     to_value(&updated)
 }
 
-/// `intent.query {sessionId?, file?, status?}`.
+/// `intent.query {sessionId?, file?, status?}`. Extension: an intent whose session ended
+/// after its last change carries `ownerEnded {at, reason}` — it stays until its owner
+/// or another session (`intent.abandon`) closes it.
 pub(crate) async fn query(state: &AppState, params: &Map<String, Value>) -> Result<Value, Failure> {
     let mut p = Params::new(params);
     let session = p.opt_str("sessionId");
@@ -278,15 +292,154 @@ pub(crate) async fn query(state: &AppState, params: &Map<String, Value>) -> Resu
     let status = p.opt_enum("status", ALL_STATUSES);
     p.finish()?;
     let status = status.as_deref().and_then(IntentStatus::parse);
-    let records = state
+    let (records, ended) = state
         .read(move |conn| {
-            Ok(intents::query(
-                conn,
-                session.as_deref(),
-                file.as_deref(),
-                status,
-            )?)
+            let records = intents::query(conn, session.as_deref(), file.as_deref(), status)?;
+            let mut ended = Vec::with_capacity(records.len());
+            for r in &records {
+                ended.push(ended_after(conn, &r.session_id, r.updated_at)?);
+            }
+            Ok((records, ended))
         })
         .await?;
-    to_value(&records)
+    let mut out = Vec::with_capacity(records.len());
+    for (record, ended) in records.iter().zip(ended) {
+        let mut item = to_value(record)?;
+        if let Some((at, reason)) = ended {
+            item["ownerEnded"] = json!({ "at": at, "reason": reason });
+        }
+        out.push(item);
+    }
+    Ok(Value::Array(out))
+}
+
+/// When `session` ended at or after `since` (Unix ms), and why.
+fn ended_after(
+    conn: &rusqlite::Connection,
+    session: &str,
+    since: i64,
+) -> Result<Option<(i64, String)>, Failure> {
+    use rusqlite::OptionalExtension;
+    Ok(conn
+        .prepare_cached(
+            "SELECT ended_at, reason FROM ended_sessions WHERE session_id = ?1 AND ended_at >= ?2",
+        )?
+        .query_row((session, since), |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?)
+}
+
+/// `intent.abandon {intentId, sessionId, reason?, force?}` (extension): closes an intent
+/// as abandoned. Its owner may always; another session may when the owner's session
+/// ended after the intent's last change (`session.end`, or its heartbeats stopped), or
+/// with `force: true` — either way with a `reason`, recorded in the audit log and the
+/// event, so that an intent is never closed silently by someone else.
+pub(crate) async fn abandon(
+    state: &AppState,
+    params: &Map<String, Value>,
+) -> Result<Value, Failure> {
+    let mut p = Params::new(params);
+    let intent_id = p.req_str("intentId");
+    let session = p.req_str("sessionId");
+    let reason = p.opt_str("reason");
+    let force = p.opt_bool("force");
+    p.finish()?;
+    let (intent_id, session) = (validated(intent_id)?, validated(session)?);
+    let reason = reason.filter(|r| !r.trim().is_empty());
+    let force = force.unwrap_or(false);
+    state
+        .write(move |tx| {
+            let Some(intent) = intents::get(tx, &intent_id)? else {
+                return Err(Failure::bare(ErrorCode::IntentNotFound));
+            };
+            let own = intent.session_id == session;
+            let ended = ended_after(tx, &intent.session_id, intent.updated_at)?;
+            if !own {
+                if ended.is_none() && !force {
+                    return Err(Failure::domain(
+                        ErrorCode::IntentNotOwned,
+                        json!({
+                            "owner": intent.session_id,
+                            "ownerEnded": false,
+                            "hint": "the owner's session has not ended; pass force: true \
+                                     with a reason to abandon it anyway (recorded)",
+                        }),
+                    ));
+                }
+                if reason.is_none() {
+                    return Err(crate::params::invalid_request(
+                        vec!["reason: is required to abandon another session's intent".into()],
+                        Default::default(),
+                    )
+                    .into());
+                }
+            }
+            if !intent.status.can_become(IntentStatus::Abandoned) {
+                return Err(Failure::domain(
+                    ErrorCode::InvalidTransition,
+                    json!({ "current": intent.status.as_str(), "requested": "abandoned" }),
+                ));
+            }
+            let now = now_ms().max(intent.updated_at);
+            intents::set_status(tx, &intent_id, IntentStatus::Abandoned, now)?;
+            if !own {
+                let action = if ended.is_some() {
+                    "intent-abandoned"
+                } else {
+                    "forced"
+                };
+                crate::store::audit::record(
+                    tx,
+                    now,
+                    action,
+                    &format!("intent:{intent_id}"),
+                    &intent.session_id,
+                    Some(&session),
+                    reason.as_deref().unwrap_or_default(),
+                )?;
+            }
+            event(
+                tx,
+                "intent.updated",
+                Some(&intent.session_id),
+                &intent_id,
+                json!({
+                    "from": intent.status.as_str(),
+                    "status": "abandoned",
+                    "by": session,
+                    "reason": reason,
+                }),
+            )?;
+            Ok(json!({
+                "intentId": intent_id,
+                "status": "abandoned",
+                "updatedAt": now,
+                "owner": intent.session_id,
+                "by": session,
+                "reason": reason,
+            }))
+        })
+        .await
+}
+
+/// Abandons every live intent of `session` inside a write (`session.end` with
+/// `abandonIntents`); returns their ids.
+pub(crate) fn abandon_all_of(
+    tx: &rusqlite::Connection,
+    session: &str,
+) -> Result<Vec<String>, Failure> {
+    let now = now_ms();
+    let mut ids = Vec::new();
+    for intent in intents::query(tx, Some(session), None, None)? {
+        let at = now.max(intent.updated_at);
+        intents::set_status(tx, &intent.intent_id, IntentStatus::Abandoned, at)?;
+        event(
+            tx,
+            "intent.updated",
+            Some(session),
+            &intent.intent_id,
+            json!({ "from": intent.status.as_str(), "status": "abandoned", "sessionEnded": true }),
+        )?;
+        ids.push(intent.intent_id);
+    }
+    Ok(ids)
 }

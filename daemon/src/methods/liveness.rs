@@ -9,8 +9,10 @@
 //! - `lock.forceRelease {symbolPath, sessionId, reason}`: releases another session's
 //!   abandoned lock, recorded with who, when and why; the former holder learns it from
 //!   the events (`lock.forced`) and from its next call (LOCK_NOT_FOUND with `forced`).
-//! - `session.end {sessionId}`: releases every lock of the session (intents stay: they
-//!   are a record of what was meant, closed by their owner).
+//! - `session.end {sessionId, abandonIntents?}`: releases every lock and lease of the
+//!   session; its intents stay (a record of what was meant, shown with `ownerEnded` by
+//!   `intent.query`) unless `abandonIntents` — and any session may then abandon them
+//!   (`intent.abandon`, audited).
 //! - `audit.query {since?, sessionId?, limit?}`: the audit log.
 
 use serde_json::{Map, Value, json};
@@ -126,25 +128,46 @@ pub(crate) async fn force_release(
 pub(crate) async fn end(state: &AppState, params: &Map<String, Value>) -> Result<Value, Failure> {
     let mut p = Params::new(params);
     let session = p.req_str("sessionId");
+    let abandon = p.opt_bool("abandonIntents");
     p.finish()?;
     let session = validated(session)?;
     state
         .write(move |tx| {
-            let released = end_session(tx, &session, "its session ended", false)?;
-            Ok(json!({ "sessionId": session, "releasedLocks": released }))
+            // Abandoned first: the intents' last change then precedes the end.
+            let abandoned = if abandon.unwrap_or(false) {
+                super::intents::abandon_all_of(tx, &session)?
+            } else {
+                Vec::new()
+            };
+            let ended = end_session(tx, &session, "its session ended", false)?;
+            Ok(json!({
+                "sessionId": session,
+                "releasedLocks": ended.locks,
+                "releasedLeases": ended.leases,
+                "abandonedIntents": abandoned,
+            }))
         })
         .await
 }
 
-/// Ends `session` inside a write: releases each of its locks (audited, and an event each),
-/// forgets its heartbeats, then records `session.ended`. `stale`: the daemon ended it
+/// What ending a session released.
+pub(crate) struct Ended {
+    /// Symbol paths of its locks.
+    pub locks: Vec<String>,
+    /// Ids of its leases.
+    pub leases: Vec<String>,
+}
+
+/// Ends `session` inside a write: releases each of its locks and leases (audited, and an
+/// event each), forgets its heartbeats, remembers that it ended (so that another session
+/// may abandon its intents), then records `session.ended`. `stale`: the daemon ended it
 /// because its heartbeats stopped.
 pub(crate) fn end_session(
     tx: &rusqlite::Connection,
     session: &str,
     reason: &str,
     stale: bool,
-) -> Result<Vec<String>, Failure> {
+) -> Result<Ended, Failure> {
     let now = now_ms();
     let held = locks::list(tx, Some(session), now)?;
     let mut released = Vec::new();
@@ -169,16 +192,31 @@ pub(crate) fn end_session(
         )?;
         released.push(lock.symbol_path);
     }
+    let leases = super::leases::release_all_of(tx, session, reason, stale)?;
     tx.prepare_cached("DELETE FROM heartbeats WHERE session_id = ?1")?
         .execute([session])?;
+    tx.prepare_cached(
+        "INSERT INTO ended_sessions (session_id, ended_at, reason) VALUES (?1, ?2, ?3)
+         ON CONFLICT(session_id) DO UPDATE SET ended_at = excluded.ended_at,
+             reason = excluded.reason",
+    )?
+    .execute((session, now, reason))?;
     event(
         tx,
         "session.ended",
         Some(session),
         session,
-        json!({ "releasedLocks": released.len(), "stale": stale, "reason": reason }),
+        json!({
+            "releasedLocks": released.len(),
+            "releasedLeases": leases.len(),
+            "stale": stale,
+            "reason": reason,
+        }),
     )?;
-    Ok(released)
+    Ok(Ended {
+        locks: released,
+        leases,
+    })
 }
 
 /// `session.heartbeat {sessionId}`: the session is alive. Only matters when

@@ -12,6 +12,7 @@ use super::{Failure, event, to_value, validated};
 use crate::analysis::symbol_spellings;
 use crate::params::Params;
 use crate::state::{AppState, now_ms};
+use crate::store::leases::LeaseRow;
 use crate::store::locks::{self, LockRow};
 
 /// Largest accepted `ttlMs`: about 100 years, so that expiry times stay formattable.
@@ -54,10 +55,22 @@ pub(crate) async fn acquire(
     };
     let row = match outcome {
         Ok(row) => row,
-        Err(holder) => {
+        Err(Blocker::Lock(holder)) => {
             return Err(Failure::domain(
                 ErrorCode::LockConflict,
                 json!({ "heldBy": holder.session_id, "expiresAt": iso8601_millis(holder.expires_at) }),
+            ));
+        }
+        // Extension: a v1 client sees an ordinary LOCK_CONFLICT (holder and expiry are
+        // the lease's); `lease` says what it is.
+        Err(Blocker::Lease(lease)) => {
+            return Err(Failure::domain(
+                ErrorCode::LockConflict,
+                json!({
+                    "heldBy": lease.session_id,
+                    "expiresAt": iso8601_millis(lease.expires_at),
+                    "lease": super::leases::lease_json(&lease, now_ms()),
+                }),
             ));
         }
     };
@@ -84,14 +97,32 @@ pub(crate) async fn acquire(
     })
 }
 
+/// What keeps a session from a lock.
+enum Blocker {
+    /// Another session's lock on the symbol (under some spelling).
+    Lock(LockRow),
+    /// Another session's exclusive lease over the symbol's file.
+    Lease(LeaseRow),
+}
+
+impl Blocker {
+    fn expires_at(&self) -> i64 {
+        match self {
+            Blocker::Lock(l) => l.expires_at,
+            Blocker::Lease(l) => l.expires_at,
+        }
+    }
+}
+
 /// One attempt at the lock under its canonical spelling (`spellings[0]`): `Ok(row)` when
-/// taken or refreshed, `Err(holder)` when another session holds it (under any spelling).
+/// taken or refreshed, `Err` when another session holds it (under any spelling) or holds
+/// an exclusive lease over its file.
 async fn try_take(
     state: &AppState,
     spellings: &[String],
     session: &str,
     ttl: i64,
-) -> Result<Result<LockRow, LockRow>, Failure> {
+) -> Result<Result<LockRow, Blocker>, Failure> {
     let who = session.to_owned();
     let aliases = spellings.to_vec();
     state
@@ -103,11 +134,15 @@ async fn try_take(
             for alias in others {
                 if let Some(lock) = locks::get(tx, alias, now)? {
                     if lock.session_id != who {
-                        return Ok(Err(lock));
+                        return Ok(Err(Blocker::Lock(lock)));
                     }
                     // Our own lock under another spelling becomes the canonical one.
                     locks::delete(tx, alias)?;
                 }
+            }
+            let file = canonical.split_once(':').map_or("", |(f, _)| f);
+            if let Some(lease) = super::leases::exclusive_over(tx, file, &who, now)? {
+                return Ok(Err(Blocker::Lease(lease)));
             }
             let before = locks::get_any(tx, canonical)?;
             if let Some(old) = before.as_ref().filter(|l| l.expires_at <= now) {
@@ -128,7 +163,8 @@ async fn try_take(
                     json!({ "expiredAt": iso8601_millis(old.expires_at) }),
                 )?;
             }
-            let taken = locks::acquire(tx, canonical, &who, now, now.saturating_add(ttl))?;
+            let taken = locks::acquire(tx, canonical, &who, now, now.saturating_add(ttl))?
+                .map_err(Blocker::Lock);
             if let Ok(row) = &taken {
                 let refreshed = before
                     .as_ref()
@@ -161,7 +197,7 @@ async fn wait_for_lock(
     session: &str,
     ttl: i64,
     wait_ms: u64,
-) -> Result<Result<LockRow, LockRow>, Failure> {
+) -> Result<Result<LockRow, Blocker>, Failure> {
     let key = spellings.first().cloned().unwrap_or_default();
     let ticket = state.lock_queues.join(&key);
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_millis(wait_ms);
@@ -176,7 +212,7 @@ async fn wait_for_lock(
             match try_take(state, spellings, session, ttl).await? {
                 Ok(row) => return Ok(Ok(row)),
                 Err(holder) if timed_out => return Ok(Err(holder)),
-                Err(holder) => Some(holder.expires_at),
+                Err(holder) => Some(holder.expires_at()),
             }
         } else {
             // Free but not ours to take yet (waiters ahead go first): `None`.

@@ -7,17 +7,18 @@ use wit_core::AnalyzerOrigin;
 use super::Failure;
 use crate::plugins::TrustSummary;
 use crate::state::{AppState, now_ms};
-use crate::store::{contracts, intents, locks};
+use crate::store::{contracts, intents, leases, locks};
 
 /// `daemon.status` → `{pid, version, startedAt, uptimeMs, root, socket, counts, analyzers,
 /// config, failed}` (`config` and `failed` as in [`analyzers_list`]).
 pub(crate) async fn status(state: &AppState) -> Result<Value, Failure> {
-    let (locks, intents, contracts) = state
+    let (locks, intents, contracts, leases) = state
         .read(|conn| {
             Ok((
                 locks::count(conn, now_ms())?,
                 intents::count_live(conn)?,
                 contracts::count(conn)?,
+                leases::count(conn, now_ms())?,
             ))
         })
         .await?;
@@ -49,7 +50,7 @@ pub(crate) async fn status(state: &AppState) -> Result<Value, Failure> {
         "root": state.root.display().to_string(),
         "socket": state.wit.socket().display().to_string(),
         "counts": {
-            "locks": locks, "intents": intents, "contracts": contracts,
+            "locks": locks, "intents": intents, "contracts": contracts, "leases": leases,
             "lockWaiters": state.lock_queues.total(),
         },
         "analyzers": analyzers,

@@ -15,6 +15,7 @@ pub(crate) mod contracts;
 pub(crate) mod events;
 mod first_impl;
 pub(crate) mod intents;
+pub(crate) mod leases;
 pub(crate) mod locks;
 mod schema;
 

@@ -107,6 +107,27 @@ CREATE TABLE heartbeats (
     last_at    INTEGER NOT NULL
 );
 "#,
+    r#"
+-- File and glob leases (lease.*): `paths` is the JSON array of checked patterns.
+CREATE TABLE leases (
+    id          TEXT PRIMARY KEY,
+    session_id  TEXT NOT NULL,
+    mode        TEXT NOT NULL,
+    paths       TEXT NOT NULL,
+    reason      TEXT,
+    acquired_at INTEGER NOT NULL,
+    expires_at  INTEGER NOT NULL
+);
+CREATE INDEX leases_by_expiry ON leases(expires_at);
+CREATE INDEX leases_by_session ON leases(session_id);
+-- Sessions that ended (session.end, or their heartbeats stopped): their intents can be
+-- abandoned by another session.
+CREATE TABLE ended_sessions (
+    session_id TEXT PRIMARY KEY,
+    ended_at   INTEGER NOT NULL,
+    reason     TEXT NOT NULL
+);
+"#,
 ];
 
 /// The schema version this build writes.

@@ -1,0 +1,143 @@
+//! Leases. A lease whose `expires_at <= now` is absent for every purpose; the purge task
+//! deletes it later (audited as expired).
+
+use rusqlite::{Connection, OptionalExtension};
+
+use crate::leases::{Mode, Patterns};
+
+/// A stored lease.
+#[derive(Debug, Clone)]
+pub(crate) struct LeaseRow {
+    pub id: String,
+    pub session_id: String,
+    pub mode: Mode,
+    /// The pattern texts, as given (normalized).
+    pub paths: Vec<String>,
+    pub reason: Option<String>,
+    pub acquired_at: i64,
+    pub expires_at: i64,
+}
+
+impl LeaseRow {
+    /// The compiled patterns. Stored texts were checked when the lease was taken; one
+    /// that no longer parses (a database edited by hand) covers nothing rather than
+    /// failing every request.
+    pub(crate) fn patterns(&self) -> Patterns {
+        Patterns(
+            self.paths
+                .iter()
+                .filter_map(|t| crate::leases::Pattern::parse(t).ok())
+                .collect(),
+        )
+    }
+}
+
+const COLUMNS: &str = "id, session_id, mode, paths, reason, acquired_at, expires_at";
+
+/// Stores a new lease.
+pub(crate) fn insert(conn: &Connection, lease: &LeaseRow) -> rusqlite::Result<()> {
+    let paths = serde_json::to_string(&lease.paths)
+        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(e.into()))?;
+    conn.prepare_cached(&format!(
+        "INSERT INTO leases ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+    ))?
+    .execute((
+        &lease.id,
+        &lease.session_id,
+        lease.mode.as_str(),
+        paths,
+        &lease.reason,
+        lease.acquired_at,
+        lease.expires_at,
+    ))?;
+    Ok(())
+}
+
+/// The unexpired lease `id`.
+pub(crate) fn get(conn: &Connection, id: &str, now_ms: i64) -> rusqlite::Result<Option<LeaseRow>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM leases WHERE id = ?1 AND expires_at > ?2"
+    ))?
+    .query_row((id, now_ms), row)
+    .optional()
+}
+
+/// Unexpired leases, optionally of one session, oldest first.
+pub(crate) fn list(
+    conn: &Connection,
+    session_id: Option<&str>,
+    now_ms: i64,
+) -> rusqlite::Result<Vec<LeaseRow>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM leases WHERE expires_at > ?1 AND (?2 IS NULL OR session_id = ?2)
+         ORDER BY acquired_at, id"
+    ))?
+    .query_map((now_ms, session_id), row)?
+    .collect()
+}
+
+/// Unexpired exclusive leases of sessions other than `me`: what a lock, an intent, an
+/// edit or a commit of `me` must stay out of.
+pub(crate) fn exclusive_of_others(
+    conn: &Connection,
+    me: &str,
+    now_ms: i64,
+) -> rusqlite::Result<Vec<LeaseRow>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM leases
+         WHERE expires_at > ?1 AND mode = 'exclusive' AND session_id <> ?2
+         ORDER BY acquired_at, id"
+    ))?
+    .query_map((now_ms, me), row)?
+    .collect()
+}
+
+/// Sets a new expiry.
+pub(crate) fn set_expiry(conn: &Connection, id: &str, expires_at: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached("UPDATE leases SET expires_at = ?2 WHERE id = ?1")?
+        .execute((id, expires_at))?;
+    Ok(())
+}
+
+/// Deletes the lease `id`.
+pub(crate) fn delete(conn: &Connection, id: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached("DELETE FROM leases WHERE id = ?1")?
+        .execute([id])?;
+    Ok(())
+}
+
+/// Number of unexpired leases.
+pub(crate) fn count(conn: &Connection, now_ms: i64) -> rusqlite::Result<i64> {
+    conn.prepare_cached("SELECT COUNT(*) FROM leases WHERE expires_at > ?1")?
+        .query_row([now_ms], |r| r.get(0))
+}
+
+/// Deletes expired leases; returns them.
+pub(crate) fn purge_expired(conn: &Connection, now_ms: i64) -> rusqlite::Result<Vec<LeaseRow>> {
+    let expired: Vec<LeaseRow> = conn
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM leases WHERE expires_at <= ?1"
+        ))?
+        .query_map([now_ms], row)?
+        .collect::<rusqlite::Result<_>>()?;
+    conn.prepare_cached("DELETE FROM leases WHERE expires_at <= ?1")?
+        .execute([now_ms])?;
+    Ok(expired)
+}
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<LeaseRow> {
+    let mode: String = r.get(2)?;
+    let paths: String = r.get(3)?;
+    let bad = |i: usize, what: String| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, what.into())
+    };
+    Ok(LeaseRow {
+        id: r.get(0)?,
+        session_id: r.get(1)?,
+        mode: Mode::parse(&mode).ok_or_else(|| bad(2, format!("unknown lease mode {mode:?}")))?,
+        paths: serde_json::from_str(&paths).map_err(|e| bad(3, e.to_string()))?,
+        reason: r.get(4)?,
+        acquired_at: r.get(5)?,
+        expires_at: r.get(6)?,
+    })
+}
