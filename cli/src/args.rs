@@ -190,9 +190,22 @@ pub enum Command {
         reason: String,
     },
 
-    /// End your session: release all its locks (intents stay).
-    #[command(name = "end-session", after_help = "Example:\n  wit end-session")]
-    EndSession,
+    /// End your session: release all its locks and leases (intents stay, shown as ended,
+    /// unless --abandon-intents).
+    #[command(
+        name = "end-session",
+        after_help = "Example:\n  wit end-session\n  wit end-session --abandon-intents"
+    )]
+    EndSession {
+        /// Also abandon your declared and active intents.
+        #[arg(long)]
+        abandon_intents: bool,
+    },
+
+    /// File and glob leases: reserve whole files or directories for a while, exclusively
+    /// (nobody else locks, leases, edits or commits under them) or shared.
+    #[command(subcommand)]
+    Lease(LeaseCmd),
 
     /// The audit log: locks released by force, by expiry, or because their session ended.
     #[command(after_help = "Example:\n  wit audit\n  wit audit --session agent-b --json")]
@@ -338,11 +351,21 @@ pub enum IntentCmd {
         /// The intent id, or any unique prefix of it.
         id: String,
     },
-    /// Mark an intent abandoned.
-    #[command(after_help = "Example:\n  wit intent abandon <intent-id>")]
+    /// Mark an intent abandoned — your own, or another session's once that session ended
+    /// (`wit status` shows it), or with --force; another's needs --reason (recorded in
+    /// `wit audit`).
+    #[command(
+        after_help = "Example:\n  wit intent abandon <intent-id>\n  wit intent abandon <intent-id> --reason \"agent-b crashed\""
+    )]
     Abandon {
         /// The intent id, or any unique prefix of it.
         id: String,
+        /// Why (required for another session's intent; recorded).
+        #[arg(long)]
+        reason: Option<String>,
+        /// Abandon another session's intent although that session has not ended.
+        #[arg(long, requires = "reason")]
+        force: bool,
     },
     /// List intents (declared and active ones unless --all or --status).
     #[command(
@@ -361,6 +384,73 @@ pub enum IntentCmd {
         /// Only your session's intents.
         #[arg(long)]
         mine: bool,
+    },
+}
+
+/// `wit lease …`.
+#[derive(Subcommand, Debug)]
+pub enum LeaseCmd {
+    /// Lease files or globs: `src/auth/` (everything beneath), `**/*.sql`, `src/{a,b}.ts`.
+    #[command(
+        after_help = "Patterns are relative to the current directory: '*' and '?' within a \
+                      segment, '**' as a whole segment, [abc], {a,b}; a trailing '/' means \
+                      everything beneath; a plain path is that file.\n\nExample:\n  \
+                      wit lease take src/auth/ --reason \"moving the auth module\"\n  \
+                      wit lease take 'migrations/*.sql' --shared --ttl 2h"
+    )]
+    Take {
+        /// Patterns to lease.
+        #[arg(required = true)]
+        paths: Vec<String>,
+        /// Share the paths with other shared leases (only exclusive ones conflict).
+        #[arg(long)]
+        shared: bool,
+        /// How long: 90s, 30m, 2h (default: the daemon's lock TTL).
+        #[arg(long, value_parser = parse_duration_ms)]
+        ttl: Option<u64>,
+        /// Why, shown to the other sessions.
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// List the leases (all sessions' unless --mine).
+    #[command(after_help = "Example:\n  wit lease list\n  wit lease list --file src/auth/token.ts")]
+    List {
+        /// Only your session's.
+        #[arg(long)]
+        mine: bool,
+        /// Only leases covering this file (relative to the current directory); repeatable.
+        #[arg(long)]
+        file: Vec<String>,
+    },
+    /// Extend a lease you hold.
+    #[command(after_help = "Example:\n  wit lease renew 3f2a --ttl 1h")]
+    Renew {
+        /// The lease id, or any unique prefix of it.
+        id: String,
+        /// The new time to live (default: the daemon's lock TTL).
+        #[arg(long, value_parser = parse_duration_ms)]
+        ttl: Option<u64>,
+    },
+    /// Release leases you hold.
+    #[command(after_help = "Example:\n  wit lease release 3f2a\n  wit lease release --all")]
+    Release {
+        /// Lease ids, or unique prefixes.
+        ids: Vec<String>,
+        /// Every lease of your session.
+        #[arg(long, conflicts_with = "ids")]
+        all: bool,
+    },
+    /// Release another session's abandoned lease; recorded in `wit audit`.
+    #[command(
+        name = "force-release",
+        after_help = "Example:\n  wit lease force-release 3f2a --reason \"agent-b crashed\""
+    )]
+    ForceRelease {
+        /// The lease id, or any unique prefix of it.
+        id: String,
+        /// Why (required; recorded).
+        #[arg(long)]
+        reason: String,
     },
 }
 

@@ -10,6 +10,19 @@ use crate::output::until;
 pub fn explain(e: &RpcError, subject: &str) -> String {
     let held_by = data_str(e, "heldBy").unwrap_or("another session");
     match e.kind() {
+        Some(ErrorCode::LockConflict) if e.data.as_ref().is_some_and(|d| d.get("lease").is_some()) => {
+            let when = data_str(e, "expiresAt").map(until).unwrap_or_default();
+            let paths = e
+                .data
+                .as_ref()
+                .and_then(|d| d["lease"]["paths"].as_array())
+                .map(|a| a.iter().filter_map(|p| p.as_str()).collect::<Vec<_>>().join(" "))
+                .unwrap_or_default();
+            format!(
+                "{subject} is under an exclusive lease of {held_by} on {paths} {when}; work on \
+                 something else and retry later, or coordinate with {held_by}"
+            )
+        }
         Some(ErrorCode::LockConflict) => {
             let when = data_str(e, "expiresAt").map(until).unwrap_or_default();
             format!(
@@ -22,8 +35,32 @@ pub fn explain(e: &RpcError, subject: &str) -> String {
         }
         Some(ErrorCode::LockNotFound) => format!("{subject} is not locked (or its lock expired)"),
         Some(ErrorCode::IntentNotFound) => format!("no intent {subject} (see `wit intent list --all`)"),
-        Some(ErrorCode::IntentNotOwned) => {
-            format!("intent {subject} belongs to another session; only the session that declared it can update it")
+        Some(ErrorCode::IntentNotOwned) => match data_str(e, "owner") {
+            Some(owner) => format!(
+                "intent {subject} belongs to {owner}, whose session has not ended; abandon it \
+                 anyway with --force --reason \"…\" (recorded), or ask {owner}"
+            ),
+            None => format!(
+                "intent {subject} belongs to another session; only the session that declared \
+                 it can update it (another may abandon it once that session ended: \
+                 `wit intent abandon {subject} --reason \"…\"`)"
+            ),
+        },
+        Some(ErrorCode::LeaseNotFound) => {
+            match e.data.as_ref().and_then(|d| d.get("forced")) {
+                Some(f) => format!(
+                    "lease {subject} was released by force by {} ({})",
+                    f["by"].as_str().unwrap_or("another session"),
+                    f["reason"].as_str().unwrap_or("no reason given")
+                ),
+                None => format!("no lease {subject} (it expired or was released; see `wit lease list`)"),
+            }
+        }
+        Some(ErrorCode::LeaseNotHeld) => {
+            format!("lease {subject} is held by {held_by}, not by you; only the holder can change it")
+        }
+        Some(ErrorCode::LeaseConflict) => {
+            format!("{subject} overlaps another session's lease or lock (see `wit lease list`)")
         }
         Some(ErrorCode::InvalidTransition) => {
             let cur = data_str(e, "current").unwrap_or("?");

@@ -249,6 +249,39 @@ pub struct LockRecord {
     pub ttl_remaining_ms: i64,
 }
 
+/// A file/glob lease (extension: `lease.acquire`, `lease.query`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LeaseRecord {
+    /// Its id (UUID).
+    pub lease_id: String,
+    /// The holder.
+    pub session_id: String,
+    /// `exclusive` or `shared`.
+    pub mode: String,
+    /// The patterns, normalized.
+    pub paths: Vec<String>,
+    /// Why, as the holder said.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// ISO 8601 UTC with milliseconds.
+    pub acquired_at: String,
+    /// ISO 8601 UTC with milliseconds.
+    pub expires_at: String,
+    /// `expiresAt − now` in milliseconds.
+    pub ttl_remaining_ms: i64,
+    /// With `lease.query {files}`: the given files it covers (at most 100 listed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+}
+
+impl LeaseRecord {
+    /// Whether the lease keeps other sessions' edits out.
+    pub fn is_exclusive(&self) -> bool {
+        self.mode == "exclusive"
+    }
+}
+
 /// Intent status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -325,6 +358,19 @@ pub struct IntentRecord {
     pub declared_at: i64,
     /// Unix milliseconds.
     pub updated_at: i64,
+    /// Extension (`intent.query`): the declaring session ended after the intent's last
+    /// change — any session may now abandon it (`intent.abandon`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner_ended: Option<OwnerEnded>,
+}
+
+/// When and why an intent's session ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnerEnded {
+    /// Unix milliseconds.
+    pub at: i64,
+    /// `its session ended`, `its heartbeats stopped`.
+    pub reason: String,
 }
 
 impl IntentRecord {

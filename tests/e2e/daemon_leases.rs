@@ -36,7 +36,11 @@ fn exclusive_globs_conflict_when_they_can_name_a_common_file_in_either_order() {
     let mut c = d.client();
     let a = lease(&mut c, "a", &["src/auth/"], "exclusive");
     let a_id = ok(&a)["leaseId"].as_str().unwrap().to_owned();
-    assert_eq!(ok(&a)["paths"], json!(["src/auth/**"]), "a trailing / is /**");
+    assert_eq!(
+        ok(&a)["paths"],
+        json!(["src/auth/**"]),
+        "a trailing / is /**"
+    );
 
     // Overlapping globs of another session: refused, naming the lease in the way.
     let b = lease(&mut c, "b", &["src/**/*.ts"], "exclusive");
@@ -46,7 +50,12 @@ fn exclusive_globs_conflict_when_they_can_name_a_common_file_in_either_order() {
     assert_eq!(items[0]["leaseId"], a_id.as_str());
     assert_eq!(items[0]["sessionId"], "a");
     // A disjoint glob is fine; so is the same session overlapping itself.
-    ok(&lease(&mut c, "b", &["src/db/**", "docs/*.md"], "exclusive"));
+    ok(&lease(
+        &mut c,
+        "b",
+        &["src/db/**", "docs/*.md"],
+        "exclusive",
+    ));
     ok(&lease(&mut c, "a", &["src/auth/*.ts"], "exclusive"));
     // The other order: b's lease stands, a's new overlapping one is refused.
     let again = lease(&mut c, "a", &["src/db/query.ts"], "exclusive");
@@ -176,7 +185,10 @@ fn renew_release_and_forced_release_with_the_audit_record() {
         "lease.forceRelease",
         json!({"leaseId": id, "sessionId": "b"}),
     );
-    assert!(no_reason["data"]["fieldErrors"]["reason"].is_array(), "{no_reason}");
+    assert!(
+        no_reason["data"]["fieldErrors"]["reason"].is_array(),
+        "{no_reason}"
+    );
     let forced = c.ok(
         "lease.forceRelease",
         json!({"leaseId": id, "sessionId": "b", "reason": "a crashed"}),
@@ -294,7 +306,10 @@ fn lease_query_filters_by_session_and_by_the_files_covered() {
     );
     assert_eq!(c.ok("daemon.status", json!({}))["counts"]["leases"], 2);
     let of_b = c.ok("lease.query", json!({"sessionId": "b"}));
-    assert_eq!(of_b["leases"][0]["paths"], json!(["docs/**", "{web,app}/**/*.tsx"]));
+    assert_eq!(
+        of_b["leases"][0]["paths"],
+        json!(["docs/**", "{web,app}/**/*.tsx"])
+    );
     let covering = c.ok(
         "lease.query",
         json!({"files": ["app/x/y.tsx", "src/a.ts", "src/deep/a.ts", "./docs//r.md"]}),
@@ -313,13 +328,37 @@ fn bad_patterns_and_parameters_are_refused_naming_the_field() {
     let d = Daemon::start(repo.path());
     let mut c = d.client();
     for (params, field, says) in [
-        (json!({"sessionId": "a", "paths": ["../etc/**"]}), "paths", "'..'"),
-        (json!({"sessionId": "a", "paths": ["/etc/**"]}), "paths", "absolute"),
-        (json!({"sessionId": "a", "paths": ["src/a**"]}), "paths", "whole path segment"),
-        (json!({"sessionId": "a", "paths": ["src/{a"]}), "paths", "unclosed"),
+        (
+            json!({"sessionId": "a", "paths": ["../etc/**"]}),
+            "paths",
+            "'..'",
+        ),
+        (
+            json!({"sessionId": "a", "paths": ["/etc/**"]}),
+            "paths",
+            "absolute",
+        ),
+        (
+            json!({"sessionId": "a", "paths": ["src/a**"]}),
+            "paths",
+            "whole path segment",
+        ),
+        (
+            json!({"sessionId": "a", "paths": ["src/{a"]}),
+            "paths",
+            "unclosed",
+        ),
         (json!({"sessionId": "a", "paths": []}), "paths", ""),
-        (json!({"sessionId": "a", "paths": ["x"], "mode": "solo"}), "mode", "exclusive, shared"),
-        (json!({"sessionId": "a", "paths": ["x"], "ttlMs": 0}), "ttlMs", "positive"),
+        (
+            json!({"sessionId": "a", "paths": ["x"], "mode": "solo"}),
+            "mode",
+            "exclusive, shared",
+        ),
+        (
+            json!({"sessionId": "a", "paths": ["x"], "ttlMs": 0}),
+            "ttlMs",
+            "positive",
+        ),
         (json!({"paths": ["x"]}), "sessionId", "required"),
     ] {
         let e = c.err("lease.acquire", params.clone());
@@ -327,7 +366,11 @@ fn bad_patterns_and_parameters_are_refused_naming_the_field() {
         let reasons = e["data"]["fieldErrors"][field].to_string();
         assert!(reasons.contains(says), "{params}: {e}");
     }
-    assert_eq!(c.ok("lease.query", json!({}))["leases"], json!([]), "nothing stored");
+    assert_eq!(
+        c.ok("lease.query", json!({}))["leases"],
+        json!([]),
+        "nothing stored"
+    );
 }
 
 #[test]
@@ -383,7 +426,10 @@ fn session_end_releases_leases_and_another_session_may_then_abandon_its_intents(
         .map(|r| r["action"].as_str().unwrap())
         .collect();
     assert_eq!(actions, ["session-ended", "intent-abandoned"]);
-    assert_eq!(audit["records"][1]["symbolPath"], format!("intent:{intent}"));
+    assert_eq!(
+        audit["records"][1]["symbolPath"],
+        format!("intent:{intent}")
+    );
     assert_eq!(audit["records"][1]["by"], "b");
     let updated = c.ok("events.poll", json!({"kinds": ["intent.updated"]}));
     assert_eq!(updated["events"][0]["data"]["by"], "b");
@@ -413,8 +459,17 @@ fn force_abandons_a_live_sessions_intent_on_the_record_and_end_can_abandon_its_o
     assert_eq!(audit["records"][0]["action"], "forced");
     // The owner abandons its own without a reason, unaudited.
     let second = declare(&mut c, "a");
-    c.ok("intent.abandon", json!({"intentId": second, "sessionId": "a"}));
-    assert_eq!(c.ok("audit.query", json!({}))["records"].as_array().unwrap().len(), 1);
+    c.ok(
+        "intent.abandon",
+        json!({"intentId": second, "sessionId": "a"}),
+    );
+    assert_eq!(
+        c.ok("audit.query", json!({}))["records"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
     // session.end with abandonIntents closes the rest.
     let third = declare(&mut c, "a");
     let ended = c.ok(

@@ -9,6 +9,7 @@ mod cli_coordination;
 mod cli_daemon;
 mod cli_daily;
 mod cli_init;
+mod cli_leases;
 mod cli_version_notice;
 mod cli_watch;
 mod daemon_analysis_cache;

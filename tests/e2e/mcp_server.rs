@@ -27,6 +27,8 @@ const TOOLS: &[&str] = &[
     "wit_events",
     "wit_force_release",
     "wit_intent_update",
+    "wit_lease",
+    "wit_lease_release",
     "wit_lock",
     "wit_release",
     "wit_renew",
@@ -469,7 +471,29 @@ fn mcp_status_subscribers_are_notified_of_changes_and_wit_events_returns_the_log
             json!({"symbolPath": "src/auth.ts:validateToken", "ttlMs": 600000}),
         )
         .await);
+        // Leases: an exclusive lease over the file, then released by id prefix.
+        let lease = ok(call(
+            &mcp,
+            "wit_lease",
+            json!({"paths": ["src/"], "reason": "restructuring"}),
+        )
+        .await);
+        assert_eq!(lease["paths"], json!(["src/**"]), "{lease}");
+        let prefix = lease["leaseId"].as_str().unwrap()[..8].to_owned();
+        let released = ok(call(&mcp, "wit_lease_release", json!({"leaseId": prefix})).await);
+        assert_eq!(released["released"], json!([lease["leaseId"]]));
+        ok(call(
+            &mcp,
+            "wit_lease",
+            json!({"paths": ["docs/*.md"], "shared": true}),
+        )
+        .await);
         let ended = ok(call(&mcp, "wit_end_session", json!({})).await);
+        assert_eq!(
+            ended["releasedLeases"].as_array().unwrap().len(),
+            1,
+            "{ended}"
+        );
         assert_eq!(ended["releasedLocks"], json!(["src/auth.ts:validateToken"]));
         let later = ok(call(&mcp, "wit_events", json!({"since": next, "timeoutMs": 10})).await);
         let kinds: Vec<&str> = later["events"]
@@ -484,7 +508,11 @@ fn mcp_status_subscribers_are_notified_of_changes_and_wit_events_returns_the_log
                 "lock.forced",
                 "lock.acquired",
                 "lock.refreshed",
+                "lease.acquired",
+                "lease.released",
+                "lease.acquired",
                 "lock.released",
+                "lease.released",
                 "session.ended"
             ],
             "{later}"

@@ -26,7 +26,7 @@ pub async fn run(ctx: &Ctx, cmd: IntentCmd) -> CmdResult {
         IntentCmd::Update { id, status } => update(ctx, &id, status).await,
         IntentCmd::Start { id } => update(ctx, &id, TargetStatus::Active).await,
         IntentCmd::Done { id } => update(ctx, &id, TargetStatus::Resolved).await,
-        IntentCmd::Abandon { id } => update(ctx, &id, TargetStatus::Abandoned).await,
+        IntentCmd::Abandon { id, reason, force } => abandon(ctx, &id, reason, force).await,
         IntentCmd::List {
             all,
             status,
@@ -54,6 +54,43 @@ async fn update(ctx: &Ctx, id: &str, status: TargetStatus) -> CmdResult {
             "Intent {} is now {}.",
             r.intent_id,
             ctx.style.green(r.status.as_str())
+        );
+    }
+    Ok(())
+}
+
+/// `wit intent abandon`: through `intent.abandon`, which also lets another session close
+/// an ended session's intent (on the record); `intent.update` against an older daemon.
+async fn abandon(ctx: &Ctx, id: &str, reason: Option<String>, force: bool) -> CmdResult {
+    let session = ctx.session()?;
+    let mut client = ctx.client().await?;
+    let id = &crate::ids::intent(&mut client, id.trim()).await?;
+    let mut params = json!({"intentId": id, "sessionId": session.id});
+    if let Some(r) = &reason {
+        params["reason"] = json!(r);
+    }
+    if force {
+        params["force"] = json!(true);
+    }
+    let r: serde_json::Value = match client.call("intent.abandon", params).await {
+        Ok(r) => r,
+        Err(crate::client::CallError::Rpc(e))
+            if e.kind() == Some(wit_core::protocol::ErrorCode::MethodNotFound)
+                && reason.is_none() =>
+        {
+            return update(ctx, id, TargetStatus::Abandoned).await;
+        }
+        Err(e) => return Err(crate::context::failure(e, id)),
+    };
+    if ctx.json {
+        print_json(&r);
+    } else if r["owner"] == r["by"] {
+        println!("Intent {id} is now {}.", ctx.style.green("abandoned"));
+    } else {
+        println!(
+            "Intent {id} of {} is now {}; recorded in `wit audit`.",
+            crate::output::shown(r["owner"].as_str().unwrap_or("?")),
+            ctx.style.green("abandoned")
         );
     }
     Ok(())

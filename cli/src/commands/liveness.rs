@@ -60,24 +60,31 @@ pub async fn force_release(ctx: &Ctx, symbol: &str, reason: &str) -> CmdResult {
 }
 
 /// `wit end-session`.
-pub async fn end_session(ctx: &Ctx) -> CmdResult {
+pub async fn end_session(ctx: &Ctx, abandon_intents: bool) -> CmdResult {
     let session = ctx.session()?;
     let mut client = ctx.client().await?;
-    let r: Value = call(
-        &mut client,
-        "session.end",
-        json!({"sessionId": session.id}),
-        &session.id,
-    )
-    .await?;
+    let mut params = json!({"sessionId": session.id});
+    if abandon_intents {
+        params["abandonIntents"] = json!(true);
+    }
+    let r: Value = call(&mut client, "session.end", params, &session.id).await?;
     if ctx.json {
         print_json(&r);
     } else {
-        let n = r["releasedLocks"].as_array().map_or(0, Vec::len);
-        println!(
-            "Session {} ended; {n} lock(s) released.",
-            shown(&session.id)
+        let count = |k: &str| r[k].as_array().map_or(0, Vec::len);
+        let mut said = format!(
+            "Session {} ended; {} lock(s) and {} lease(s) released",
+            shown(&session.id),
+            count("releasedLocks"),
+            count("releasedLeases")
         );
+        if abandon_intents {
+            said.push_str(&format!(
+                ", {} intent(s) abandoned",
+                count("abandonedIntents")
+            ));
+        }
+        println!("{said}.");
     }
     Ok(())
 }

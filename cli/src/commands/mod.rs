@@ -8,6 +8,7 @@ pub mod declare;
 pub mod events;
 pub mod init;
 pub mod intent;
+pub mod lease;
 pub mod liveness;
 pub mod lock;
 pub mod status;
@@ -35,7 +36,10 @@ pub async fn run(ctx: &Ctx, command: Command) -> CmdResult {
         Command::ForceRelease { symbol, reason } => {
             liveness::force_release(ctx, &symbol, &reason).await
         }
-        Command::EndSession => liveness::end_session(ctx).await,
+        Command::EndSession { abandon_intents } => {
+            liveness::end_session(ctx, abandon_intents).await
+        }
+        Command::Lease(c) => lease::run(ctx, c).await,
         Command::Audit { session } => liveness::audit(ctx, session).await,
         Command::Events {
             since,

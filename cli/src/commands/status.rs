@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 use serde_json::json;
-use wit_core::protocol::{ContractRecord, ContractStatus, IntentRecord, LockRecord};
+use wit_core::protocol::{ContractRecord, ContractStatus, IntentRecord, LeaseRecord, LockRecord};
 
 use crate::autostart::CALL_TIMEOUT;
 use crate::client::Client;
@@ -31,6 +31,8 @@ pub struct Snapshot {
     pub locks: Vec<LockRecord>,
     /// All contracts.
     pub contracts: Vec<ContractRecord>,
+    /// Unexpired file/glob leases (empty against a daemon without leases).
+    pub leases: Vec<LeaseRecord>,
 }
 
 /// The caller's identity, as shown.
@@ -42,7 +44,7 @@ pub struct SessionInfo {
     pub source: &'static str,
 }
 
-/// Fetches a snapshot: four calls, issued concurrently on four connections (the daemon
+/// Fetches a snapshot: five calls, issued concurrently on five connections (the daemon
 /// serves them in parallel), which keeps `wit status` near one round trip.
 pub async fn snapshot(
     ctx: &Ctx,
@@ -55,15 +57,21 @@ pub async fn snapshot(
             .await
             .map_err(|e| Failure::Unreachable(e.to_string()))
     };
-    let (c2, c3, c4) = tokio::join!(extra(), extra(), extra());
-    let (mut c2, mut c3, mut c4) = (c2?, c3?, c4?);
-    let (daemon, intents, locks, contracts) = tokio::join!(
+    let (c2, c3, c4, c5) = tokio::join!(extra(), extra(), extra(), extra());
+    let (mut c2, mut c3, mut c4, mut c5) = (c2?, c3?, c4?, c5?);
+    let (daemon, intents, locks, contracts, leases) = tokio::join!(
         fetch_status(client),
         call::<Vec<IntentRecord>>(&mut c2, "intent.query", json!({}), "intents"),
         call::<Vec<LockRecord>>(&mut c3, "lock.query", json!({}), "locks"),
         call::<Vec<ContractRecord>>(&mut c4, "contract.query", json!({}), "contracts"),
+        call::<serde_json::Value>(&mut c5, "lease.query", json!({}), "leases"),
     );
     let (daemon, intents, locks, contracts) = (daemon.ok(), intents?, locks?, contracts?);
+    // An older daemon has no leases: nothing to show rather than a failed status.
+    let leases: Vec<LeaseRecord> = leases
+        .ok()
+        .and_then(|v| serde_json::from_value(v["leases"].clone()).ok())
+        .unwrap_or_default();
     Ok(Snapshot {
         root: ctx.repo.root.display().to_string(),
         session: session.map(|s| SessionInfo {
@@ -74,6 +82,7 @@ pub async fn snapshot(
         intents,
         locks,
         contracts,
+        leases,
     })
 }
 
@@ -152,20 +161,27 @@ pub fn layout(s: &Snapshot, style: &Style) -> Layout {
             all_command: "wit intent list",
         }
     } else {
-        let rows = s
-            .intents
-            .iter()
-            .map(|i| {
-                vec![
-                    Cell::plain(&i.intent_id),
-                    session_cell(&i.session_id, me, style),
-                    Cell::styled(i.status.as_str(), |t| style.green(t)),
-                    Cell::plain(truncate(&intent::targets(i), 48)),
-                    Cell::plain(truncate(&i.description, 48)),
-                    Cell::styled(ago(i.declared_at), |t| style.dim(t)),
-                ]
-            })
-            .collect();
+        let rows =
+            s.intents
+                .iter()
+                .map(|i| {
+                    vec![
+                        Cell::plain(&i.intent_id),
+                        session_cell(&i.session_id, me, style),
+                        match &i.owner_ended {
+                            // Its agent is gone: anyone may abandon it (`wit intent abandon`).
+                            Some(_) => Cell::styled(
+                                format!("{} (session ended)", i.status.as_str()),
+                                |t| style.yellow(t),
+                            ),
+                            None => Cell::styled(i.status.as_str(), |t| style.green(t)),
+                        },
+                        Cell::plain(truncate(&intent::targets(i), 48)),
+                        Cell::plain(truncate(&i.description, 48)),
+                        Cell::styled(ago(i.declared_at), |t| style.dim(t)),
+                    ]
+                })
+                .collect();
         let (head, rows) = split_table(table(
             style,
             &[
@@ -258,10 +274,20 @@ pub fn layout(s: &Snapshot, style: &Style) -> Layout {
             all_command: "wit contract list",
         }
     };
-    Layout {
-        header,
-        sections: vec![intents, locks, contracts],
+    let mut sections = vec![intents, locks];
+    // Shown only when some exist: most repositories never use leases.
+    if !s.leases.is_empty() {
+        let (head, rows) = split_table(crate::commands::lease::lease_table(&s.leases, style, me));
+        sections.push(Section {
+            title: style.bold(&format!("Leases ({})", s.leases.len())),
+            head,
+            rows,
+            footer: Vec::new(),
+            all_command: "wit lease list",
+        });
     }
+    sections.push(contracts);
+    Layout { header, sections }
 }
 
 /// The human rendering of a snapshot: everything, one record per line.

@@ -6,8 +6,9 @@
 //! ([`guard_ranges`]), asks the daemon which locks other sessions hold in that file
 //! (`lock.query`) and, only when there are some, which definitions those bytes belong
 //! to (`symbols.at`); a touched definition locked by another session refuses the edit.
-//! One connection, at most two calls, no git: the common case (nobody else holds a lock
-//! in the file) is one call.
+//! A file under another session's exclusive lease (`lease.query`) refuses it too, new
+//! files included. One connection, at most three calls, no git: the common case (nobody
+//! else holds a lock in the file) is two.
 //!
 //! **Answer.** Every supported agent (Claude Code, Codex, Gemini CLI) blocks a tool call
 //! when its hook exits 2, and shows the hook's stderr to the model as the reason; exit 0
@@ -45,7 +46,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::json;
 use wit_boundary::RepoFileError;
-use wit_core::protocol::{ErrorCode, LockRecord};
+use wit_core::protocol::{ErrorCode, LeaseRecord, LockRecord};
 use wit_core::text::escape;
 
 use super::guard_payload::{self as payload, Agent, Change, Payload};
@@ -215,14 +216,23 @@ fn decide(agent: Agent, input: &str, repo: &Repo) -> Verdict {
         Err(e) => return Verdict::Unchecked(e),
     };
     let touched = touched_files(&payload, &repo.root);
-    if touched.is_empty() {
+    // Every repository file the edits write, new ones included: what leases cover.
+    let mut paths: Vec<String> = Vec::new();
+    for edit in &payload.edits {
+        if let Some(rel) = repo_relative(&repo.root, payload.cwd.as_deref(), &edit.path)
+            && !paths.contains(&rel)
+        {
+            paths.push(rel);
+        }
+    }
+    if touched.is_empty() && paths.is_empty() {
         return Verdict::Allow(None);
     }
     let rt = match runtime() {
         Ok(rt) => rt,
         Err(e) => return Verdict::Unchecked(e),
     };
-    rt.block_on(check(repo, &payload, &touched))
+    rt.block_on(check(repo, &payload, &touched, &paths))
 }
 
 /// The repository files the payload's edits change, with the changed byte ranges of
@@ -387,7 +397,7 @@ struct TouchedSymbol {
     symbol_paths: Vec<String>,
 }
 
-async fn check(repo: &Repo, payload: &Payload, touched: &[Touched]) -> Verdict {
+async fn check(repo: &Repo, payload: &Payload, touched: &[Touched], paths: &[String]) -> Verdict {
     let mut client = match Client::connect(&repo.socket(), LIMIT).await {
         Ok(c) => c,
         Err(ConnectError::Missing | ConnectError::Refused) => {
@@ -437,18 +447,62 @@ async fn check(repo: &Repo, payload: &Payload, touched: &[Touched]) -> Verdict {
             }
         }
     }
-    if !conflicts.is_empty() && !identity.explicit {
+    // Other sessions' exclusive leases over the edited files, new ones too (an older
+    // daemon has no leases).
+    let mut leases: Vec<LeaseRecord> = match client
+        .call::<serde_json::Value>("lease.query", json!({"files": paths}))
+        .await
+    {
+        Ok(v) => serde_json::from_value(v["leases"].clone()).unwrap_or_default(),
+        Err(CallError::Rpc(e)) if e.kind() == Some(ErrorCode::MethodNotFound) => Vec::new(),
+        Err(e) => return Verdict::Unchecked(call_failure("lease.query", e)),
+    };
+    leases.retain(|l| l.is_exclusive() && !identity.mine.contains(&l.session_id));
+    if (!conflicts.is_empty() || !leases.is_empty()) && !identity.explicit {
         // The shared identity is the agent's too when it has no WIT_SESSION. Read only
         // now: reading it checks that `.wit/` is not committed, which runs git.
         if let Ok(Some(shared)) = crate::session::read_shared(repo) {
             conflicts.retain(|c| c.session_id != shared);
+            leases.retain(|l| l.session_id != shared);
         }
     }
-    if conflicts.is_empty() {
-        Verdict::Allow(None)
-    } else {
-        Verdict::Refuse(refusal(&conflicts))
+    match (conflicts.is_empty(), leases.is_empty()) {
+        (true, true) => Verdict::Allow(None),
+        (false, _) => Verdict::Refuse(refusal(&conflicts)),
+        (true, false) => Verdict::Refuse(lease_refusal(&leases)),
     }
+}
+
+/// The reason shown to the model when another session leased the file exclusively.
+fn lease_refusal(leases: &[LeaseRecord]) -> String {
+    let mut text = String::from(
+        "wit guard: refused: this edit changes a file another session has leased exclusively:\n",
+    );
+    for lease in leases {
+        let files = lease.files.join(", ");
+        text.push_str(&format!(
+            "  {} — under {} (lease {}) held by {} for {} more{}\n",
+            escape(&files),
+            escape(&lease.paths.join(" ")),
+            escape(&lease.lease_id),
+            escape(&lease.session_id),
+            human_span(lease.ttl_remaining_ms),
+            lease
+                .reason
+                .as_deref()
+                .map(|r| format!(": {}", escape(r)))
+                .unwrap_or_default(),
+        ));
+    }
+    let first = &leases[0];
+    text.push_str(&format!(
+        "Do not edit around the lease (no copy of the code elsewhere, no write through the shell). \
+         Instead: work on something else and retry when the lease ends (`wit lease list` shows \
+         the time left), or ask {} to release it (`wit lease release {}`).",
+        escape(&first.session_id),
+        escape(&first.lease_id),
+    ));
+    text
 }
 
 fn call_failure(method: &str, e: CallError) -> String {

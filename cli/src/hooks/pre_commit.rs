@@ -1,5 +1,6 @@
 //! The pre-commit hook: staged content of supported files → `check-contracts`; violations
-//! refuse the commit.
+//! refuse the commit, and so do staged paths under another session's exclusive lease
+//! (`lease.query`; the committer is `WIT_SESSION`, `CLAUDE_SESSION_ID` or the shared id).
 //!
 //! Fails open only when the check as a whole cannot run: no daemon, a daemon slower than
 //! [`LIMIT`], git unable to list or read the index. The commit then proceeds, with one line
@@ -11,7 +12,7 @@
 use std::time::Duration;
 
 use serde_json::json;
-use wit_core::protocol::{ErrorCode, StagedFile};
+use wit_core::protocol::{ErrorCode, LeaseRecord, StagedFile};
 use wit_core::text::escape;
 
 use crate::client::CallError;
@@ -79,6 +80,82 @@ fn check(style: &Style) -> Outcome {
             Ok(c) => c,
             Err(why) => return Outcome::Skipped(why),
         };
+        // Other sessions' exclusive leases over the staged paths (deleted ones included).
+        let leased = match leased_by_others(&mut client, &repo, &paths).await {
+            Ok(text) => text,
+            Err(why) => return Outcome::Skipped(why),
+        };
+        let contracts = check_contracts(&mut client, &repo, &paths, style).await;
+        match (contracts, leased) {
+            (Outcome::Violations(v), Some(l)) => Outcome::Violations(format!("{v}{l}")),
+            (Outcome::Skipped(why), Some(l)) => {
+                eprintln!("wit: contract check skipped: {why}");
+                Outcome::Violations(l)
+            }
+            (Outcome::Clean, Some(l)) => Outcome::Violations(l),
+            (other, None) => other,
+        }
+    })
+}
+
+/// Describes the exclusive leases of other sessions than the committer's (`WIT_SESSION`,
+/// `CLAUDE_SESSION_ID` or the shared id) over the staged paths; `None` when there are none
+/// or the daemon predates leases.
+async fn leased_by_others(
+    client: &mut crate::client::Client,
+    repo: &root::Repo,
+    paths: &[git::StagedPath],
+) -> Result<Option<String>, String> {
+    let files: Vec<&str> = paths.iter().filter_map(|p| p.utf8()).collect();
+    if files.is_empty() {
+        return Ok(None);
+    }
+    let answer = match client
+        .call::<serde_json::Value>("lease.query", json!({ "files": files }))
+        .await
+    {
+        Ok(v) => v,
+        Err(CallError::Rpc(e)) if e.kind() == Some(ErrorCode::MethodNotFound) => return Ok(None),
+        Err(e) => return Err(format!("lease.query: {e}")),
+    };
+    let me = crate::session::Session::lookup(repo).map(|s| s.id);
+    let leases: Vec<LeaseRecord> =
+        serde_json::from_value(answer["leases"].clone()).unwrap_or_default();
+    let foreign: Vec<&LeaseRecord> = leases
+        .iter()
+        .filter(|l| l.is_exclusive() && me.as_deref() != Some(l.session_id.as_str()))
+        .collect();
+    if foreign.is_empty() {
+        return Ok(None);
+    }
+    let mut text = String::from("wit: staged files are under another session's exclusive lease:\n");
+    for l in foreign {
+        text.push_str(&format!(
+            "  {} — lease {} on {} held by {}{}\n",
+            escape(&l.files.join(", ")),
+            escape(&l.lease_id),
+            escape(&l.paths.join(" ")),
+            escape(&l.session_id),
+            l.reason
+                .as_deref()
+                .map(|r| format!(": {}", escape(r)))
+                .unwrap_or_default(),
+        ));
+    }
+    text.push_str(
+        "wit: wait for the lease to end (`wit lease list`) or ask its holder to release it\n",
+    );
+    Ok(Some(text))
+}
+
+/// The contract check of the staged content.
+async fn check_contracts(
+    client: &mut crate::client::Client,
+    repo: &root::Repo,
+    paths: &[git::StagedPath],
+    style: &Style,
+) -> Outcome {
+    {
         // Every extension some analyzer (built-in or plugin) handles: files of other types
         // cannot hold contracts.
         let extensions: Vec<String> = match client
@@ -99,7 +176,7 @@ fn check(style: &Style) -> Outcome {
         // named by any contract (symbol paths are UTF-8 strings), so skipping it loses
         // nothing, and it must not stop the others being checked.
         let mut wanted = Vec::new();
-        for staged in &paths {
+        for staged in paths {
             let Some(path) = staged.utf8() else { continue };
             let ext = path.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
             if extensions.iter().any(|e| e.eq_ignore_ascii_case(ext)) {
@@ -142,7 +219,7 @@ fn check(style: &Style) -> Outcome {
         if files.is_empty() {
             return Outcome::Clean;
         }
-        let found = match check_in_batches(&mut client, files).await {
+        let found = match check_in_batches(client, files).await {
             Ok(found) => found,
             Err(f) => return Outcome::Skipped(f.human()),
         };
@@ -158,5 +235,5 @@ fn check(style: &Style) -> Outcome {
         } else {
             Outcome::Violations(describe_violations(&violations, style))
         }
-    })
+    }
 }

@@ -81,6 +81,33 @@ pub struct ForceReleaseParams {
     pub reason: String,
 }
 
+/// `wit_lease` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LeaseParams {
+    /// Patterns relative to the repository root: `src/auth/` (everything beneath),
+    /// `**/*.sql`, `src/{a,b}.ts`, or plain files.
+    pub paths: Vec<String>,
+    /// Shared instead of exclusive: other shared leases may overlap it.
+    #[serde(default)]
+    pub shared: bool,
+    /// Time to live in ms (default: the repository's lock TTL).
+    #[serde(default)]
+    pub ttl_ms: Option<u64>,
+    /// Why, shown to the other agents.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// `wit_lease_release` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LeaseReleaseParams {
+    /// The lease id (or a unique prefix); omitted: every lease you hold.
+    #[serde(default)]
+    pub lease_id: Option<String>,
+}
+
 /// No arguments.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -399,11 +426,43 @@ impl WitMcp {
         finish(self.force_release(p, &ctx).await)
     }
 
+    /// `lease.acquire` (an extension method).
+    #[tool(
+        name = "wit_lease",
+        description = "Reserve whole files or directories before a broad change (moving, \
+            renaming, regenerating many files): exclusive by default, so no other agent locks, \
+            leases, edits or commits under them; shared when you only need nobody to take them \
+            exclusively. Release it with wit_lease_release when done. LEASE_CONFLICT lists who \
+            holds what overlaps: work elsewhere, narrow the paths, or wait."
+    )]
+    async fn wit_lease(
+        &self,
+        Parameters(p): Parameters<LeaseParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        finish(self.lease(p, &ctx).await)
+    }
+
+    /// `lease.release` (an extension method).
+    #[tool(
+        name = "wit_lease_release",
+        description = "Release a lease you hold as soon as the broad change it protected is \
+            done (leaseId, or a unique prefix of it), or every lease you hold (no arguments), \
+            so other agents can edit those files again."
+    )]
+    async fn wit_lease_release(
+        &self,
+        Parameters(p): Parameters<LeaseReleaseParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        finish(self.lease_release(p, &ctx).await)
+    }
+
     /// `session.end` (an extension method).
     #[tool(
         name = "wit_end_session",
-        description = "When you are done with the whole task: release every lock you hold at \
-            once (your intents stay; mark them resolved with wit_intent_update)."
+        description = "When you are done with the whole task: release every lock and lease \
+            you hold at once (your intents stay; mark them resolved with wit_intent_update)."
     )]
     async fn wit_end_session(
         &self,
@@ -604,6 +663,86 @@ impl WitMcp {
                 v["formerHolder"]
             )),
             v,
+        ))
+    }
+
+    async fn lease(
+        &self,
+        p: LeaseParams,
+        ctx: &RequestContext<RoleServer>,
+    ) -> CmdResult<CallToolResult> {
+        let session = self.session(ctx)?;
+        let mut client = self.client().await?;
+        let mut params = json!({
+            "sessionId": session,
+            "paths": p.paths,
+            "mode": if p.shared { "shared" } else { "exclusive" },
+        });
+        if let Some(t) = p.ttl_ms {
+            params["ttlMs"] = json!(t);
+        }
+        if let Some(r) = p.reason {
+            params["reason"] = json!(r);
+        }
+        let v = self
+            .call(&mut client, "lease.acquire", params, "lease")
+            .await?;
+        Ok(success(
+            Some(format!("Leased {} until {}.", v["paths"], v["expiresAt"])),
+            v,
+        ))
+    }
+
+    async fn lease_release(
+        &self,
+        p: LeaseReleaseParams,
+        ctx: &RequestContext<RoleServer>,
+    ) -> CmdResult<CallToolResult> {
+        let session = self.session(ctx)?;
+        let mut client = self.client().await?;
+        let mine = self
+            .call(
+                &mut client,
+                "lease.query",
+                json!({"sessionId": session}),
+                "leases",
+            )
+            .await?;
+        let held: Vec<String> = mine["leases"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|l| l["leaseId"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let ids: Vec<String> = match p.lease_id.as_deref().map(str::trim) {
+            None => held,
+            Some(prefix) => {
+                let matching: Vec<String> = held
+                    .iter()
+                    .filter(|id| id.starts_with(&prefix.to_ascii_lowercase()))
+                    .cloned()
+                    .collect();
+                if matching.len() == 1 {
+                    matching
+                } else {
+                    vec![prefix.to_owned()]
+                }
+            }
+        };
+        for id in &ids {
+            self.call(
+                &mut client,
+                "lease.release",
+                json!({"leaseId": id, "sessionId": session}),
+                id,
+            )
+            .await?;
+        }
+        Ok(success(
+            Some(format!("Released {} lease(s).", ids.len())),
+            json!({ "released": ids }),
         ))
     }
 

@@ -143,10 +143,7 @@ fn expand_braces(text: &str) -> Result<Vec<String>, String> {
                             last.push('\\');
                             last.push(next);
                         }
-                        Some(other) => options
-                            .last_mut()
-                            .ok_or("internal: no option")?
-                            .push(other),
+                        Some(other) => options.last_mut().ok_or("internal: no option")?.push(other),
                     }
                 }
                 if options.iter().any(String::is_empty) {
@@ -156,7 +153,9 @@ fn expand_braces(text: &str) -> Result<Vec<String>, String> {
                     return Err("must not have '/' inside braces".into());
                 }
                 if out.len() * options.len() > MAX_ALTERNATIVES {
-                    return Err(format!("expands to more than {MAX_ALTERNATIVES} alternatives"));
+                    return Err(format!(
+                        "expands to more than {MAX_ALTERNATIVES} alternatives"
+                    ));
                 }
                 out = out
                     .iter()
@@ -182,11 +181,7 @@ fn tokenize(alt: &str) -> Result<Vec<Token>, String> {
         let last = i + 1 == segments.len();
         if *segment == "**" {
             // `**/` swallows its separator: `a/**/b` is `a/` then (nothing | any…/) then `b`.
-            tokens.push(if last {
-                Token::AnyRun
-            } else {
-                Token::Segments
-            });
+            tokens.push(if last { Token::AnyRun } else { Token::Segments });
             continue;
         }
         tokenize_segment(segment, &mut tokens)?;

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 use wit_core::protocol::{
     ConflictItem, ConflictReport, ErrorCode, IntentDeclared, IntentRecord, IntentStatus,
-    IntentUpdated, iso8601_millis,
+    IntentUpdated, OwnerEnded, iso8601_millis,
 };
 
 use super::{Failure, event, to_value, validated};
@@ -128,6 +128,7 @@ pub(crate) async fn declare(
         status: IntentStatus::Declared,
         declared_at: now,
         updated_at: now,
+        owner_ended: None,
     };
     let intent_id = record.intent_id.clone();
     let items = state
@@ -187,8 +188,7 @@ pub(crate) async fn declare(
             // Extension: other sessions' exclusive leases over the declared files, apart
             // from the v1 items (whose types a v1 client may treat as a closed set).
             let declared: Vec<String> = ranges.iter().map(|r| r.file.clone()).collect();
-            let lease_items =
-                super::leases::exclusive_over_files(tx, &declared, me, now)?;
+            let lease_items = super::leases::exclusive_over_files(tx, &declared, me, now)?;
 
             intents::insert(tx, &record, &ranges)?;
             event(
@@ -292,25 +292,17 @@ pub(crate) async fn query(state: &AppState, params: &Map<String, Value>) -> Resu
     let status = p.opt_enum("status", ALL_STATUSES);
     p.finish()?;
     let status = status.as_deref().and_then(IntentStatus::parse);
-    let (records, ended) = state
+    let records = state
         .read(move |conn| {
-            let records = intents::query(conn, session.as_deref(), file.as_deref(), status)?;
-            let mut ended = Vec::with_capacity(records.len());
-            for r in &records {
-                ended.push(ended_after(conn, &r.session_id, r.updated_at)?);
+            let mut records = intents::query(conn, session.as_deref(), file.as_deref(), status)?;
+            for r in &mut records {
+                r.owner_ended = ended_after(conn, &r.session_id, r.updated_at)?
+                    .map(|(at, reason)| OwnerEnded { at, reason });
             }
-            Ok((records, ended))
+            Ok(records)
         })
         .await?;
-    let mut out = Vec::with_capacity(records.len());
-    for (record, ended) in records.iter().zip(ended) {
-        let mut item = to_value(record)?;
-        if let Some((at, reason)) = ended {
-            item["ownerEnded"] = json!({ "at": at, "reason": reason });
-        }
-        out.push(item);
-    }
-    Ok(Value::Array(out))
+    to_value(&records)
 }
 
 /// When `session` ended at or after `since` (Unix ms), and why.

@@ -151,5 +151,6 @@ fn record(r: &rusqlite::Row<'_>) -> rusqlite::Result<IntentRecord> {
         })?,
         declared_at: r.get(8)?,
         updated_at: r.get(9)?,
+        owner_ended: None,
     })
 }

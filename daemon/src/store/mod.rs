@@ -309,6 +309,7 @@ mod tests {
             status: IntentStatus::Declared,
             declared_at: 1,
             updated_at: 1,
+            owner_ended: None,
         };
         let files = [intents::FileRange {
             file: "a.ts".into(),
