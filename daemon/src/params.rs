@@ -189,14 +189,15 @@ impl<'a> Params<'a> {
     /// A required non-empty array of file paths, each non-empty and normalized.
     pub fn file_array(&mut self, field: &str) -> Option<Vec<String>> {
         let files = self.str_array(field, true, 1, true)?;
-        let mut out = Vec::with_capacity(files.len());
-        for (i, f) in files.iter().enumerate() {
-            match paths::normalize_file(f) {
+        let count = files.len();
+        let mut out = Vec::with_capacity(count);
+        for (i, f) in files.into_iter().enumerate() {
+            match paths::normalize_file_owned(f) {
                 Ok(normal) => out.push(normal),
                 Err(why) => self.fail(field, format!("item {i}: {why}")),
             }
         }
-        (out.len() == files.len()).then_some(out)
+        (out.len() == count).then_some(out)
     }
 
     fn normal_symbol_path(&mut self, field: &str, s: &str) -> Option<String> {

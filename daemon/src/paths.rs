@@ -36,6 +36,22 @@ pub(crate) fn normalize_file(path: &str) -> Result<String, String> {
     Ok(segments.join("/"))
 }
 
+/// [`normalize_file`] for an owned path: a path already in normal form (the usual case)
+/// is handed back as it is, without a copy, so validating a declare of 50,000 files
+/// allocates nothing more.
+pub(crate) fn normalize_file_owned(path: String) -> Result<String, String> {
+    let plain = !path.is_empty()
+        && !path.chars().any(char::is_control)
+        && path
+            .split('/')
+            .all(|segment| !matches!(segment, "" | "." | ".."));
+    if plain {
+        Ok(path)
+    } else {
+        normalize_file(&path)
+    }
+}
+
 /// The normal form of a `file:symbol` path: the file part (before the first colon)
 /// normalized, the symbol name kept as written but for control characters, which are
 /// refused anywhere in the path.
@@ -89,6 +105,21 @@ mod tests {
             "a\u{1b}[31m.ts",
         ] {
             assert!(normalize_file(bad).is_err(), "{bad:?}");
+        }
+        for spelling in [
+            "src/a.ts",
+            "./src/a.ts",
+            "src//a.ts",
+            "",
+            "../a",
+            "a\0",
+            "/a",
+        ] {
+            assert_eq!(
+                normalize_file_owned(spelling.to_owned()),
+                normalize_file(spelling),
+                "{spelling:?}"
+            );
         }
         for bad in [":f", "./:f", "../a.ts:f", "a.ts:f\0", "a.ts:f\r\n", "a.ts"] {
             assert!(normalize_symbol_path(bad).is_err(), "{bad:?}");

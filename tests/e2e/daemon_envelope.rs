@@ -418,7 +418,7 @@ fn daemon_status_reports_process_counts_and_analyzers() {
     assert_eq!(st["socket"], d.socket().to_str().unwrap());
     assert_eq!(
         st["counts"],
-        json!({"locks": 1, "intents": 1, "contracts": 0, "lockWaiters": 0})
+        json!({"locks": 1, "intents": 1, "contracts": 0, "leases": 0, "lockWaiters": 0})
     );
     let analyzers = st["analyzers"].as_array().unwrap();
     for a in analyzers {

@@ -451,3 +451,102 @@ fn declare_analyses_current_disk_content() {
     assert_eq!(deps.len(), 1, "{after}");
     assert_eq!(deps[0]["lockedCallee"], "src/auth.ts:persist");
 }
+
+#[test]
+fn a_declare_of_thirty_thousand_files_keeps_every_semantic_and_a_small_event() {
+    let repo = repo();
+    let d = Daemon::start(repo.path());
+    let mut c = d.client();
+    let files = |from: usize, to: usize| -> Vec<String> {
+        (from..to).map(|i| format!("big/f{i}.md")).collect()
+    };
+    c.ok(
+        "lock.acquire",
+        json!({"symbolPath": "big/f40000.md:intro", "sessionId": "L"}),
+    );
+    let a = c.ok(
+        "intent.declare",
+        json!({"sessionId": "A", "description": "a", "files": files(0, 30_000)}),
+    );
+    let small = declare(&mut c, "S", &["big/f29999.md"], None);
+    // B: 30,000 files sharing only the last one of A's and S's, each written twice and
+    // once in another spelling, and one file of L's lock, with a symbol.
+    let mut b_files = files(29_999, 60_000);
+    b_files.extend(files(29_999, 60_000));
+    b_files.push("./big//f40000.md".into());
+    let b = c.ok(
+        "intent.declare",
+        json!({"sessionId": "B", "description": "b", "files": b_files, "symbols": ["intro", "intro"]}),
+    );
+    assert_eq!(
+        b["conflicts"],
+        json!({"hasConflicts": true, "items": [
+            {"type": "INTENT_OVERLAP", "overlappingIntentId": a["intentId"],
+             "overlappingSessionId": "A", "description": "a"},
+            {"type": "INTENT_OVERLAP", "overlappingIntentId": small["intentId"],
+             "overlappingSessionId": "S", "description": "S work"},
+            {"type": "LOCK_INTERSECTION", "symbolPath": "big/f40000.md:intro", "heldBy": "L",
+             "expiresAt": b["conflicts"]["items"][2]["expiresAt"]},
+        ]})
+    );
+    assert!(b["conflicts"]["items"][2]["expiresAt"].is_string(), "{b}");
+
+    // Stored as declared (every file, duplicates included, as v1 does), found by each
+    // file; each file row once.
+    let stored = intent(&mut c, b["intentId"].as_str().unwrap());
+    let list = stored["files"].as_str().unwrap();
+    assert_eq!(
+        list.trim_matches(',').split(',').count(),
+        60_003,
+        "every entry kept"
+    );
+    assert!(list.starts_with(",big/f29999.md,big/f30000.md,"));
+    for probe in ["big/f0.md", "big/f29999.md", "big/f59999.md"] {
+        let found = c.ok("intent.query", json!({"file": probe}));
+        let ids: Vec<&str> = found
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["intentId"].as_str().unwrap())
+            .collect();
+        let expected: Vec<&str> = [&a, &small, &b]
+            .into_iter()
+            .filter(|i| {
+                let id = i["intentId"].as_str().unwrap();
+                intent(&mut c, id)["files"]
+                    .as_str()
+                    .unwrap()
+                    .contains(&format!(",{probe},"))
+            })
+            .map(|i| i["intentId"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, expected, "{probe}");
+    }
+
+    // The event: how many files, and only the first hundred of them.
+    let events = c.ok(
+        "events.poll",
+        json!({"since": 0, "kinds": ["intent.declared"], "sessionId": "B"}),
+    );
+    let data = &events["events"][0]["data"];
+    assert_eq!(data["fileCount"], 60_003);
+    let shown = data["files"].as_array().unwrap();
+    assert_eq!(shown.len(), 100);
+    assert_eq!(shown[0], "big/f29999.md");
+    assert_eq!(shown[99], "big/f30098.md");
+    assert_eq!(data["symbols"], json!(["intro", "intro"]));
+    assert_eq!(data["conflicts"], 3);
+
+    // A session's own intents never conflict with it, however large.
+    let again = c.ok(
+        "intent.declare",
+        json!({"sessionId": "A", "description": "a2", "files": files(0, 30_000)}),
+    );
+    assert_eq!(
+        overlap_ids(&again),
+        [
+            small["intentId"].as_str().unwrap(),
+            b["intentId"].as_str().unwrap()
+        ]
+    );
+}

@@ -1,6 +1,6 @@
 //! `intent.declare`, `intent.update`, `intent.query`.
 
-use std::collections::BTreeMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 use wit_core::protocol::{
@@ -17,6 +17,9 @@ use crate::store::locks;
 
 const ALL_STATUSES: &[&str] = &["declared", "active", "resolved", "abandoned"];
 const TARGET_STATUSES: &[&str] = &["active", "resolved", "abandoned"];
+/// How many of its files an `intent.declared` event carries (with `fileCount`, all of
+/// them): an event stays small whatever the intent's size.
+const EVENT_FILES: usize = 100;
 
 /// `intent.declare {sessionId, description, files, symbols?}` → `{intentId, conflicts}`.
 pub(crate) async fn declare(
@@ -36,18 +39,9 @@ pub(crate) async fn declare(
     );
     let symbols = symbols.unwrap_or_default();
 
-    let mut unique_files: Vec<String> = Vec::with_capacity(files.len());
-    for f in &files {
-        if !unique_files.contains(f) {
-            unique_files.push(f.clone());
-        }
-    }
-    let mut unique_symbols: Vec<String> = Vec::with_capacity(symbols.len());
-    for s in &symbols {
-        if !unique_symbols.contains(s) {
-            unique_symbols.push(s.clone());
-        }
-    }
+    // Hash-based de-duplication, first occurrence kept: linear in the number of files.
+    let unique_files = first_occurrences(&files);
+    let unique_symbols = first_occurrences(&symbols);
 
     // Analysis from current disk content: per-file ranges and the callees of each
     // declared `file:symbol`.
@@ -61,6 +55,7 @@ pub(crate) async fn declare(
     // Each dependency: the intent's `file:symbol`, then every spelling of the callee's
     // lock (canonical first, see `symbol_spellings`).
     let mut dep_pairs: Vec<(String, Vec<String>)> = Vec::new();
+    let mut dep_seen: HashSet<(String, Vec<String>)> = HashSet::new();
     // Each declared `file:symbol` as the spellings its lock may have.
     let mut lock_pairs: Vec<Vec<String>> = Vec::new();
     let mut outcomes = Vec::new();
@@ -101,16 +96,28 @@ pub(crate) async fn declare(
                     } else {
                         symbol_spellings(&slot.file, callee, Some(analysis))
                     };
-                    if !dep_pairs
-                        .iter()
-                        .any(|(i, c)| *i == intent_symbol && *c == spellings)
-                    {
-                        dep_pairs.push((intent_symbol.clone(), spellings));
+                    let pair = (intent_symbol.clone(), spellings);
+                    if dep_seen.insert(pair.clone()) {
+                        dep_pairs.push(pair);
                     }
                 }
             }
         }
     }
+    // The files as one JSON array for the set-based overlap query and insert, and every
+    // spelling of a lock that could conflict for the one lock lookup; built before the
+    // write, so the write itself is a few statements whatever the number of files.
+    let file_rows = intents::FileRows::new(&ranges);
+    let lock_paths: HashSet<&str> = lock_pairs
+        .iter()
+        .flatten()
+        .chain(dep_pairs.iter().flat_map(|(_, s)| s))
+        .map(String::as_str)
+        .collect();
+    let lock_paths = serde_json::to_string(&lock_paths).map_err(Failure::internal)?;
+    let event_files: Vec<&String> = files.iter().take(EVENT_FILES).collect();
+    let event_files = json!(event_files);
+    let file_count = files.len();
     let union = ranges
         .iter()
         .filter_map(|r| r.range)
@@ -138,34 +145,22 @@ pub(crate) async fn declare(
             let mut items = Vec::new();
 
             // 1. INTENT_OVERLAP, in declaration order of the other intents.
-            let mut overlapping: BTreeMap<i64, (String, String, String)> = BTreeMap::new();
-            for mine in &ranges {
-                for other in intents::live_on_file_of_others(tx, &mine.file, me)? {
-                    let overlaps = match (mine.range, other.range) {
-                        (Some((s, e)), Some((os, oe))) => s < oe && e > os,
-                        _ => true,
-                    };
-                    if overlaps {
-                        overlapping.entry(other.rowid).or_insert((
-                            other.intent_id,
-                            other.session_id,
-                            other.description,
-                        ));
-                    }
-                }
-            }
-            for (_, (id, sess, desc)) in overlapping {
+            for other in intents::overlapping_live_of_others(tx, &file_rows, me)? {
                 items.push(ConflictItem::IntentOverlap {
-                    overlapping_intent_id: id,
-                    overlapping_session_id: sess,
-                    description: desc,
+                    overlapping_intent_id: other.intent_id,
+                    overlapping_session_id: other.session_id,
+                    description: other.description,
                 });
             }
+            let live: HashMap<String, locks::LockRow> = locks::live_among(tx, &lock_paths, now)?
+                .into_iter()
+                .map(|l| (l.symbol_path.clone(), l))
+                .collect();
 
             // 2. LOCK_INTERSECTION for each declared file × symbol, whichever spelling
             //    of the definition the lock is under.
             for spellings in &lock_pairs {
-                if let Some(lock) = live_lock_of_other(tx, spellings, me, now)? {
+                if let Some(lock) = live_lock_of_other(&live, spellings, me) {
                     items.push(ConflictItem::LockIntersection {
                         symbol_path: lock.symbol_path,
                         held_by: lock.session_id,
@@ -176,7 +171,7 @@ pub(crate) async fn declare(
 
             // 3. DEP_CHAIN for each callee of a declared symbol.
             for (intent_symbol, spellings) in dep_pairs {
-                if let Some(lock) = live_lock_of_other(tx, &spellings, me, now)? {
+                if let Some(lock) = live_lock_of_other(&live, &spellings, me) {
                     items.push(ConflictItem::DepChain {
                         intent_symbol,
                         locked_callee: lock.symbol_path,
@@ -187,10 +182,9 @@ pub(crate) async fn declare(
 
             // Extension: other sessions' exclusive leases over the declared files, apart
             // from the v1 items (whose types a v1 client may treat as a closed set).
-            let declared: Vec<String> = ranges.iter().map(|r| r.file.clone()).collect();
-            let lease_items = super::leases::exclusive_over_files(tx, &declared, me, now)?;
+            let lease_items = super::leases::exclusive_over_files(tx, &unique_files, me, now)?;
 
-            intents::insert(tx, &record, &ranges)?;
+            intents::insert(tx, &record, &file_rows)?;
             event(
                 tx,
                 "intent.declared",
@@ -198,7 +192,8 @@ pub(crate) async fn declare(
                 &record.intent_id,
                 json!({
                     "description": record.description,
-                    "files": record.file_list(),
+                    "files": event_files,
+                    "fileCount": file_count,
                     "symbols": record.symbol_list(),
                     "conflicts": items.len(),
                     "leaseConflicts": lease_items.len(),
@@ -221,20 +216,25 @@ pub(crate) async fn declare(
     Ok(answer)
 }
 
-/// The first live lock under one of `spellings` (of one definition), when another
-/// session than `me` holds it.
+/// The first live lock (of `live`) under one of `spellings` (of one definition), when
+/// another session than `me` holds it.
 fn live_lock_of_other(
-    conn: &rusqlite::Connection,
+    live: &HashMap<String, locks::LockRow>,
     spellings: &[String],
     me: &str,
-    now: i64,
-) -> Result<Option<locks::LockRow>, Failure> {
-    for path in spellings {
-        if let Some(lock) = locks::get(conn, path, now)? {
-            return Ok((lock.session_id != me).then_some(lock));
-        }
-    }
-    Ok(None)
+) -> Option<locks::LockRow> {
+    let lock = spellings.iter().find_map(|path| live.get(path))?;
+    (lock.session_id != me).then(|| lock.clone())
+}
+
+/// The distinct items of `items`, each at its first occurrence.
+fn first_occurrences(items: &[String]) -> Vec<String> {
+    let mut seen: HashSet<&str> = HashSet::with_capacity(items.len());
+    items
+        .iter()
+        .filter(|i| seen.insert(i.as_str()))
+        .cloned()
+        .collect()
 }
 
 /// `intent.update {intentId, sessionId, status}`.

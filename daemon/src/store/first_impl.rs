@@ -564,7 +564,9 @@ fn import_intent(new: &Connection, r: &[Value]) -> rusqlite::Result<Option<usize
         "INSERT OR IGNORE INTO intent_files (intent_id, file, start_byte, end_byte, live)
          VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
-    for file in list {
+    // One row per distinct file (intent_files has no unique key: see the schema).
+    let mut seen = std::collections::HashSet::new();
+    for file in list.into_iter().filter(|f| seen.insert(*f)) {
         stmt.execute((&id, file, range.map(|r| r.0), range.map(|r| r.1), live))?;
     }
     Ok(Some(1))
@@ -724,9 +726,17 @@ mod tests {
                 assert_eq!(first.files, ",src/auth.ts,");
                 assert_eq!(first.symbols, r#"["validateToken"]"#);
                 // Per-file rows: the live ones are found on each of their files.
-                let on_auth = super::super::intents::live_on_file_of_others(c, "src/auth.ts", "x")?;
+                let on = |file: &str| {
+                    let ranges =
+                        super::super::intents::FileRows::new(&[super::super::intents::FileRange {
+                            file: file.into(),
+                            range: None,
+                        }]);
+                    super::super::intents::overlapping_live_of_others(c, &ranges, "x")
+                };
+                let on_auth = on("src/auth.ts")?;
                 assert_eq!(on_auth.len(), 2);
-                let on_old = super::super::intents::live_on_file_of_others(c, "src/old.ts", "x")?;
+                let on_old = on("src/old.ts")?;
                 assert!(on_old.is_empty(), "a resolved intent is not live");
                 let contract =
                     super::super::contracts::get(c, "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e04")?

@@ -1,5 +1,8 @@
 //! Intents and their per-file rows.
 
+use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
+
 use rusqlite::{Connection, OptionalExtension};
 use wit_core::protocol::{IntentRecord, IntentStatus};
 
@@ -10,24 +13,52 @@ pub(crate) struct FileRange {
     pub range: Option<(i64, i64)>,
 }
 
-/// A live intent of another session touching a file, with its range in that file.
+/// A live intent of another session that overlaps the one being declared.
 #[derive(Debug, Clone)]
-pub(crate) struct LiveOnFile {
-    pub rowid: i64,
+pub(crate) struct Overlapping {
     pub intent_id: String,
     pub session_id: String,
     pub description: String,
-    pub range: Option<(i64, i64)>,
 }
 
 const COLUMNS: &str = "id, session_id, description, files, symbols, start_byte, end_byte, \
                        status, declared_at, updated_at";
 
+/// The distinct files of an intent as JSON arrays that [`insert`] and
+/// [`overlapping_live_of_others`] read through `json_each`, so that a declare of many files
+/// is a few statements, not a few per file: the file-level ones as plain strings (the
+/// usual case, the cheapest to read), the ones with a byte range as `[file, start, end]`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FileRows {
+    plain: String,
+    ranged: String,
+}
+
+impl FileRows {
+    /// Encodes `files` (distinct files).
+    pub(crate) fn new(files: &[FileRange]) -> Self {
+        let plain: Vec<&str> = files
+            .iter()
+            .filter(|f| f.range.is_none())
+            .map(|f| f.file.as_str())
+            .collect();
+        let ranged: Vec<(&str, i64, i64)> = files
+            .iter()
+            .filter_map(|f| f.range.map(|(s, e)| (f.file.as_str(), s, e)))
+            .collect();
+        let encode = |v: serde_json::Result<String>| v.unwrap_or_else(|_| "[]".to_owned());
+        Self {
+            plain: encode(serde_json::to_string(&plain)),
+            ranged: encode(serde_json::to_string(&ranged)),
+        }
+    }
+}
+
 /// Stores a new intent and its files.
 pub(crate) fn insert(
     conn: &Connection,
     record: &IntentRecord,
-    files: &[FileRange],
+    files: &FileRows,
 ) -> rusqlite::Result<()> {
     conn.prepare_cached(&format!(
         "INSERT INTO intents ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
@@ -44,45 +75,63 @@ pub(crate) fn insert(
         record.declared_at,
         record.updated_at,
     ))?;
-    let mut stmt = conn.prepare_cached(
-        "INSERT OR IGNORE INTO intent_files (intent_id, file, start_byte, end_byte)
-         VALUES (?1, ?2, ?3, ?4)",
-    )?;
-    for f in files {
-        stmt.execute((
-            &record.intent_id,
-            &f.file,
-            f.range.map(|r| r.0),
-            f.range.map(|r| r.1),
-        ))?;
-    }
+    conn.prepare_cached(
+        "INSERT INTO intent_files (intent_id, file) SELECT ?1, value FROM json_each(?2)",
+    )?
+    .execute((&record.intent_id, &files.plain))?;
+    conn.prepare_cached(
+        "INSERT INTO intent_files (intent_id, file, start_byte, end_byte)
+         SELECT ?1, value ->> 0, value ->> 1, value ->> 2 FROM json_each(?2)",
+    )?
+    .execute((&record.intent_id, &files.ranged))?;
     Ok(())
 }
 
-/// Declared/active intents of sessions other than `session_id` that list `file`.
-pub(crate) fn live_on_file_of_others(
+/// The overlap queries of [`overlapping_live_of_others`]: the files are walked once
+/// (`CROSS JOIN` keeps that order), each an index lookup of the live rows on that file.
+/// A file-level file of mine overlaps every live intent on it; a ranged one those that are
+/// file-level there or whose range intersects (`start < otherEnd && end > otherStart`).
+pub(crate) const OVERLAP_SQL: [&str; 2] = [
+    "SELECT i.rowid, i.id, i.session_id, i.description
+     FROM json_each(?1) AS j
+     CROSS JOIN intent_files AS f
+     CROSS JOIN intents AS i
+     WHERE f.file = j.value AND f.live = 1
+       AND i.id = f.intent_id AND i.session_id <> ?2
+       AND i.status IN ('declared', 'active')",
+    "SELECT i.rowid, i.id, i.session_id, i.description
+     FROM json_each(?1) AS j
+     CROSS JOIN intent_files AS f
+     CROSS JOIN intents AS i
+     WHERE f.file = j.value ->> 0 AND f.live = 1
+       AND i.id = f.intent_id AND i.session_id <> ?2
+       AND i.status IN ('declared', 'active')
+       AND (f.start_byte IS NULL OR f.end_byte IS NULL
+            OR (j.value ->> 1 < f.end_byte AND j.value ->> 2 > f.start_byte))",
+];
+
+/// Declared/active intents of sessions other than `session_id` that overlap `files` on a
+/// shared file (see [`OVERLAP_SQL`]); each once, in declaration order.
+pub(crate) fn overlapping_live_of_others(
     conn: &Connection,
-    file: &str,
+    files: &FileRows,
     session_id: &str,
-) -> rusqlite::Result<Vec<LiveOnFile>> {
-    conn.prepare_cached(
-        "SELECT i.rowid, i.id, i.session_id, i.description, f.start_byte, f.end_byte
-         FROM intent_files f JOIN intents i ON i.id = f.intent_id
-         WHERE f.file = ?1 AND f.live = 1 AND i.session_id <> ?2
-           AND i.status IN ('declared', 'active')",
-    )?
-    .query_map((file, session_id), |r| {
-        let start: Option<i64> = r.get(4)?;
-        let end: Option<i64> = r.get(5)?;
-        Ok(LiveOnFile {
-            rowid: r.get(0)?,
-            intent_id: r.get(1)?,
-            session_id: r.get(2)?,
-            description: r.get(3)?,
-            range: start.zip(end),
-        })
-    })?
-    .collect()
+) -> rusqlite::Result<Vec<Overlapping>> {
+    let mut found: BTreeMap<i64, Overlapping> = BTreeMap::new();
+    for (sql, json) in OVERLAP_SQL.iter().zip([&files.plain, &files.ranged]) {
+        let mut stmt = conn.prepare_cached(sql)?;
+        let mut rows = stmt.query((json, session_id))?;
+        while let Some(r) = rows.next()? {
+            if let Entry::Vacant(slot) = found.entry(r.get(0)?) {
+                slot.insert(Overlapping {
+                    intent_id: r.get(1)?,
+                    session_id: r.get(2)?,
+                    description: r.get(3)?,
+                });
+            }
+        }
+    }
+    Ok(found.into_values().collect())
 }
 
 /// The intent `intent_id`.
@@ -117,8 +166,8 @@ pub(crate) fn query(
     conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM intents i
          WHERE (?1 IS NULL OR session_id = ?1)
-           AND (?2 IS NULL OR EXISTS (SELECT 1 FROM intent_files f
-                                      WHERE f.intent_id = i.id AND f.file = ?2))
+           AND (?2 IS NULL OR i.id IN (SELECT f.intent_id FROM intent_files f
+                                       WHERE f.file = ?2))
            AND ((?3 IS NULL AND status IN ('declared', 'active')) OR status = ?3)
          ORDER BY declared_at, rowid"
     ))?

@@ -105,6 +105,21 @@ pub(crate) fn get_any(conn: &Connection, symbol_path: &str) -> rusqlite::Result<
     .optional()
 }
 
+/// The unexpired locks on any of `symbol_paths` (a JSON array of strings), in one query.
+pub(crate) fn live_among(
+    conn: &Connection,
+    symbol_paths: &str,
+    now_ms: i64,
+) -> rusqlite::Result<Vec<LockRow>> {
+    conn.prepare_cached(
+        "SELECT l.symbol_path, l.session_id, l.acquired_at, l.expires_at
+         FROM json_each(?1) AS j CROSS JOIN locks AS l
+         WHERE l.symbol_path = j.value AND l.expires_at > ?2",
+    )?
+    .query_map((symbol_paths, now_ms), row)?
+    .collect()
+}
+
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<LockRow> {
     Ok(LockRow {
         symbol_path: r.get(0)?,

@@ -311,10 +311,10 @@ mod tests {
             updated_at: 1,
             owner_ended: None,
         };
-        let files = [intents::FileRange {
+        let files = intents::FileRows::new(&[intents::FileRange {
             file: "a.ts".into(),
             range: None,
-        }];
+        }]);
         store
             .write(|tx| {
                 intents::insert(tx, &record("i1"), &files)?;
@@ -324,7 +324,9 @@ mod tests {
             })
             .unwrap();
         let live = store
-            .with(|c| intents::live_on_file_of_others(c, "a.ts", "me").map_err(StoreError::from))
+            .with(|c| {
+                intents::overlapping_live_of_others(c, &files, "me").map_err(StoreError::from)
+            })
             .unwrap();
         let ids: Vec<&str> = live.iter().map(|l| l.intent_id.as_str()).collect();
         assert_eq!(ids, ["i2"]);
@@ -336,5 +338,102 @@ mod tests {
             })
             .unwrap();
         assert_eq!(resolved.len(), 1);
+    }
+
+    #[test]
+    fn overlap_is_one_set_query_by_range_per_file_in_declaration_order() {
+        use intents::FileRange;
+        use wit_core::protocol::{IntentRecord, IntentStatus};
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("state.db")).unwrap();
+        let record = |id: &str, session: &str| IntentRecord {
+            intent_id: id.into(),
+            session_id: session.into(),
+            description: format!("about {id}"),
+            files: ",x,".into(),
+            symbols: "[]".into(),
+            start_byte: None,
+            end_byte: None,
+            status: IntentStatus::Declared,
+            declared_at: 1,
+            updated_at: 1,
+        };
+        let range = |file: &str, range: Option<(i64, i64)>| FileRange {
+            file: file.into(),
+            range,
+        };
+        // Declared in this order: i3 on b.ts 0..10, i1 on a.ts 50..60 and b.ts whole,
+        // i2 on a.ts 0..10, i4 (mine) on a.ts.
+        let intents_made = [
+            ("i3", "s3", vec![range("b.ts", Some((0, 10)))]),
+            (
+                "i1",
+                "s1",
+                vec![range("a.ts", Some((50, 60))), range("b.ts", None)],
+            ),
+            ("i2", "s2", vec![range("a.ts", Some((0, 10)))]),
+            ("i4", "me", vec![range("a.ts", None)]),
+        ];
+        store
+            .write(|tx| {
+                for (id, session, files) in &intents_made {
+                    intents::insert(tx, &record(id, session), &intents::FileRows::new(files))?;
+                }
+                Ok::<_, StoreError>(())
+            })
+            .unwrap();
+        let overlapping = |files: &[FileRange]| -> Vec<String> {
+            let json = intents::FileRows::new(files);
+            store
+                .with(|c| {
+                    intents::overlapping_live_of_others(c, &json, "me").map_err(StoreError::from)
+                })
+                .unwrap()
+                .into_iter()
+                .map(|o| o.intent_id)
+                .collect()
+        };
+        // File-level on both files: everyone else's, each once, in declaration order.
+        assert_eq!(
+            overlapping(&[range("a.ts", None), range("b.ts", None)]),
+            ["i3", "i1", "i2"]
+        );
+        // Ranges compared per file: a.ts 5..8 meets i2 only; b.ts 20..30 meets i1's
+        // file-level entry, not i3's 0..10. Touching ends do not intersect.
+        assert_eq!(overlapping(&[range("a.ts", Some((5, 8)))]), ["i2"]);
+        assert_eq!(overlapping(&[range("b.ts", Some((20, 30)))]), ["i1"]);
+        assert_eq!(
+            overlapping(&[range("a.ts", Some((10, 50)))]),
+            Vec::<String>::new()
+        );
+        assert_eq!(overlapping(&[range("c.ts", None)]), Vec::<String>::new());
+        // File-level and ranged files in one declare: merged, each once, in order.
+        assert_eq!(
+            overlapping(&[range("b.ts", Some((5, 6))), range("a.ts", None)]),
+            ["i3", "i1", "i2"]
+        );
+
+        // The plan: the files are walked once, each an index lookup (never a scan of
+        // intent_files or intents).
+        for sql in intents::OVERLAP_SQL {
+            let plan: Vec<String> = store
+                .with(|c| {
+                    let mut stmt = c.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
+                    stmt.query_map(("[]", "me"), |r| r.get::<_, String>(3))?
+                        .collect::<rusqlite::Result<Vec<_>>>()
+                        .map_err(StoreError::from)
+                })
+                .unwrap();
+            let plan = plan.join("\n");
+            assert!(
+                plan.contains("SEARCH f USING INDEX intent_files_live_by_file"),
+                "{plan}"
+            );
+            assert!(plan.contains("SEARCH i USING INDEX"), "{plan}");
+            assert!(
+                !plan.contains("SCAN f") && !plan.contains("SCAN i"),
+                "{plan}"
+            );
+        }
     }
 }
