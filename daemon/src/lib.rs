@@ -59,6 +59,7 @@ mod router;
 mod server;
 mod state;
 mod store;
+mod worktree;
 
 pub mod plugins;
 pub mod trust;

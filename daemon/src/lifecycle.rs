@@ -74,8 +74,14 @@ async fn serve(
     remove_stale(&wit, "daemon.sock")?;
     remove_stale(&wit, "daemon.pid")?;
 
-    check_database_files(&wit)?;
-    let store = Arc::new(Store::open_in(&wit, now_ms())?);
+    // Every worktree of the repository shares the main worktree's state (worktree.rs).
+    let placement = crate::worktree::place(&root, &wit);
+    if placement.main_worktree.is_some() {
+        placement.state.ensure()?;
+        placement.state.check_not_committed()?;
+    }
+    check_database_files(&placement.state)?;
+    let store = Arc::new(Store::open_in(&placement.state, now_ms())?);
     // wit.toml, then the registry (plugins need the file's list and the trust check).
     let mut config = Config::load(&root);
     let (registry, plugins) = analysis::build_registry(&root, &config.parsed);
@@ -91,6 +97,7 @@ async fn serve(
         openrpc,
         events: tokio::sync::watch::Sender::new(0),
         lock_queues: Default::default(),
+        placement,
     });
 
     let listener = UnixListener::bind(wit.socket())
@@ -112,6 +119,7 @@ async fn serve(
     }
 
     let purger = tokio::spawn(purge::run(state.clone()));
+    let others = tokio::spawn(crate::worktree::watch_others(state.clone()));
     let gone = repository_gone(wit.clone());
     server::serve(listener, state, async {
         tokio::select! {
@@ -122,6 +130,7 @@ async fn serve(
     })
     .await;
     purger.abort();
+    others.abort();
 
     let _ = fs::remove_file(wit.socket());
     let _ = fs::remove_file(wit.pid_file());

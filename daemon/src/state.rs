@@ -34,6 +34,8 @@ pub(crate) struct AppState {
     pub events: tokio::sync::watch::Sender<u64>,
     /// Waiting lines of `lock.acquire` with `waitMs`.
     pub lock_queues: crate::queues::LockQueues,
+    /// Where the state lives (shared with the other worktrees, or this checkout's own).
+    pub placement: crate::worktree::Placement,
 }
 
 impl AppState {
@@ -111,6 +113,13 @@ impl AppState {
         })
         .await
         .map_err(Failure::from_join)
+    }
+}
+
+impl AppState {
+    /// This daemon's worktree as recorded for its sessions: the root's path.
+    pub fn worktree_name(&self) -> String {
+        self.root.display().to_string()
     }
 }
 

@@ -40,3 +40,4 @@ mod security_init;
 mod security_output;
 mod security_socket;
 mod security_wit_dir;
+mod worktrees;

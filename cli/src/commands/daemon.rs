@@ -39,6 +39,26 @@ pub struct DaemonStatus {
     pub config: ConfigState,
     /// Plugins refused at start.
     pub failed: Vec<FailedPlugin>,
+    /// Where the coordination state lives (absent from older daemons).
+    #[serde(default)]
+    pub state: StateInfo,
+    /// The worktree each active session works in (worktrees share one state).
+    #[serde(default)]
+    pub worktrees: std::collections::BTreeMap<String, String>,
+}
+
+/// `daemon.status` state: the database, and whether it is shared with other worktrees.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct StateInfo {
+    /// The `state.db` in use.
+    pub database: String,
+    /// The main worktree whose state this linked worktree shares.
+    pub shared_with: Option<String>,
+    /// A state database of this worktree's own that is not used.
+    pub separate_state: Option<String>,
+    /// Why the state is not shared, when it could have been.
+    pub note: Option<String>,
 }
 
 /// `daemon.status` counts.
@@ -51,6 +71,8 @@ pub struct Counts {
     pub intents: u64,
     /// Contracts.
     pub contracts: u64,
+    /// Unexpired leases.
+    pub leases: u64,
 }
 
 /// One loaded analyzer.

@@ -12,7 +12,7 @@ use crate::context::{Ctx, call};
 use crate::duration::human_span;
 use crate::exit::{CmdResult, Failure};
 use crate::output::{
-    Cell, Style, ago, fit_line, local_clock, print_json, session_cell, table, truncate,
+    Cell, Style, ago, fit_line, local_clock, print_json, session_cell, shown, table, truncate,
 };
 use crate::session::Session;
 
@@ -137,6 +137,21 @@ fn split_table(t: String) -> (Option<String>, Vec<String>) {
 /// Lays a snapshot out.
 pub fn layout(s: &Snapshot, style: &Style) -> Layout {
     let me = s.session.as_ref().map(|x| x.id.as_str());
+    // A session working in another worktree (they share one state) is shown with it.
+    let worktrees = s.daemon.as_ref().map(|d| &d.worktrees);
+    let session_cell = |session: &str, me: Option<&str>, style: &Style| {
+        let elsewhere = worktrees
+            .and_then(|w| w.get(session))
+            .filter(|w| **w != s.root)
+            .map(|w| w.rsplit('/').next().unwrap_or(w).to_owned());
+        match elsewhere {
+            Some(name) if me == Some(session) => {
+                Cell::styled(format!("{session} (you) @{name}"), |t| style.cyan(t))
+            }
+            Some(name) => Cell::plain(format!("{session} @{name}")),
+            None => session_cell(session, me, style),
+        }
+    };
     let who = match &s.session {
         Some(x) => format!("you are {} ({})", style.bold(&x.id), x.source),
         None => "no session (set WIT_SESSION)".to_owned(),
@@ -146,6 +161,28 @@ pub fn layout(s: &Snapshot, style: &Style) -> Layout {
         None => "daemon running".to_owned(),
     };
     let mut header = vec![format!("{} · {who} · {daemon}", style.bold(&s.root))];
+    // Shared state and a worktree's unused state of its own: said before anything else.
+    if let Some(d) = &s.daemon {
+        if let Some(main) = &d.state.shared_with {
+            header.push(style.dim(&format!(
+                "state shared with the main worktree {} (every worktree of this repository)",
+                shown(main)
+            )));
+        }
+        if let Some(own) = &d.state.separate_state {
+            header.push(style.yellow(&format!(
+                "this worktree's own {} is not used: it predates shared state; remove it once \
+                 nothing in it matters",
+                shown(own)
+            )));
+        }
+        if let Some(note) = &d.state.note {
+            header.push(style.yellow(&format!(
+                "state not shared with other worktrees: {}",
+                shown(note)
+            )));
+        }
+    }
     // wit.toml and plugin problems first: the user must not miss that a config was refused.
     if let Some(d) = &s.daemon {
         let problems = crate::commands::analyzers::problems(&d.config, &d.failed, style);

@@ -138,6 +138,7 @@ pub(crate) async fn declare(
         owner_ended: None,
     };
     let intent_id = record.intent_id.clone();
+    let worktree = state.worktree_name();
     let items = state
         .write(move |tx| {
             let now = now_ms();
@@ -185,6 +186,7 @@ pub(crate) async fn declare(
             let lease_items = super::leases::exclusive_over_files(tx, &unique_files, me, now)?;
 
             intents::insert(tx, &record, &file_rows)?;
+            crate::store::sessions::seen(tx, me, &worktree, now)?;
             event(
                 tx,
                 "intent.declared",

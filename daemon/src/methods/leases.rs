@@ -104,6 +104,7 @@ pub(crate) async fn acquire(
         .unwrap_or(Mode::Exclusive);
     let ttl = ttl.unwrap_or(state.config.default_lock_ttl_ms) as i64;
     let reason = reason.filter(|r| !r.is_empty());
+    let worktree = state.worktree_name();
     state
         .write(move |tx| {
             // Expired leases are audited now rather than at the next purge, so that
@@ -152,6 +153,7 @@ pub(crate) async fn acquire(
                 expires_at: now.saturating_add(ttl),
             };
             leases::insert(tx, &lease)?;
+            crate::store::sessions::seen(tx, &lease.session_id, &worktree, now)?;
             event(
                 tx,
                 "lease.acquired",

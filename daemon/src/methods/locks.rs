@@ -125,6 +125,7 @@ async fn try_take(
 ) -> Result<Result<LockRow, Blocker>, Failure> {
     let who = session.to_owned();
     let aliases = spellings.to_vec();
+    let worktree = state.worktree_name();
     state
         .write(move |tx| {
             let now = now_ms();
@@ -165,6 +166,9 @@ async fn try_take(
             }
             let taken = locks::acquire(tx, canonical, &who, now, now.saturating_add(ttl))?
                 .map_err(Blocker::Lock);
+            if taken.is_ok() {
+                crate::store::sessions::seen(tx, &who, &worktree, now)?;
+            }
             if let Ok(row) = &taken {
                 let refreshed = before
                     .as_ref()

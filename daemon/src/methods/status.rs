@@ -12,13 +12,14 @@ use crate::store::{contracts, intents, leases, locks};
 /// `daemon.status` → `{pid, version, startedAt, uptimeMs, root, socket, counts, analyzers,
 /// config, failed}` (`config` and `failed` as in [`analyzers_list`]).
 pub(crate) async fn status(state: &AppState) -> Result<Value, Failure> {
-    let (locks, intents, contracts, leases) = state
+    let (locks, intents, contracts, leases, worktrees) = state
         .read(|conn| {
             Ok((
                 locks::count(conn, now_ms())?,
                 intents::count_live(conn)?,
                 contracts::count(conn)?,
                 leases::count(conn, now_ms())?,
+                crate::store::sessions::active_worktrees(conn, now_ms())?,
             ))
         })
         .await?;
@@ -54,6 +55,13 @@ pub(crate) async fn status(state: &AppState) -> Result<Value, Failure> {
             "lockWaiters": state.lock_queues.total(),
         },
         "analyzers": analyzers,
+        "state": {
+            "database": state.placement.state.database().display().to_string(),
+            "sharedWith": state.placement.main_worktree.as_ref().map(|p| p.display().to_string()),
+            "separateState": state.placement.separate_state.as_ref().map(|p| p.display().to_string()),
+            "note": state.placement.note,
+        },
+        "worktrees": worktrees,
         "config": config_json(state),
         "failed": failed_json(state),
     }))

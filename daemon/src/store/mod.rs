@@ -18,6 +18,7 @@ pub(crate) mod intents;
 pub(crate) mod leases;
 pub(crate) mod locks;
 mod schema;
+pub(crate) mod sessions;
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -357,6 +358,7 @@ mod tests {
             status: IntentStatus::Declared,
             declared_at: 1,
             updated_at: 1,
+            owner_ended: None,
         };
         let range = |file: &str, range: Option<(i64, i64)>| FileRange {
             file: file.into(),

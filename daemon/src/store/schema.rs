@@ -148,6 +148,15 @@ CREATE TABLE ended_sessions (
     reason     TEXT NOT NULL
 );
 "#,
+    r#"
+-- Which worktree each session works in (worktrees share this database): the one whose
+-- daemon last took a lock, a lease or an intent for it.
+CREATE TABLE session_worktrees (
+    session_id TEXT PRIMARY KEY,
+    worktree   TEXT NOT NULL,
+    seen_at    INTEGER NOT NULL
+);
+"#,
 ];
 
 /// The schema version this build writes.

@@ -24,7 +24,8 @@ pub struct Run {
 }
 
 impl Run {
-    fn from_output(out: Output) -> Self {
+    /// The exit code and the output, as text.
+    pub fn from_output(out: Output) -> Self {
         Run {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

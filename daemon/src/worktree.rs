@@ -1,0 +1,214 @@
+//! Git worktrees share one coordination state.
+//!
+//! Agents most often run one git worktree each (`git worktree add ../wt-b`). Every
+//! worktree of a repository (the same `git rev-parse --git-common-dir`) has its own daemon
+//! — each analyses the files of its own checkout, so byte ranges and signatures are the
+//! ones that worktree sees — but all of them keep their locks, intents, contracts,
+//! leases, events and audit log in **one** SQLite database: the main worktree's
+//! `.wit/state.db`. SQLite in WAL mode serialises the daemons' writes (atomic acquire keeps
+//! exactly one winner), and each daemon notices the others' commits through
+//! `PRAGMA data_version` ([`watch_others`]), so event waiters, lock waiters and `wit watch`
+//! see changes made through any worktree.
+//!
+//! Decided: the main worktree holds the state because it is the one checkout that lives
+//! as long as the repository (linked worktrees come and go). Its `.wit/` passes every
+//! check a `.wit/` does (ours, private, never committed), and the main worktree must be
+//! owned by the daemon's user. A bare main repository has no `.wit/`: each worktree then
+//! keeps its own state, and says so. A linked worktree's own old `.wit/state.db` is
+//! reported (log, `daemon.status`, `wit status`), never used.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use wit_boundary::WitDir;
+
+/// Where a daemon keeps its state, and why.
+#[derive(Debug, Clone)]
+pub(crate) struct Placement {
+    /// The `.wit/` holding `state.db`: the main worktree's for a linked worktree, else
+    /// this checkout's own.
+    pub state: WitDir,
+    /// The main worktree, when this daemon serves a linked worktree and shares its state.
+    pub main_worktree: Option<PathBuf>,
+    /// A `state.db` of this worktree's own `.wit/` that is not used (shared state wins).
+    pub separate_state: Option<PathBuf>,
+    /// The git common directory (`.git` of the main worktree), when in git.
+    pub common_dir: Option<PathBuf>,
+    /// Why this worktree does not share (a bare main repository), to tell the user.
+    pub note: Option<String>,
+}
+
+impl Placement {
+    /// Whether another worktree's daemon may write to the same database.
+    pub(crate) fn may_be_shared(&self) -> bool {
+        self.main_worktree.is_some() || self.common_dir.as_deref().is_some_and(has_linked_worktrees)
+    }
+}
+
+/// Decides where the daemon serving `root` (canonical) keeps its state.
+pub(crate) fn place(root: &Path, own: &WitDir) -> Placement {
+    let solo = |common_dir: Option<PathBuf>, note: Option<String>| Placement {
+        state: own.clone(),
+        main_worktree: None,
+        separate_state: None,
+        common_dir,
+        note,
+    };
+    let Some((git_dir, common_dir)) = git_dirs(root) else {
+        return solo(None, None);
+    };
+    if git_dir == common_dir {
+        return solo(Some(common_dir), None);
+    }
+    match main_worktree(root, &common_dir) {
+        Ok(main) => {
+            let own_db = own.database();
+            let separate_state = std::fs::symlink_metadata(&own_db).is_ok().then_some(own_db);
+            if let Some(path) = &separate_state {
+                tracing::warn!(
+                    "this worktree has a state database of its own ({}); it is not used: \
+                     coordination state is shared with the main worktree {}",
+                    wit_core::text::escape(&path.display().to_string()),
+                    wit_core::text::escape(&main.display().to_string()),
+                );
+            }
+            Placement {
+                state: WitDir::new(&main),
+                main_worktree: Some(main),
+                separate_state,
+                common_dir: Some(common_dir),
+                note: None,
+            }
+        }
+        Err(why) => {
+            tracing::warn!("state not shared with the other worktrees: {why}");
+            solo(Some(common_dir), Some(why))
+        }
+    }
+}
+
+/// `git rev-parse --git-dir --git-common-dir`, absolute and canonical.
+fn git_dirs(root: &Path) -> Option<(PathBuf, PathBuf)> {
+    let out = git(root)
+        .args([
+            "rev-parse",
+            "--path-format=absolute",
+            "--git-dir",
+            "--git-common-dir",
+        ])
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8(out.stdout).ok()?;
+    let mut lines = text.lines();
+    let git_dir = Path::new(lines.next()?).canonicalize().ok()?;
+    let common = Path::new(lines.next()?).canonicalize().ok()?;
+    Some((git_dir, common))
+}
+
+/// The main worktree of the repository whose common directory is `common_dir`: the first
+/// entry of `git worktree list`, checked to be a non-bare checkout of ours whose `.git`
+/// directory is that common directory.
+fn main_worktree(root: &Path, common_dir: &Path) -> Result<PathBuf, String> {
+    let out = git(root)
+        .args(["worktree", "list", "--porcelain", "-z"])
+        .output()
+        .map_err(|e| format!("running git worktree list: {e}"))?;
+    if !out.status.success() {
+        return Err("git worktree list failed".into());
+    }
+    let mut fields = out.stdout.split(|b| *b == 0);
+    let first = fields
+        .next()
+        .and_then(|f| f.strip_prefix(b"worktree "))
+        .ok_or("git worktree list named no main worktree")?;
+    if fields.take_while(|f| !f.is_empty()).any(|f| f == b"bare") {
+        return Err("the main repository is bare (each worktree keeps its own state)".into());
+    }
+    let main = std::str::from_utf8(first)
+        .map(PathBuf::from)
+        .map_err(|_| "the main worktree's path is not UTF-8")?
+        .canonicalize()
+        .map_err(|e| format!("the main worktree is gone: {e}"))?;
+    let dot_git = main
+        .join(".git")
+        .canonicalize()
+        .map_err(|e| format!("the main worktree has no .git: {e}"))?;
+    if dot_git != common_dir {
+        return Err(format!(
+            "the main worktree's .git ({}) is not the common directory",
+            dot_git.display()
+        ));
+    }
+    let owner = std::os::unix::fs::MetadataExt::uid(
+        &std::fs::metadata(&main).map_err(|e| format!("the main worktree: {e}"))?,
+    );
+    if owner != wit_boundary::identity::euid() {
+        return Err(format!(
+            "the main worktree {} belongs to another user (uid {owner})",
+            main.display()
+        ));
+    }
+    Ok(main)
+}
+
+fn git(root: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.arg("-C")
+        .arg(root)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_COMMON_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null());
+    cmd
+}
+
+/// Whether the repository has linked worktrees (`<common>/worktrees/` has entries).
+fn has_linked_worktrees(common_dir: &Path) -> bool {
+    std::fs::read_dir(common_dir.join("worktrees"))
+        .map(|mut d| d.next().is_some())
+        .unwrap_or(false)
+}
+
+/// How often a daemon sharing its database looks for other daemons' commits.
+const POLL: Duration = Duration::from_millis(20);
+/// How often a daemon not sharing (yet) checks whether a linked worktree appeared.
+const IDLE_CHECK: Duration = Duration::from_secs(2);
+
+/// Runs forever (abort the task to stop it): while another daemon may write to the same
+/// database, wakes this daemon's waiters (`events.poll`, `lock.acquire` with `waitMs`,
+/// streams) after each commit made by another connection. `PRAGMA data_version` is the
+/// cheap test SQLite offers for exactly that (one page read, no table scan); nothing runs
+/// at all while the repository has no linked worktree.
+pub(crate) async fn watch_others(state: std::sync::Arc<crate::state::AppState>) {
+    let Ok(conn) = rusqlite::Connection::open_with_flags(
+        state.placement.state.database(),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NOFOLLOW,
+    ) else {
+        tracing::warn!("cannot watch the shared state for other daemons' changes");
+        return;
+    };
+    let conn = std::sync::Mutex::new(conn);
+    let version = || -> Option<i64> {
+        let conn = conn.lock().ok()?;
+        conn.query_row("PRAGMA data_version", [], |r| r.get(0)).ok()
+    };
+    let mut seen = version();
+    loop {
+        if !state.placement.may_be_shared() {
+            tokio::time::sleep(IDLE_CHECK).await;
+            continue;
+        }
+        tokio::time::sleep(POLL).await;
+        let now = version();
+        if now != seen {
+            seen = now;
+            state.events.send_modify(|generation| *generation += 1);
+        }
+    }
+}

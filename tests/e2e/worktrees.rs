@@ -1,0 +1,288 @@
+//! Git worktrees share one coordination state: a real repository with two `git worktree
+//! add` checkouts, a daemon in each (started by the CLI, as for a user), locks, intents,
+//! leases and contracts conflicting across them, each worktree analysed from its own
+//! files, a commit in either checked against the shared contracts, waiters and events
+//! woken by another worktree's change, and a worktree's own old state reported.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::support::cli::{CliRepo, Run, wit_command};
+use crate::support::client::Client;
+use crate::support::daemon::wait_until;
+use crate::support::repo::{AUTH_TS, TempRepo};
+
+const A: Option<&str> = Some("agent-a");
+const B: Option<&str> = Some("agent-b");
+
+/// A linked worktree of `main` in a temp directory of its own; its daemon is stopped on
+/// drop.
+struct Worktree {
+    _dir: TempRepo,
+    path: PathBuf,
+}
+
+impl Worktree {
+    fn add(main: &CliRepo, name: &str) -> Worktree {
+        let dir = TempRepo::new();
+        let path = dir.path().join(name);
+        main.git(&["worktree", "add", "-q", path.to_str().unwrap(), "-b", name]);
+        Worktree { _dir: dir, path }
+    }
+
+    fn wit(&self, session: Option<&str>, args: &[&str]) -> Run {
+        Run::from_output(wit_command(&self.path, session, args).output().unwrap())
+    }
+
+    fn write(&self, rel: &str, content: &str) {
+        std::fs::write(self.path.join(rel), content).unwrap();
+    }
+
+    fn git(&self, args: &[&str], session: Option<&str>) -> Run {
+        let mut cmd = std::process::Command::new("git");
+        cmd.args(args).current_dir(&self.path).stdin(Stdio::null());
+        crate::support::cli::clean_env(&mut cmd);
+        if let Some(s) = session {
+            cmd.env("WIT_SESSION", s);
+        }
+        Run::from_output(cmd.output().unwrap())
+    }
+
+    fn client(&self) -> Client {
+        Client::connect(&self.path.join(".wit/daemon.sock")).unwrap()
+    }
+}
+
+impl Drop for Worktree {
+    fn drop(&mut self) {
+        let mut cmd = wit_command(&self.path, None, &["daemon", "stop"]);
+        cmd.stdout(Stdio::null()).stderr(Stdio::null());
+        let _ = cmd.status();
+    }
+}
+
+/// A main worktree with src/auth.ts committed and wit set up, and one linked worktree.
+fn setup() -> (CliRepo, Worktree) {
+    let main = CliRepo::new();
+    main.write("src/auth.ts", AUTH_TS);
+    main.write(".gitignore", ".wit/\n");
+    main.git(&["add", "."]);
+    main.git(&["commit", "-q", "-m", "initial"]);
+    main.wit(None, &["init"]).ok();
+    let wt = Worktree::add(&main, "wt-b");
+    // The linked worktree's daemon starts on its first command.
+    wt.wit(None, &["daemon", "start"]).ok();
+    (main, wt)
+}
+
+fn status(path: &Path) -> serde_json::Value {
+    Client::connect(&path.join(".wit/daemon.sock"))
+        .unwrap()
+        .ok("daemon.status", json!({}))
+}
+
+#[test]
+fn a_lock_taken_in_one_worktree_is_a_conflict_in_the_other() {
+    let (main, wt) = setup();
+    let st = status(&wt.path);
+    assert_eq!(st["state"]["sharedWith"], main.path().to_str().unwrap());
+    assert_eq!(
+        st["state"]["database"],
+        main.path().join(".wit/state.db").to_str().unwrap()
+    );
+    assert!(
+        !wt.path.join(".wit/state.db").exists(),
+        "no state of its own"
+    );
+
+    main.wit(A, &["lock", "src/auth.ts:validateToken"]).ok();
+    let refused = wt.wit(B, &["lock", "src/auth.ts:validateToken"]).code(3);
+    assert!(refused.stderr.contains("agent-a"), "{refused:#?}");
+    // The other direction, and leases too.
+    wt.wit(B, &["lock", "src/auth.ts:decode"]).ok();
+    main.wit(A, &["lock", "src/auth.ts:decode"]).code(3);
+    wt.wit(B, &["lease", "take", "docs/"]).ok();
+    main.wit(A, &["lease", "take", "docs/a.md"]).code(3);
+
+    // wit status in either shows both, with the other worktree named.
+    let seen = wt.wit(B, &["status"]).ok().stdout;
+    assert!(seen.contains("agent-a @"), "{seen}");
+    assert!(
+        seen.contains("state shared with the main worktree"),
+        "{seen}"
+    );
+    let from_main = main.wit(A, &["status"]).ok().stdout;
+    assert!(from_main.contains("agent-b @wt-b"), "{from_main}");
+}
+
+#[test]
+fn intents_overlap_across_worktrees_each_with_its_own_byte_ranges() {
+    let (main, wt) = setup();
+    // The function moves down in wt-b: its bytes differ from the main worktree's.
+    wt.write(
+        "src/auth.ts",
+        &format!("// a header\n// of two lines\n{AUTH_TS}"),
+    );
+    let declare = |run: Run| run.ok().json();
+    let a = declare(main.wit(
+        A,
+        &[
+            "declare",
+            "--description",
+            "a",
+            "--files",
+            "src/auth.ts",
+            "--symbols",
+            "validateToken",
+            "--json",
+        ],
+    ));
+    let b = declare(wt.wit(
+        B,
+        &[
+            "declare",
+            "--description",
+            "b",
+            "--files",
+            "src/auth.ts",
+            "--symbols",
+            "validateToken",
+            "--json",
+        ],
+    ));
+    assert_eq!(b["conflicts"]["items"][0]["type"], "INTENT_OVERLAP", "{b}");
+    assert_eq!(
+        b["conflicts"]["items"][0]["overlappingSessionId"],
+        "agent-a"
+    );
+    let intents = status_intents(&main);
+    let range = |id: &serde_json::Value| {
+        let i = intents.iter().find(|i| i["intentId"] == *id).unwrap();
+        (
+            i["startByte"].as_i64().unwrap(),
+            i["endByte"].as_i64().unwrap(),
+        )
+    };
+    let (ra, rb) = (range(&a["intentId"]), range(&b["intentId"]));
+    let header = "// a header\n// of two lines\n".len() as i64;
+    assert_eq!(
+        rb,
+        (ra.0 + header, ra.1 + header),
+        "each worktree's own bytes"
+    );
+}
+
+fn status_intents(r: &CliRepo) -> Vec<serde_json::Value> {
+    r.wit(None, &["intent", "list", "--json"])
+        .ok()
+        .json()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn a_commit_in_either_worktree_is_checked_against_the_shared_contracts() {
+    let (main, wt) = setup();
+    main.wit(None, &["hook", "install"]).ok();
+    let proposed = main
+        .wit(
+            A,
+            &["contract", "propose", "src/auth.ts:validateToken", "--json"],
+        )
+        .ok()
+        .json();
+    let id = proposed["contractId"].as_str().unwrap();
+    // Accepted from the other worktree.
+    wt.wit(B, &["contract", "accept", id]).ok();
+    let broken = AUTH_TS.replace(
+        "validateToken(token: string)",
+        "validateToken(token: string, strict: boolean)",
+    );
+    assert_ne!(broken, AUTH_TS, "the fixture has that signature");
+    wt.write("src/auth.ts", &broken);
+    assert_eq!(wt.git(&["add", "src/auth.ts"], B).code, 0);
+    let out = wt.git(&["commit", "-m", "break"], B);
+    assert_ne!(out.code, 0, "{out:#?}");
+    assert!(out.stderr.contains("validateToken"), "{out:#?}");
+    main.write("src/auth.ts", &broken);
+    main.git(&["add", "src/auth.ts"]);
+    let out = main.git_run(&["commit", "-m", "break"], A);
+    assert_ne!(out.code, 0, "{out:#?}");
+}
+
+#[test]
+fn waiters_and_event_polls_of_one_worktree_wake_on_another_worktrees_change() {
+    let (main, wt) = setup();
+    main.wit(A, &["lock", "src/auth.ts:validateToken"]).ok();
+    let socket = wt.path.join(".wit/daemon.sock");
+    let waiter = std::thread::spawn(move || {
+        let mut c = Client::connect(&socket).unwrap();
+        c.call(
+            "lock.acquire",
+            json!({"symbolPath": "src/auth.ts:validateToken", "sessionId": "agent-b",
+                   "waitMs": 60000}),
+        )
+    });
+    let mut w = wt.client();
+    wait_until("the waiter queued", Duration::from_secs(30), || {
+        w.ok("daemon.status", json!({}))["counts"]["lockWaiters"] == 1
+    });
+    let last = w.ok("events.poll", json!({}))["last"].as_i64().unwrap();
+    let socket = wt.path.join(".wit/daemon.sock");
+    let poller = std::thread::spawn(move || {
+        let mut c = Client::connect(&socket).unwrap();
+        c.ok(
+            "events.poll",
+            json!({"since": last, "timeoutMs": 60000, "kinds": ["lock.released"]}),
+        )
+    });
+    // Released through the main worktree's daemon.
+    main.wit(A, &["release", "src/auth.ts:validateToken"]).ok();
+    let got = waiter.join().unwrap();
+    assert_eq!(got["result"]["sessionId"], "agent-b", "{got}");
+    let polled = poller.join().unwrap();
+    assert_eq!(polled["events"][0]["sessionId"], "agent-a", "{polled}");
+}
+
+#[test]
+fn a_worktrees_own_old_state_is_reported_and_not_used() {
+    let main = CliRepo::new();
+    main.write("a.ts", "export function f() {}\n");
+    main.write(".gitignore", ".wit/\n");
+    main.git(&["add", "."]);
+    main.git(&["commit", "-q", "-m", "initial"]);
+    main.wit(None, &["init"]).ok();
+    let wt = Worktree::add(&main, "wt-old");
+    // A state of its own from before: a daemon of an older wit, run as a standalone
+    // checkout, left this behind (made here as such a daemon would: a private .wit/).
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = wt.path.join(".wit");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let db = dir.join("state.db");
+        std::fs::write(&db, b"").unwrap();
+        std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    wt.wit(A, &["lock", "a.ts:f"]).ok();
+    let st = status(&wt.path);
+    assert_eq!(
+        st["state"]["separateState"],
+        wt.path.join(".wit/state.db").to_str().unwrap()
+    );
+    let shown = wt.wit(A, &["status"]).ok().stdout;
+    assert!(shown.contains("is not used"), "{shown}");
+    assert_eq!(
+        std::fs::metadata(wt.path.join(".wit/state.db"))
+            .unwrap()
+            .len(),
+        0,
+        "the old database is left untouched"
+    );
+    // The lock went to the shared state: the main worktree sees it.
+    main.wit(B, &["lock", "a.ts:f"]).code(3);
+}
