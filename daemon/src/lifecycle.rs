@@ -131,6 +131,9 @@ async fn serve(
     .await;
     purger.abort();
     others.abort();
+    // Its connection must be closed before the store's, so that the last one out
+    // checkpoints and removes the WAL.
+    let _ = others.await;
 
     let _ = fs::remove_file(wit.socket());
     let _ = fs::remove_file(wit.pid_file());

@@ -186,29 +186,32 @@ const IDLE_CHECK: Duration = Duration::from_secs(2);
 /// cheap test SQLite offers for exactly that (one page read, no table scan); nothing runs
 /// at all while the repository has no linked worktree.
 pub(crate) async fn watch_others(state: std::sync::Arc<crate::state::AppState>) {
-    let Ok(conn) = rusqlite::Connection::open_with_flags(
-        state.placement.state.database(),
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NOFOLLOW,
-    ) else {
-        tracing::warn!("cannot watch the shared state for other daemons' changes");
-        return;
-    };
-    let conn = std::sync::Mutex::new(conn);
-    let version = || -> Option<i64> {
-        let conn = conn.lock().ok()?;
-        conn.query_row("PRAGMA data_version", [], |r| r.get(0)).ok()
-    };
-    let mut seen = version();
+    // Opened only while sharing is possible: an idle extra connection would keep SQLite
+    // from checkpointing and removing the WAL when the daemon stops.
+    let mut conn: Option<rusqlite::Connection> = None;
+    let mut seen: Option<i64> = None;
     loop {
         if !state.placement.may_be_shared() {
+            conn = None;
             tokio::time::sleep(IDLE_CHECK).await;
             continue;
         }
+        if conn.is_none() {
+            conn = rusqlite::Connection::open_with_flags(
+                state.placement.state.database(),
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | rusqlite::OpenFlags::SQLITE_OPEN_NOFOLLOW,
+            )
+            .ok();
+            seen = None;
+        }
         tokio::time::sleep(POLL).await;
-        let now = version();
-        if now != seen {
-            seen = now;
+        let now: Option<i64> = conn
+            .as_ref()
+            .and_then(|c| c.query_row("PRAGMA data_version", [], |r| r.get(0)).ok());
+        if now.is_some() && seen.is_some() && now != seen {
             state.events.send_modify(|generation| *generation += 1);
         }
+        seen = now;
     }
 }

@@ -63,8 +63,10 @@ fn every_change_is_an_event_in_order_with_no_gap_also_across_a_restart() {
     assert_eq!(
         kinds(&all),
         [
+            "session.started",
             "lock.acquired",
             "lock.refreshed",
+            "session.started",
             "intent.declared",
             "intent.updated",
             "contract.proposed",
@@ -72,22 +74,24 @@ fn every_change_is_an_event_in_order_with_no_gap_also_across_a_restart() {
             "lock.released"
         ]
     );
-    assert_eq!(seqs(&all), (1..=7).collect::<Vec<_>>(), "gap-free from 1");
-    let first = &all["events"][0];
+    assert_eq!(seqs(&all), (1..=9).collect::<Vec<_>>(), "gap-free from 1");
+    let started = &all["events"][0];
+    assert_eq!(started["subject"], "a", "a session's first act starts it");
+    let first = &all["events"][1];
     assert_eq!(first["subject"], "src/auth.ts:validateToken");
     assert_eq!(first["sessionId"], "a");
     assert!(first["data"]["expiresAt"].is_string(), "{first}");
-    assert_eq!(all["next"], 7);
-    assert_eq!(all["last"], 7);
+    assert_eq!(all["next"], 9);
+    assert_eq!(all["last"], 9);
 
     // Filters, and polling from the middle.
     let locks = c.ok(
         "events.poll",
         json!({"since": 0, "kinds": ["lock.released"]}),
     );
-    assert_eq!(seqs(&locks), [7]);
-    let later = c.ok("events.poll", json!({"since": 5}));
-    assert_eq!(seqs(&later), [6, 7]);
+    assert_eq!(seqs(&locks), [9]);
+    let later = c.ok("events.poll", json!({"since": 7}));
+    assert_eq!(seqs(&later), [8, 9]);
 
     // Restart: the log survives and numbering goes on.
     drop(c);
@@ -95,11 +99,11 @@ fn every_change_is_an_event_in_order_with_no_gap_also_across_a_restart() {
     let d = Daemon::start(repo.path());
     let mut c = d.client();
     c.ok("lock.acquire", lock.clone());
-    let after = c.ok("events.poll", json!({"since": 7}));
-    assert_eq!(seqs(&after), [8]);
+    let after = c.ok("events.poll", json!({"since": 9}));
+    assert_eq!(seqs(&after), [10]);
     assert_eq!(
-        seqs(&c.ok("events.poll", json!({})))[..8],
-        (1..=8).collect::<Vec<_>>()[..]
+        seqs(&c.ok("events.poll", json!({})))[..10],
+        (1..=10).collect::<Vec<_>>()[..]
     );
 }
 
@@ -129,7 +133,7 @@ fn a_long_poll_gets_another_clients_change_and_times_out_empty_without_one() {
         json!({"symbolPath": "x.ts:f", "sessionId": "s"}),
     );
     let got = poller.join().unwrap();
-    assert_eq!(kinds(&got), ["lock.acquired"]);
+    assert_eq!(kinds(&got), ["session.started", "lock.acquired"]);
 
     let bad = waiter.err("events.poll", json!({"since": -1, "timeoutMs": 400000}));
     assert!(bad["data"]["fieldErrors"]["since"].is_array(), "{bad}");
@@ -156,9 +160,15 @@ fn expired_locks_are_events_too() {
     let all = c.ok("events.poll", json!({}));
     assert_eq!(
         kinds(&all),
-        ["lock.acquired", "lock.expired", "lock.acquired"]
+        [
+            "session.started",
+            "lock.acquired",
+            "lock.expired",
+            "session.started",
+            "lock.acquired"
+        ]
     );
-    assert_eq!(all["events"][1]["sessionId"], "a");
+    assert_eq!(all["events"][2]["sessionId"], "a");
 }
 
 #[test]
@@ -167,7 +177,8 @@ fn wit_events_prints_the_log_and_follows_it() {
     let r = crate::support::cli::CliRepo::new();
     r.wit(Some("a"), &["lock", "x.ts:f"]).ok();
     let v = r.wit(Some("a"), &["events", "--json"]).ok().json();
-    assert_eq!(v[0]["kind"], "lock.acquired", "{v}");
+    assert_eq!(v[0]["kind"], "session.started", "{v}");
+    assert_eq!(v[1]["kind"], "lock.acquired", "{v}");
     let human = r.wit(Some("a"), &["events"]).ok().stdout;
     assert!(
         human.contains("lock.acquired") && human.contains("x.ts:f"),
@@ -177,7 +188,7 @@ fn wit_events_prints_the_log_and_follows_it() {
     let mut child = crate::support::cli::wit_command(
         r.path(),
         Some("a"),
-        &["events", "--follow", "--json", "--since", "1"],
+        &["events", "--follow", "--json", "--since", "2"],
     )
     .stdout(std::process::Stdio::piped())
     .spawn()
@@ -187,7 +198,7 @@ fn wit_events_prints_the_log_and_follows_it() {
     let line = lines.next().expect("a followed event").unwrap();
     let e: Value = serde_json::from_str(&line).unwrap();
     assert_eq!(e["kind"], "lock.released");
-    assert_eq!(e["seq"], 2);
+    assert_eq!(e["seq"], 3);
     // SAFETY: kill(2) on our own un-reaped child with a valid signal.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
     assert_eq!(child.wait().unwrap().code(), Some(0));

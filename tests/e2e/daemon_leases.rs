@@ -220,7 +220,11 @@ fn renew_release_and_forced_release_with_the_audit_record() {
         json!({"leaseId": second_id, "sessionId": "b"}),
     );
     assert_eq!(missing["message"], "LEASE_NOT_FOUND");
-    let events = c.ok("events.poll", json!({}));
+    let events = c.ok(
+        "events.poll",
+        json!({"kinds": ["lease.acquired", "lease.renewed",
+        "lease.forced", "lease.released"]}),
+    );
     let kinds: Vec<&str> = events["events"]
         .as_array()
         .unwrap()

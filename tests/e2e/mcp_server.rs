@@ -437,8 +437,9 @@ fn mcp_status_subscribers_are_notified_of_changes_and_wit_events_returns_the_log
 
         let mcp = connect(&r, Some("a"), "agent").await;
         let v = ok(call(&mcp, "wit_events", json!({"since": 0})).await);
-        assert_eq!(v["events"][0]["kind"], "lock.acquired", "{v}");
-        assert_eq!(v["events"][0]["sessionId"], "other", "{v}");
+        assert_eq!(v["events"][0]["kind"], "session.started", "{v}");
+        assert_eq!(v["events"][1]["kind"], "lock.acquired", "{v}");
+        assert_eq!(v["events"][1]["sessionId"], "other", "{v}");
         let next = v["next"].clone();
         // Liveness tools: renew needs the lock, force-release takes another's, end-session.
         let renew = call(
@@ -506,6 +507,7 @@ fn mcp_status_subscribers_are_notified_of_changes_and_wit_events_returns_the_log
             kinds,
             [
                 "lock.forced",
+                "session.started",
                 "lock.acquired",
                 "lock.refreshed",
                 "lease.acquired",

@@ -186,7 +186,7 @@ pub(crate) async fn declare(
             let lease_items = super::leases::exclusive_over_files(tx, &unique_files, me, now)?;
 
             intents::insert(tx, &record, &file_rows)?;
-            crate::store::sessions::seen(tx, me, &worktree, now)?;
+            super::session_seen(tx, me, &worktree, now)?;
             event(
                 tx,
                 "intent.declared",

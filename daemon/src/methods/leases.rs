@@ -153,7 +153,7 @@ pub(crate) async fn acquire(
                 expires_at: now.saturating_add(ttl),
             };
             leases::insert(tx, &lease)?;
-            crate::store::sessions::seen(tx, &lease.session_id, &worktree, now)?;
+            super::session_seen(tx, &lease.session_id, &worktree, now)?;
             event(
                 tx,
                 "lease.acquired",

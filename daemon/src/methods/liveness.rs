@@ -195,6 +195,7 @@ pub(crate) fn end_session(
     let leases = super::leases::release_all_of(tx, session, reason, stale)?;
     tx.prepare_cached("DELETE FROM heartbeats WHERE session_id = ?1")?
         .execute([session])?;
+    crate::store::sessions::forget(tx, session)?;
     tx.prepare_cached(
         "INSERT INTO ended_sessions (session_id, ended_at, reason) VALUES (?1, ?2, ?3)
          ON CONFLICT(session_id) DO UPDATE SET ended_at = excluded.ended_at,
@@ -231,9 +232,11 @@ pub(crate) async fn heartbeat(
     p.finish()?;
     let session = validated(session)?;
     let timeout = state.config.parsed.sessions.heartbeat_timeout_ms;
+    let worktree = state.worktree_name();
     state
         .write(move |tx| {
             let now = now_ms();
+            super::session_seen(tx, &session, &worktree, now)?;
             tx.prepare_cached(
                 "INSERT INTO heartbeats (session_id, last_at) VALUES (?1, ?2)
                  ON CONFLICT(session_id) DO UPDATE SET last_at = excluded.last_at",

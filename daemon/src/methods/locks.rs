@@ -167,7 +167,7 @@ async fn try_take(
             let taken = locks::acquire(tx, canonical, &who, now, now.saturating_add(ttl))?
                 .map_err(Blocker::Lock);
             if taken.is_ok() {
-                crate::store::sessions::seen(tx, &who, &worktree, now)?;
+                super::session_seen(tx, &who, &worktree, now)?;
             }
             if let Ok(row) = &taken {
                 let refreshed = before

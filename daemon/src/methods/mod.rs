@@ -70,6 +70,26 @@ impl From<StoreError> for Failure {
     }
 }
 
+/// Records, inside a write, that `session` acts from `worktree`; the first act of a
+/// session (or the first after it ended) is a `session.started` event.
+pub(crate) fn session_seen(
+    tx: &rusqlite::Connection,
+    session: &str,
+    worktree: &str,
+    now: i64,
+) -> Result<(), Failure> {
+    if crate::store::sessions::seen(tx, session, worktree, now)? {
+        event(
+            tx,
+            "session.started",
+            Some(session),
+            session,
+            json!({ "worktree": worktree }),
+        )?;
+    }
+    Ok(())
+}
+
 /// Serializes a result type to JSON.
 pub(crate) fn to_value<T: Serialize>(v: &T) -> Result<Value, Failure> {
     serde_json::to_value(v).map_err(Failure::internal)

@@ -18,8 +18,13 @@ pub(crate) async fn register(
     let session = p.req_str("sessionId");
     p.finish()?;
     let (name, session) = (validated(name)?, validated(session)?);
+    let worktree = state.worktree_name();
     let agent_id = state
-        .write(move |tx| Ok(agents::register(tx, &session, &name, now_ms())?))
+        .write(move |tx| {
+            let now = now_ms();
+            super::session_seen(tx, &session, &worktree, now)?;
+            Ok(agents::register(tx, &session, &name, now)?)
+        })
         .await?;
     to_value(&Registered { agent_id })
 }

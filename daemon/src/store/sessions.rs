@@ -4,20 +4,34 @@ use std::collections::BTreeMap;
 
 use rusqlite::Connection;
 
-/// Records that `session` works in `worktree` (inside the write that acts for it).
+/// Records that `session` works in `worktree` (inside the write that acts for it);
+/// `true` when the session was not known yet (it starts now).
 pub(crate) fn seen(
     conn: &Connection,
     session: &str,
     worktree: &str,
     now_ms: i64,
-) -> rusqlite::Result<()> {
-    conn.prepare_cached(
-        "INSERT INTO session_worktrees (session_id, worktree, seen_at) VALUES (?1, ?2, ?3)
-         ON CONFLICT(session_id) DO UPDATE SET worktree = excluded.worktree,
-             seen_at = excluded.seen_at
-         WHERE session_worktrees.worktree <> excluded.worktree",
-    )?
-    .execute((session, worktree, now_ms))?;
+) -> rusqlite::Result<bool> {
+    let inserted = conn
+        .prepare_cached(
+            "INSERT OR IGNORE INTO session_worktrees (session_id, worktree, seen_at)
+             VALUES (?1, ?2, ?3)",
+        )?
+        .execute((session, worktree, now_ms))?;
+    if inserted == 0 {
+        conn.prepare_cached(
+            "UPDATE session_worktrees SET worktree = ?2, seen_at = ?3
+             WHERE session_id = ?1 AND worktree <> ?2",
+        )?
+        .execute((session, worktree, now_ms))?;
+    }
+    Ok(inserted == 1)
+}
+
+/// Forgets `session` (it ended): its next act starts it again.
+pub(crate) fn forget(conn: &Connection, session: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached("DELETE FROM session_worktrees WHERE session_id = ?1")?
+        .execute([session])?;
     Ok(())
 }
 
