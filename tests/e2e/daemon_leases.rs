@@ -487,3 +487,39 @@ fn force_abandons_a_live_sessions_intent_on_the_record_and_end_can_abandon_its_o
     );
     assert_eq!(again["message"], "INVALID_TRANSITION");
 }
+
+#[test]
+fn racing_exclusive_leases_on_one_directory_have_exactly_one_winner() {
+    let repo = TempRepo::new();
+    let d = Daemon::start(repo.path());
+    for round in 0..10 {
+        let racers: Vec<_> = (0..16)
+            .map(|i| {
+                let socket = d.socket().to_owned();
+                std::thread::spawn(move || {
+                    let mut c = Client::connect(&socket).unwrap();
+                    // Different spellings of overlapping reservations.
+                    let pattern = match i % 3 {
+                        0 => format!("r{round}/"),
+                        1 => format!("r{round}/**/*.ts"),
+                        _ => format!("r{round}/src/a.ts"),
+                    };
+                    c.call(
+                        "lease.acquire",
+                        json!({"sessionId": format!("s{i}"), "paths": [pattern]}),
+                    )
+                })
+            })
+            .collect();
+        let answers: Vec<Value> = racers.into_iter().map(|r| r.join().unwrap()).collect();
+        let winners = answers.iter().filter(|a| a.get("result").is_some()).count();
+        assert_eq!(winners, 1, "round {round}: {answers:#?}");
+        assert!(
+            answers
+                .iter()
+                .filter(|a| a.get("error").is_some())
+                .all(|a| a["error"]["message"] == "LEASE_CONFLICT"),
+            "{answers:#?}"
+        );
+    }
+}
