@@ -189,9 +189,20 @@ pub struct Export {
     pub module: Option<String>,
 }
 
+/// A class and one class it extends, as written (`class A extends B`, `class A(B):`,
+/// `class A(mod.B)` gives base `mod.B`). Top-level classes only.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClassBase {
+    /// The class.
+    pub class: String,
+    /// A base it extends (a name or a dotted chain of names).
+    pub base: String,
+}
+
 /// Everything wit needs to know about one file, from one parse.
 ///
-/// `call_sites`, `imports` and `exports` were added after the first plugin ABI: plugins
+/// `call_sites`, `imports`, `exports` and `bases` were added after the first plugin ABI: plugins
 /// that do not report them leave them empty (their files then give single-file edges).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -209,6 +220,10 @@ pub struct FileAnalysis {
     /// Exports, in source order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exports: Vec<Export>,
+    /// What top-level classes extend, in source order (for `super.m()` and inherited
+    /// `this.m()`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bases: Vec<ClassBase>,
 }
 
 /// A symbol name with an optional disambiguating suffix: `name#kind` (the first

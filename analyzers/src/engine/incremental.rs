@@ -273,9 +273,11 @@ fn assemble(chunks: &[Chunk], source: &str) -> FileAnalysis {
     let (calls, call_sites) = callers::resolve(&symbols, scopes, calls, source);
     let mut imports = Vec::new();
     let mut exports = Vec::new();
+    let mut bases = Vec::new();
     for c in chunks {
         imports.extend(c.modules.imports.iter().cloned());
         exports.extend(c.modules.exports.iter().cloned());
+        bases.extend(c.modules.bases.iter().cloned());
     }
     FileAnalysis {
         symbols,
@@ -283,6 +285,7 @@ fn assemble(chunks: &[Chunk], source: &str) -> FileAnalysis {
         call_sites,
         imports,
         exports,
+        bases,
     }
 }
 

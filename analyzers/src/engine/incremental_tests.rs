@@ -135,6 +135,7 @@ fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> FileAnalysis {
         call_sites,
         imports: modules.imports,
         exports: modules.exports,
+        bases: modules.bases,
     }
 }
 

@@ -11,13 +11,14 @@
 //! functions or classes, `__all__`. Calls through those names stay name-only.
 
 use tree_sitter::Node;
-use wit_core::{Export, Import};
+use wit_core::{ClassBase, Export, Import};
 
 /// The imports and exports found so far, in source order.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Modules {
     pub(crate) imports: Vec<Import>,
     pub(crate) exports: Vec<Export>,
+    pub(crate) bases: Vec<ClassBase>,
 }
 
 /// A language's reader of one top-level node.
@@ -62,7 +63,13 @@ fn has_token(node: Node, token: &str) -> bool {
 pub(crate) fn typescript(node: Node, source: &str, out: &mut Modules) {
     match node.kind() {
         "import_statement" => ts_import(node, source, out),
-        "export_statement" => ts_export(node, source, out),
+        "export_statement" => {
+            ts_export(node, source, out);
+            if let Some(decl) = node.child_by_field_name("declaration") {
+                ts_bases(decl, source, out);
+            }
+        }
+        "class_declaration" | "abstract_class_declaration" => ts_bases(node, source, out),
         "lexical_declaration" | "variable_declaration" => ts_require(node, source, out),
         "expression_statement" => {
             if let Some(assign) = node.named_child(0)
@@ -242,6 +249,41 @@ fn ts_export(node: Node, source: &str, out: &mut Modules) {
             local: None,
             module,
         });
+    }
+}
+
+/// What a class declaration extends (`class A extends B`, `extends mod.B`).
+fn ts_bases(decl: Node, source: &str, out: &mut Modules) {
+    if !matches!(
+        decl.kind(),
+        "class_declaration" | "abstract_class_declaration"
+    ) {
+        return;
+    }
+    let Some(class) = decl
+        .child_by_field_name("name")
+        .and_then(|n| name(n, source))
+    else {
+        return;
+    };
+    for heritage in named_children(decl) {
+        if heritage.kind() != "class_heritage" {
+            continue;
+        }
+        for clause in named_children(heritage) {
+            if clause.kind() != "extends_clause" {
+                continue;
+            }
+            if let Some(value) = clause.child_by_field_name("value")
+                && matches!(value.kind(), "identifier" | "member_expression")
+                && let Some(base) = name(value, source)
+            {
+                out.bases.push(ClassBase {
+                    class: class.clone(),
+                    base,
+                });
+            }
+        }
     }
 }
 
@@ -432,6 +474,29 @@ pub(crate) fn python(node: Node, source: &str, out: &mut Modules) {
 
 fn python_at(node: Node, source: &str, out: &mut Modules, depth: usize) {
     match node.kind() {
+        "class_definition" => {
+            let class = node
+                .child_by_field_name("name")
+                .and_then(|n| name(n, source));
+            let supers = node.child_by_field_name("superclasses");
+            if let (Some(class), Some(supers)) = (class, supers) {
+                for base in named_children(supers) {
+                    if matches!(base.kind(), "identifier" | "attribute")
+                        && let Some(base) = name(base, source)
+                    {
+                        out.bases.push(ClassBase {
+                            class: class.clone(),
+                            base,
+                        });
+                    }
+                }
+            }
+        }
+        "decorated_definition" => {
+            if let Some(def) = node.child_by_field_name("definition") {
+                python_at(def, source, out, depth);
+            }
+        }
         "import_statement" => {
             for part in named_children(node) {
                 match part.kind() {

@@ -215,6 +215,16 @@ module.exports.v = helper;
             exp("v", Some("helper"), None),
         ]
     );
+    let bases = analyze(
+        "k.ts",
+        "export class A extends B {}\nclass C extends mod.D implements I {}\nabstract class E {}\n",
+    );
+    let pairs: Vec<(&str, &str)> = bases
+        .bases
+        .iter()
+        .map(|b| (b.class.as_str(), b.base.as_str()))
+        .collect();
+    assert_eq!(pairs, [("A", "B"), ("C", "mod.D")]);
     let b = analyze("b.cjs", "module.exports = require('./impl');\n");
     assert_eq!(b.exports, [exp("*", None, Some("./impl"))]);
     let c = analyze("c.js", "function Repo() {}\nmodule.exports = Repo;\n");
@@ -238,6 +248,13 @@ fn python_imports_relative_aliased_and_guarded_and_receivers_of_self_cls_super()
         ]
     );
     assert!(a.exports.is_empty());
+    assert_eq!(
+        a.bases,
+        [wit_core::ClassBase {
+            class: "A".into(),
+            base: "B".into()
+        }]
+    );
     assert_eq!(
         sites(&a),
         [
