@@ -265,6 +265,20 @@ impl<'a> Params<'a> {
         }
     }
 
+    /// An optional boolean.
+    pub fn opt_bool(&mut self, field: &str) -> Option<bool> {
+        match self.map.get(field)? {
+            Value::Bool(b) => Some(*b),
+            other => {
+                self.fail(
+                    field,
+                    format!("must be a boolean, got {}", type_name(other)),
+                );
+                None
+            }
+        }
+    }
+
     /// A required string that is one of `allowed`.
     pub fn req_enum(&mut self, field: &str, allowed: &[&str]) -> Option<String> {
         let v = self.required(field)?;

@@ -34,6 +34,8 @@ pub(crate) struct AppState {
     pub events: tokio::sync::watch::Sender<u64>,
     /// Waiting lines of `lock.acquire` with `waitMs`.
     pub lock_queues: crate::queues::LockQueues,
+    /// The repository code graph (built in the background, see [`crate::index`]).
+    pub index: Arc<crate::index::RepoIndex>,
 }
 
 impl AppState {
@@ -111,6 +113,21 @@ impl AppState {
         })
         .await
         .map_err(Failure::from_join)
+    }
+}
+
+impl AppState {
+    /// Runs `f` with the index on the blocking pool (index queries read files to verify
+    /// them and may re-analyse one).
+    pub async fn with_index<T, F>(&self, f: F) -> Result<T, Failure>
+    where
+        T: Send + 'static,
+        F: FnOnce(&crate::index::RepoIndex) -> T + Send + 'static,
+    {
+        let index = self.index.clone();
+        tokio::task::spawn_blocking(move || f(&index))
+            .await
+            .map_err(Failure::from_join)
     }
 }
 

@@ -111,6 +111,13 @@ pub(crate) async fn declare(
             }
         }
     }
+    // Callees in other files, from the code graph (issue 10).
+    for pair in super::graph::cross_file_callees(state, &unique_files, &unique_symbols).await? {
+        if !dep_pairs.contains(&pair) {
+            dep_pairs.push(pair);
+        }
+    }
+    let unknown = super::graph::unknown_symbols(&unique_files, &outcomes, &unique_symbols);
     let union = ranges
         .iter()
         .filter_map(|r| r.range)
@@ -200,13 +207,14 @@ pub(crate) async fn declare(
             Ok(items)
         })
         .await?;
-    to_value(&IntentDeclared {
+    let value = to_value(&IntentDeclared {
         intent_id,
         conflicts: ConflictReport {
             has_conflicts: !items.is_empty(),
             items,
         },
-    })
+    })?;
+    Ok(super::graph::with_unknown(value, unknown))
 }
 
 /// The first live lock under one of `spellings` (of one definition), when another
