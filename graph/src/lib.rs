@@ -757,7 +757,7 @@ impl Graph {
                     .min(distance(&s.name.to_lowercase(), &name.to_lowercase()));
                 (d, i, address)
             })
-            .filter(|(d, _, a)| *d <= (name.len().max(a.len()) / 2).max(2))
+            .filter(|(d, _, _)| *d <= (name.chars().count() / 3).max(2))
             .collect();
         scored.sort();
         scored.dedup_by(|a, b| a.2 == b.2);

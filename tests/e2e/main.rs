@@ -15,6 +15,7 @@ mod daemon_analysis_cache;
 mod daemon_contracts;
 mod daemon_envelope;
 mod daemon_events;
+mod daemon_graph;
 mod daemon_intents;
 mod daemon_lifecycle;
 mod daemon_liveness;
