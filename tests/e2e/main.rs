@@ -8,6 +8,7 @@ mod cli_basics;
 mod cli_coordination;
 mod cli_daemon;
 mod cli_daily;
+mod cli_graph;
 mod cli_init;
 mod cli_version_notice;
 mod cli_watch;
