@@ -30,6 +30,17 @@
 //! - Class fields holding an arrow or function expression (`handle = () => {…}`) are
 //!   methods; abstract method signatures are methods; TypeScript overload signatures and
 //!   interface members are not symbols. Methods of an anonymous class have no container.
+//! - Functions assigned to properties are symbols: `res.status = function …` is
+//!   `res.status` (container `res`), `exports.parse = …` and `module.exports.x = …` are the
+//!   module's `parse` and `x` (no container), `Foo.prototype.bar = …` is the method
+//!   `Foo.bar`. Object-literal methods and function-valued properties of an object bound
+//!   to a name (`const api = { get() {}, post: () => … }`) are methods `api.get`,
+//!   `api.post`; of `module.exports = {…}`, the module's own names. `this.x = …` is not.
+//! - Two definitions sharing a name: the bare name is the first (the protocol's rule);
+//!   `name#kind` is the first of that kind (`input#function` when `export type input`
+//!   comes first) and `name#N` the N-th (see [`wit_core::analysis::split_qualifier`]).
+//! - Call sites keep the receiver of member calls, and imports and exports are read per
+//!   top-level statement (`engine/modules.rs`): the inputs of cross-file resolution.
 
 mod engine;
 #[doc(hidden)]

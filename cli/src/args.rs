@@ -92,6 +92,33 @@ pub enum Command {
     )]
     Lock(LockArgs),
 
+    /// List the definitions of files (name to address them with, kind, lines, exported,
+    /// signature), from their current content.
+    #[command(
+        after_help = "Example:\n  wit symbols src/db.ts src/api.ts\n  wit symbols src/db.ts --json\n\n\
+                      A name shared by two definitions is addressed as name#kind \
+                      (input#function) or name#N (the N-th)."
+    )]
+    Symbols {
+        /// Files, relative to the current directory.
+        #[arg(required = true)]
+        files: Vec<String>,
+    },
+
+    /// Who calls a symbol, across the repository (the code graph); each edge says
+    /// whether it is resolved (by imports and scoping) or name-only.
+    #[command(
+        after_help = "Example:\n  wit callers src/db.ts:query\n  wit callers src/db.ts:query --depth 3 --json"
+    )]
+    Callers(GraphArgs),
+
+    /// What a symbol calls, across the repository (the code graph); unresolved callees
+    /// show as ?:name.
+    #[command(
+        after_help = "Example:\n  wit callees src/api.ts:handler\n  wit callees src/api.ts:Api.get --depth 2"
+    )]
+    Callees(GraphArgs),
+
     /// Release locks of your session.
     #[command(
         after_help = "Example:\n  wit release src/auth.ts:validateToken\n  wit release --all"
@@ -288,6 +315,10 @@ pub struct DeclareArgs {
     /// Symbol names (not paths) you will change in those files.
     #[arg(long, short = 's', num_args = 1.., value_delimiter = ',')]
     pub symbols: Vec<String>,
+    /// Declare even names no declared file defines (by default refused, with the
+    /// nearest names).
+    #[arg(long)]
+    pub allow_missing: bool,
 }
 
 /// Intent statuses a session may set.
@@ -470,6 +501,20 @@ pub struct LockArgs {
     /// come, first served among the waiters), e.g. 30s or 5m, instead of failing at once.
     #[arg(long, value_parser = parse_duration_ms, value_name = "DURATION")]
     pub wait: Option<u64>,
+    /// Lock even a name the file does not define (by default `wit lock` refuses it:
+    /// "no symbol `X` in `F` — did you mean …").
+    #[arg(long)]
+    pub allow_missing: bool,
+}
+
+/// `wit callers` / `wit callees`.
+#[derive(Args, Debug)]
+pub struct GraphArgs {
+    /// The symbol, `file:name` (file relative to the current directory).
+    pub symbol: String,
+    /// Levels to follow: 1 = direct only; up to 8.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=8))]
+    pub depth: u8,
 }
 
 /// `wit release`.

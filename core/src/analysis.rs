@@ -88,7 +88,7 @@ impl Symbol {
         if self.name == name {
             return true;
         }
-        match (&self.container, name.split_once('.')) {
+        match (&self.container, name.rsplit_once('.')) {
             (Some(c), Some((qc, qn))) => c == qc && self.name == qn,
             _ => false,
         }
@@ -109,26 +109,198 @@ pub struct CallEdge {
     pub callee: String,
 }
 
+/// One call site: who calls what, on which receiver, and where.
+///
+/// [`FileAnalysis::calls`] is the protocol's de-duplicated (caller, callee) view; call sites
+/// add what cross-file resolution needs: the receiver of a member call as written
+/// (`db` in `db.query()`, `this`, `self`, `super`, `new:Repo` for `new Repo().find()`) and
+/// the position of the first such call.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallSite {
+    /// Qualified name of the calling function.
+    pub caller: String,
+    /// Name of the called function (the property name for member calls).
+    pub callee: String,
+    /// The receiver of a member call, when it is a plain name or a chain of names
+    /// (`db`, `this.repo`, `a.b`), `this`/`self`/`cls`/`super`/`super()`, or
+    /// `new:Name` for a call on a freshly constructed object; `None` for a plain call
+    /// `f()`. Receivers of other shapes (`f().g()`, `a[0].g()`) are `Some("")`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receiver: Option<String>,
+    /// UTF-8 byte offset of the call's start.
+    pub start_byte: usize,
+    /// Zero-based line of the call's start.
+    pub line: usize,
+}
+
+/// One name a file imports from another module.
+///
+/// | source                                | module    | name        | local  |
+/// |---------------------------------------|-----------|-------------|--------|
+/// | `import d from './m'`                 | `./m`     | `default`   | `d`    |
+/// | `import {a as b} from './m'`          | `./m`     | `a`         | `b`    |
+/// | `import * as ns from './m'`           | `./m`     | —           | `ns`   |
+/// | `const m = require('./m')`            | `./m`     | —           | `m`    |
+/// | `const {a, b: c} = require('./m')`    | `./m`     | `a` / `b`   | `a`/`c`|
+/// | `import a.b` (Python)                 | `a.b`     | —           | `a.b`  |
+/// | `import a.b as c`                     | `a.b`     | —           | `c`    |
+/// | `from ..a import b as c`              | `..a`     | `b`         | `c`    |
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Import {
+    /// The module specifier as written (a path, a package, a dotted Python module with
+    /// its leading dots for relative imports).
+    pub module: String,
+    /// The imported name; `None` for the whole module (namespace import, `require`,
+    /// Python `import m`). `default` for an ESM default import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The name it is bound to in this file.
+    pub local: String,
+}
+
+/// One name a file exports (TypeScript/JavaScript; Python modules export every
+/// top-level name, so Python analyses list none).
+///
+/// | source                                | name      | local   | module  |
+/// |---------------------------------------|-----------|---------|---------|
+/// | `export function f`, `export const f` | `f`       | `f`     | —       |
+/// | `export default function f`           | `default` | `f`     | —       |
+/// | `export {a as b}`                     | `b`       | `a`     | —       |
+/// | `export {a as b} from './m'`          | `b`       | `a`     | `./m`   |
+/// | `export * from './m'`                 | `*`       | —       | `./m`   |
+/// | `export * as ns from './m'`           | `ns`      | —       | `./m`   |
+/// | `exports.x = …`, `module.exports.x =` | `x`       | `x`     | —       |
+/// | `module.exports = {a, b: c}`          | `a` / `b` | `a`/`c` | —       |
+/// | `module.exports = f`                  | `default` | `f`     | —       |
+/// | `module.exports = require('./m')`     | `*`       | —       | `./m`   |
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Export {
+    /// The exported name (`default` for default exports, `*` for `export *`).
+    pub name: String,
+    /// The local binding (or, with `module`, the name in that module); `None` for
+    /// `export *` and `export * as ns`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local: Option<String>,
+    /// For re-exports: the module specifier as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module: Option<String>,
+}
+
+/// A class and one class it extends, as written (`class A extends B`, `class A(B):`,
+/// `class A(mod.B)` gives base `mod.B`). Top-level classes only.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClassBase {
+    /// The class.
+    pub class: String,
+    /// A base it extends (a name or a dotted chain of names).
+    pub base: String,
+}
+
 /// Everything wit needs to know about one file, from one parse.
+///
+/// `call_sites`, `imports`, `exports` and `bases` were added after the first plugin ABI: plugins
+/// that do not report them leave them empty (their files then give single-file edges).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FileAnalysis {
     /// Definitions in source order.
     pub symbols: Vec<Symbol>,
     /// De-duplicated call edges, in order of first appearance.
     pub calls: Vec<CallEdge>,
+    /// Call sites, one per distinct (caller, callee, receiver), in source order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub call_sites: Vec<CallSite>,
+    /// Imports, in source order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub imports: Vec<Import>,
+    /// Exports, in source order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exports: Vec<Export>,
+    /// What top-level classes extend, in source order (for `super.m()` and inherited
+    /// `this.m()`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bases: Vec<ClassBase>,
+}
+
+/// A symbol name with an optional disambiguating suffix: `name#kind` (the first
+/// definition of that kind: `input#function`, `input#type`) or `name#N` (the N-th
+/// definition answering to `name`, from 1). A `#` that starts the name or follows a dot
+/// belongs to the name (`#secret`, `Foo.#secret`).
+pub fn split_qualifier(name: &str) -> (&str, Option<&str>) {
+    match name.rsplit_once('#') {
+        Some((base, q)) if !base.is_empty() && !base.ends_with('.') && !q.is_empty() => {
+            let known = q.bytes().all(|b| b.is_ascii_digit()) || kind_from_str(q).is_some();
+            if known { (base, Some(q)) } else { (name, None) }
+        }
+        _ => (name, None),
+    }
+}
+
+fn kind_from_str(s: &str) -> Option<SymbolKind> {
+    Some(match s {
+        "function" => SymbolKind::Function,
+        "arrow" => SymbolKind::Arrow,
+        "method" => SymbolKind::Method,
+        "class" => SymbolKind::Class,
+        "interface" => SymbolKind::Interface,
+        "type" => SymbolKind::Type,
+        _ => return None,
+    })
 }
 
 impl FileAnalysis {
     /// The definition `name` addresses: the first symbol in the file whose bare name is
-    /// `name`, or else the method `Class.method` when `name` has that form.
+    /// `name`, or else the first whose qualified name `Container.name` is `name`.
     ///
     /// First-wins on bare names is the protocol's rule; the qualified form is how a caller
-    /// reaches the second of two same-named methods.
+    /// reaches the second of two same-named methods, and a `#kind` or `#N` suffix (see
+    /// [`split_qualifier`]) how it reaches any other definition sharing a name:
+    /// `input#function` when `export type input` comes first, `save#2` for the second
+    /// `save`.
     pub fn find(&self, name: &str) -> Option<&Symbol> {
-        self.symbols
+        let (base, qualifier) = split_qualifier(name);
+        match qualifier {
+            None => self
+                .symbols
+                .iter()
+                .find(|s| s.name == base)
+                .or_else(|| self.symbols.iter().find(|s| s.answers_to(base))),
+            Some(q) => {
+                let mut answering = self.symbols.iter().filter(|s| s.answers_to(base));
+                match q.parse::<usize>() {
+                    Ok(n) => answering.nth(n.checked_sub(1)?),
+                    Err(_) => {
+                        let kind = kind_from_str(q)?;
+                        answering.find(|s| s.kind == kind)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The shortest name that [`FileAnalysis::find`] resolves to `symbol` (a symbol of
+    /// this analysis): its qualified name, else with `#kind`, else with `#N`.
+    pub fn address_of(&self, symbol: &Symbol) -> String {
+        let qualified = symbol.qualified_name();
+        let is = |s: Option<&Symbol>| s.is_some_and(|s| std::ptr::eq(s, symbol));
+        if is(self.find(&qualified)) {
+            return qualified;
+        }
+        let by_kind = format!("{qualified}#{}", symbol.kind.as_str());
+        if is(self.find(&by_kind)) {
+            return by_kind;
+        }
+        let n = self
+            .symbols
             .iter()
-            .find(|s| s.name == name)
-            .or_else(|| self.symbols.iter().find(|s| s.answers_to(name)))
+            .filter(|s| s.answers_to(&qualified))
+            .position(|s| std::ptr::eq(s, symbol))
+            .map_or(1, |i| i + 1);
+        format!("{qualified}#{n}")
     }
 
     /// Names of the functions called by `caller` (bare or qualified), de-duplicated.
@@ -170,13 +342,48 @@ mod tests {
     fn find_prefers_first_bare_name_and_accepts_qualified_names() {
         let a = FileAnalysis {
             symbols: vec![sym("save", Some("A"), 0), sym("save", Some("B"), 10)],
-            calls: vec![],
+            ..Default::default()
         };
         assert_eq!(a.find("save").unwrap().start_byte, 0);
         assert_eq!(a.find("B.save").unwrap().start_byte, 10);
         assert_eq!(a.find("A.save").unwrap().start_byte, 0);
         assert!(a.find("C.save").is_none());
         assert!(a.find("load").is_none());
+    }
+
+    #[test]
+    fn kind_and_ordinal_suffixes_address_definitions_sharing_a_name() {
+        let mut ty = sym("input", None, 0);
+        ty.kind = SymbolKind::Type;
+        let mut func = sym("input", None, 10);
+        func.kind = SymbolKind::Function;
+        let mut private = sym("#input", Some("C"), 20);
+        private.kind = SymbolKind::Method;
+        let a = FileAnalysis {
+            symbols: vec![ty, func, private],
+            ..Default::default()
+        };
+        assert_eq!(a.find("input").unwrap().start_byte, 0);
+        assert_eq!(a.find("input#type").unwrap().start_byte, 0);
+        assert_eq!(a.find("input#function").unwrap().start_byte, 10);
+        assert_eq!(a.find("input#2").unwrap().start_byte, 10);
+        assert!(a.find("input#3").is_none());
+        assert!(a.find("input#0").is_none());
+        assert!(a.find("input#class").is_none());
+        assert_eq!(a.find("C.#input").unwrap().start_byte, 20);
+        assert_eq!(a.find("#input").unwrap().start_byte, 20);
+        assert_eq!(a.address_of(&a.symbols[0]), "input");
+        assert_eq!(a.address_of(&a.symbols[1]), "input#function");
+        assert_eq!(a.address_of(&a.symbols[2]), "C.#input");
+        // An unknown suffix is part of the name.
+        assert_eq!(split_qualifier("a#b"), ("a#b", None));
+        assert_eq!(split_qualifier("Foo.#x"), ("Foo.#x", None));
+    }
+
+    #[test]
+    fn old_analyses_without_the_new_fields_still_deserialize() {
+        let a: FileAnalysis = serde_json::from_str(r#"{"symbols":[],"calls":[]}"#).unwrap();
+        assert!(a.call_sites.is_empty() && a.imports.is_empty() && a.exports.is_empty());
     }
 
     #[test]

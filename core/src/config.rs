@@ -67,6 +67,19 @@ pub struct Config {
     pub sessions: SessionsConfig,
     /// `[[analyzers]]`, in file order.
     pub analyzers: Vec<AnalyzerConfig>,
+    /// `[graph]`.
+    pub graph: GraphConfig,
+}
+
+/// The `[graph]` table: which files the repository code graph indexes, beyond git's own
+/// rule (files git ignores are never indexed).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct GraphConfig {
+    /// `include`: globs (gitignore-like, relative to the root); when non-empty, only
+    /// matching files are indexed.
+    pub include: Vec<String>,
+    /// `exclude`: globs of files never indexed (wins over `include`).
+    pub exclude: Vec<String>,
 }
 
 /// The `[sessions]` table.
@@ -210,6 +223,10 @@ impl Config {
                 n => config.analysis.max_file_bytes = n,
             }
         }
+        if let Some(graph) = raw.graph {
+            config.graph.include = graph.include;
+            config.graph.exclude = graph.exclude;
+        }
         if let Some(guard) = raw.guard {
             if let Some(fail_closed) = guard.fail_closed {
                 config.guard.fail_closed = fail_closed;
@@ -340,6 +357,16 @@ struct RawConfig {
     sessions: Option<RawSessions>,
     #[serde(default)]
     analyzers: Vec<RawAnalyzer>,
+    graph: Option<RawGraph>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGraph {
+    #[serde(default)]
+    include: Vec<String>,
+    #[serde(default)]
+    exclude: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -417,6 +444,7 @@ fn trim_message(message: &str) -> String {
         "RawAnalysis",
         "RawSessions",
         "RawAnalyzer",
+        "RawGraph",
     ]
     .iter()
     .fold(first.to_owned(), |m, name| {

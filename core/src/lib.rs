@@ -25,7 +25,9 @@ pub mod signature;
 pub mod symbol_path;
 pub mod text;
 
-pub use analysis::{CallEdge, FileAnalysis, Symbol, SymbolKind};
+pub use analysis::{
+    CallEdge, CallSite, ClassBase, Export, FileAnalysis, Import, Symbol, SymbolKind,
+};
 pub use analyzer::{AnalyzeError, IncrementalState, LanguageAnalyzer};
 pub use config::{AnalyzerConfig, Config, ConfigError};
 pub use plugin::{PluginAnalyzer, PluginError};

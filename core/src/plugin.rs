@@ -547,6 +547,46 @@ pub fn decode_analysis(json: &[u8], source: &str) -> Result<FileAnalysis, String
             e.caller, e.callee
         ));
     }
+    // Call sites, imports and exports (optional; plugins built before them send none):
+    // positions within the source, names non-empty and of bounded length.
+    const MAX_NAME: usize = 4096;
+    let bad = |s: &str| s.is_empty() || s.len() > MAX_NAME;
+    for c in &analysis.call_sites {
+        if bad(&c.caller)
+            || bad(&c.callee)
+            || c.receiver.as_ref().is_some_and(|r| r.len() > MAX_NAME)
+        {
+            return Err(format!(
+                "returned a call site with an empty or over-long name ({:?} -> {:?})",
+                c.caller, c.callee
+            ));
+        }
+        if c.start_byte > source.len() || c.line > last_line {
+            return Err(format!(
+                "call site {:?} -> {:?} is at byte {} line {}, outside the source",
+                c.caller, c.callee, c.start_byte, c.line
+            ));
+        }
+    }
+    for i in &analysis.imports {
+        if bad(&i.module) || bad(&i.local) || i.name.as_deref().is_some_and(bad) {
+            return Err(format!(
+                "returned an import with an empty or over-long name ({:?})",
+                i.module
+            ));
+        }
+    }
+    for e in &analysis.exports {
+        if bad(&e.name)
+            || e.local.as_deref().is_some_and(bad)
+            || e.module.as_deref().is_some_and(bad)
+        {
+            return Err(format!(
+                "returned an export with an empty or over-long name ({:?})",
+                e.name
+            ));
+        }
+    }
     Ok(analysis)
 }
 
@@ -973,7 +1013,7 @@ mod tests {
         let json = |s: Symbol| {
             serde_json::to_vec(&FileAnalysis {
                 symbols: vec![s],
-                calls: vec![],
+                ..Default::default()
             })
             .unwrap()
         };

@@ -353,7 +353,9 @@ pub(crate) fn symbol_spellings(
         return vec![format!("{file}:{name}")];
     };
     let (analysis, def) = def;
-    let mut spellings = vec![format!("{file}:{}", def.qualified_name())];
+    // `address_of` is the qualified name, or with a `#kind`/`#N` suffix when an earlier
+    // definition shares the name (`input#function` after `export type input`).
+    let mut spellings = vec![format!("{file}:{}", analysis.address_of(def))];
     if def.container.is_some()
         && analysis
             .find(&def.name)

@@ -48,6 +48,7 @@ mod config;
 mod discover;
 mod envelope;
 mod error;
+mod index;
 mod leases;
 mod lifecycle;
 mod methods;

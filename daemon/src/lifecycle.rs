@@ -87,17 +87,26 @@ async fn serve(
     let (registry, plugins) = analysis::build_registry(&root, &config.parsed);
     config.plugins = plugins;
     let openrpc = crate::discover::document();
+    let analysis = Arc::new(Analysis::new(root.clone(), registry));
+    let index = Arc::new(crate::index::RepoIndex::new(
+        root.clone(),
+        analysis.clone(),
+        config.parsed.analysis.max_file_bytes,
+        &config.parsed.graph,
+    ));
+    index.start(wit.clone());
     let state = Arc::new(AppState {
         root: root.clone(),
         wit: wit.clone(),
         config,
         store: store.clone(),
-        analysis: Arc::new(Analysis::new(root.clone(), registry)),
+        analysis,
         started_at_ms: now_ms(),
         openrpc,
         events: tokio::sync::watch::Sender::new(0),
         lock_queues: Default::default(),
         placement,
+        index,
     });
 
     let listener = UnixListener::bind(wit.socket())

@@ -42,6 +42,11 @@ pub(crate) const METHODS: &[&str] = &[
     "lease.forceRelease",
     "lease.query",
     "intent.abandon",
+    "graph.status",
+    "symbols.list",
+    "symbols.resolve",
+    "code.callers",
+    "code.callees",
 ];
 
 /// Whether `method` exists (step 4).
@@ -98,6 +103,11 @@ pub(crate) async fn call(
         "daemon.status" => methods::status::status(&state).await,
         "analyzers.list" => methods::status::analyzers_list(&state).await,
         "symbols.at" => methods::symbols::at(&state, &params).await,
+        "graph.status" => methods::graph::status(&state, &params).await,
+        "symbols.list" => methods::graph::list(&state, &params).await,
+        "symbols.resolve" => methods::graph::resolve(&state, &params).await,
+        "code.callers" => methods::graph::callers(&state, &params).await,
+        "code.callees" => methods::graph::callees(&state, &params).await,
         _ => Err(Failure(RpcError::new(ErrorCode::MethodNotFound, None))),
     };
     result.map_err(|f| f.0)

@@ -36,6 +36,8 @@ pub(crate) struct AppState {
     pub lock_queues: crate::queues::LockQueues,
     /// Where the state lives (shared with the other worktrees, or this checkout's own).
     pub placement: crate::worktree::Placement,
+    /// The repository code graph (built in the background, see [`crate::index`]).
+    pub index: Arc<crate::index::RepoIndex>,
 }
 
 impl AppState {
@@ -120,6 +122,19 @@ impl AppState {
     /// This daemon's worktree as recorded for its sessions: the root's path.
     pub fn worktree_name(&self) -> String {
         self.root.display().to_string()
+    }
+
+    /// Runs `f` with the index on the blocking pool (index queries read files to verify
+    /// them and may re-analyse one).
+    pub async fn with_index<T, F>(&self, f: F) -> Result<T, Failure>
+    where
+        T: Send + 'static,
+        F: FnOnce(&crate::index::RepoIndex) -> T + Send + 'static,
+    {
+        let index = self.index.clone();
+        tokio::task::spawn_blocking(move || f(&index))
+            .await
+            .map_err(Failure::from_join)
     }
 }
 

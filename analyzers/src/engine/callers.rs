@@ -2,12 +2,13 @@
 
 use std::collections::HashSet;
 
-use wit_core::{CallEdge, Symbol};
+use wit_core::{CallEdge, CallSite, Symbol};
 
 use super::extract::Call;
 use super::nesting::{Span, innermost};
 
-/// Turns call sites into de-duplicated (caller, callee) edges in order of first appearance.
+/// Turns call sites into de-duplicated (caller, callee) edges in order of first appearance,
+/// and call sites de-duplicated on (caller, callee, receiver), each at its first position.
 ///
 /// `scopes` are the call-owning ranges of callable symbols (values: indexes into
 /// `symbols`). Calls outside every scope (module level, class field initializers) give no
@@ -17,7 +18,8 @@ pub(super) fn resolve(
     symbols: &[Symbol],
     mut scopes: Vec<Span<usize>>,
     mut calls: Vec<Call>,
-) -> Vec<CallEdge> {
+    source: &str,
+) -> (Vec<CallEdge>, Vec<CallSite>) {
     // Stable, so two calls starting together (`a.b().c()`) keep the query's order.
     calls.sort_by_key(|c| c.at);
     let points: Vec<usize> = calls.iter().map(|c| c.at).collect();
@@ -25,18 +27,61 @@ pub(super) fn resolve(
 
     let mut caller_names: Vec<Option<String>> = vec![None; symbols.len()];
     let mut seen: HashSet<(usize, &str)> = HashSet::new();
+    let mut seen_sites: HashSet<(usize, &str, Option<String>)> = HashSet::new();
     let mut edges = Vec::new();
+    let mut sites = Vec::new();
+    let mut lines = LineIndex::new(source);
     for (call, owner) in calls.iter().zip(owners) {
         let Some(symbol) = owner else { continue };
+        let caller = caller_names[symbol].get_or_insert_with(|| symbols[symbol].qualified_name());
         if seen.insert((symbol, call.callee)) {
-            let caller = caller_names[symbol]
-                .get_or_insert_with(|| symbols[symbol].qualified_name())
-                .clone();
             edges.push(CallEdge {
-                caller,
+                caller: caller.clone(),
                 callee: call.callee.to_owned(),
             });
         }
+        let receiver = call.receiver.to_text(source);
+        if seen_sites.insert((symbol, call.callee, receiver.clone())) {
+            sites.push(CallSite {
+                caller: caller.clone(),
+                callee: call.callee.to_owned(),
+                receiver,
+                start_byte: call.at,
+                line: lines.line_of(call.at),
+            });
+        }
     }
-    edges
+    (edges, sites)
+}
+
+/// Line numbers of ascending byte offsets, counted on from the last one asked.
+struct LineIndex<'s> {
+    source: &'s [u8],
+    at: usize,
+    line: usize,
+}
+
+impl<'s> LineIndex<'s> {
+    fn new(source: &'s str) -> Self {
+        Self {
+            source: source.as_bytes(),
+            at: 0,
+            line: 0,
+        }
+    }
+
+    /// Zero-based line of `offset` (offsets must come in ascending order).
+    fn line_of(&mut self, offset: usize) -> usize {
+        let offset = offset.min(self.source.len());
+        if offset < self.at {
+            self.at = 0;
+            self.line = 0;
+        }
+        self.line += self.source[self.at..offset]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        self.at = offset;
+        self.line
+    }
 }

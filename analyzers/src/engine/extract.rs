@@ -23,6 +23,89 @@ pub(super) struct Call<'s> {
     pub(super) at: usize,
     pub(super) name_start: usize,
     pub(super) callee: &'s str,
+    pub(super) receiver: Receiver,
+}
+
+/// The receiver of a call, as byte ranges into the source (so that chunks can shift it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Receiver {
+    /// A plain call `f()`.
+    None,
+    /// A name or chain of names, `this`, `self`, `super`, `super()`: the text at
+    /// `start..end` (whitespace inside is dropped when it becomes a string).
+    Text { start: usize, end: usize },
+    /// `new Name(…)`: the constructor's name at `start..end`.
+    New { start: usize, end: usize },
+    /// Any other expression (`f().g()`, `a[0].g()`).
+    Other,
+}
+
+impl Receiver {
+    /// Classifies the receiver node of a member call.
+    fn of(node: Node, source: &str) -> Self {
+        const MAX: usize = 256;
+        let (start, end) = (node.start_byte(), node.end_byte());
+        if end - start > MAX {
+            return Receiver::Other;
+        }
+        match node.kind() {
+            "new_expression" => match node.child_by_field_name("constructor") {
+                Some(c) if c.kind() == "identifier" => Receiver::New {
+                    start: c.start_byte(),
+                    end: c.end_byte(),
+                },
+                _ => Receiver::Other,
+            },
+            // Python's `super()`: a call without arguments of the name `super`.
+            "call" if &source[start..end] == "super()" => Receiver::Text { start, end },
+            "identifier" | "this" | "super" | "member_expression" | "attribute" => {
+                let text = &source[start..end];
+                let plain = text.bytes().all(|b| {
+                    b.is_ascii_alphanumeric()
+                        || matches!(b, b'_' | b'$' | b'.' | b'#')
+                        || b.is_ascii_whitespace()
+                        || b >= 0x80
+                });
+                if plain {
+                    Receiver::Text { start, end }
+                } else {
+                    Receiver::Other
+                }
+            }
+            _ => Receiver::Other,
+        }
+    }
+
+    /// Moves the ranges by `delta` (`add` true) or back (`add` false).
+    pub(super) fn shifted(self, delta: usize, add: bool) -> Self {
+        let f = |b: usize| if add { b + delta } else { b - delta };
+        match self {
+            Receiver::Text { start, end } => Receiver::Text {
+                start: f(start),
+                end: f(end),
+            },
+            Receiver::New { start, end } => Receiver::New {
+                start: f(start),
+                end: f(end),
+            },
+            other => other,
+        }
+    }
+
+    /// The receiver as [`wit_core::CallSite::receiver`] spells it.
+    pub(super) fn to_text(self, source: &str) -> Option<String> {
+        match self {
+            Receiver::None => None,
+            Receiver::Other => Some(String::new()),
+            Receiver::Text { start, end } => Some(
+                source[start..end]
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect(),
+            ),
+            Receiver::New { start, end } => Some(format!("new:{}", &source[start..end])),
+        }
+    }
 }
 
 /// What one pass over a tree found.
@@ -42,6 +125,7 @@ struct Definition<'t> {
     name: Node<'t>,
     callable: Option<Node<'t>>,
     scope: Option<Node<'t>>,
+    qualifier: Option<Node<'t>>,
 }
 
 /// A finished symbol with what ordering and call attribution still need.
@@ -116,6 +200,8 @@ pub(super) fn extract<'s>(
             let mut wrapped = None;
             let mut container_body = None;
             let mut container_name = None;
+            let mut receiver = None;
+            let mut qualifier = None;
             for cap in m.captures() {
                 let node = cap.node;
                 match query.roles[cap.index as usize] {
@@ -128,6 +214,8 @@ pub(super) fn extract<'s>(
                     Role::Wrapped => wrapped = Some(node),
                     Role::ContainerBody => container_body = Some(node),
                     Role::ContainerName => container_name = Some(node),
+                    Role::Receiver => receiver = Some(node),
+                    Role::Qualifier => qualifier = Some(node),
                     Role::Ignored => {}
                 }
             }
@@ -136,14 +224,24 @@ pub(super) fn extract<'s>(
                     at: call.start_byte(),
                     name_start: name.start_byte(),
                     callee: text(name),
+                    receiver: receiver.map_or(Receiver::None, |r| Receiver::of(r, source)),
                 });
             } else if let (Some((kind, node)), Some(name)) = (definition, name) {
+                let (kind, qualifier) = match qualifier.map(|q| Qualified::of(q, source)) {
+                    // `this.x = …` and other shapes: not addressable.
+                    Some(Qualified::Skip) => continue,
+                    Some(Qualified::Prototype(class)) => (SymbolKind::Method, Some(class)),
+                    Some(Qualified::Module) => (kind, None),
+                    Some(Qualified::Object(q)) => (kind, Some(q)),
+                    None => (kind, None),
+                };
                 let def = Definition {
                     kind,
                     node,
                     name,
                     callable,
                     scope,
+                    qualifier,
                 };
                 match seen.get(&(node.id(), name.id())) {
                     // A method is the more specific reading of a def inside a class body.
@@ -179,7 +277,7 @@ pub(super) fn extract<'s>(
         return Err(budget.exceeded("running the queries"));
     }
 
-    let containers = method_containers(&definitions, &mut classes);
+    let containers = method_containers(&definitions, &mut classes, source);
     let mut built: Vec<Built> = definitions
         .iter()
         .zip(containers)
@@ -220,16 +318,61 @@ pub(super) fn extract<'s>(
     })
 }
 
+/// What the object of a property-assigned definition makes of it.
+enum Qualified<'t> {
+    /// `exports.x`, `module.exports.x`, `module.exports = {…}`: the module's own `x`.
+    Module,
+    /// `Foo.prototype.x`: the method `Foo.x` (the node is `Foo`).
+    Prototype(Node<'t>),
+    /// `res.x`, `api.x`: container `res`.
+    Object(Node<'t>),
+    /// `this.x` and anything that is not a name or a chain of names.
+    Skip,
+}
+
+impl<'t> Qualified<'t> {
+    fn of(node: Node<'t>, source: &str) -> Self {
+        let text = &source[node.byte_range()];
+        if text == "exports" || text == "module.exports" {
+            return Qualified::Module;
+        }
+        if node.kind() == "member_expression"
+            && node
+                .child_by_field_name("property")
+                .is_some_and(|p| &source[p.byte_range()] == "prototype")
+        {
+            return match node.child_by_field_name("object") {
+                Some(o) if o.kind() == "identifier" => Qualified::Prototype(o),
+                _ => Qualified::Skip,
+            };
+        }
+        let plain = text.len() <= 128
+            && !text.is_empty()
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.') || b >= 0x80);
+        match node.kind() {
+            "identifier" | "member_expression" if plain && !text.starts_with("this.") => {
+                Qualified::Object(node)
+            }
+            _ => Qualified::Skip,
+        }
+    }
+}
+
 /// For each definition, the name of its class if it is a method: the innermost class body
-/// around it. An anonymous class (`export default class { … }`) gives `None`.
+/// around it. An anonymous class (`export default class { … }`) gives `None`. A definition
+/// with a qualifier (`res.status = …`, `Foo.prototype.bar = …`, `const api = {get() {}}`)
+/// takes the qualifier's text instead.
 fn method_containers<'s>(
     definitions: &[Definition],
     classes: &mut [Span<Option<&'s str>>],
+    source: &'s str,
 ) -> Vec<Option<&'s str>> {
     let mut methods: Vec<(usize, usize)> = definitions
         .iter()
         .enumerate()
-        .filter(|(_, d)| d.kind == SymbolKind::Method)
+        .filter(|(_, d)| d.kind == SymbolKind::Method && d.qualifier.is_none())
         .map(|(i, d)| (d.node.start_byte(), i))
         .collect();
     methods.sort_unstable();
@@ -237,6 +380,11 @@ fn method_containers<'s>(
     let mut containers = vec![None; definitions.len()];
     for ((_, i), class) in methods.iter().zip(innermost(classes, &points)) {
         containers[*i] = class.flatten();
+    }
+    for (slot, def) in containers.iter_mut().zip(definitions) {
+        if let Some(q) = def.qualifier {
+            *slot = Some(&source[q.byte_range()]);
+        }
     }
     containers
 }

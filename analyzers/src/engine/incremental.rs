@@ -20,7 +20,8 @@ use tree_sitter::{InputEdit, Node, Point, Range, Tree};
 use wit_core::{AnalyzeError, FileAnalysis, Symbol};
 
 use super::budget::{self, Budget};
-use super::extract::{self, Call};
+use super::extract::{self, Call, Receiver};
+use super::modules::Modules;
 use super::nesting::Span;
 use super::query::CompiledQuery;
 use super::{Grammar, Syntax, callers, parse};
@@ -37,8 +38,11 @@ struct Chunk {
     symbols: Vec<Symbol>,
     /// Call-owning ranges (relative) of callable symbols, with their index in `symbols`.
     scopes: Vec<(usize, usize, usize)>,
-    /// Call sites: relative call start, relative name start, name length.
-    calls: Vec<(usize, usize, usize)>,
+    /// Call sites: relative call start, relative name start, name length, relative
+    /// receiver.
+    calls: Vec<(usize, usize, usize, Receiver)>,
+    /// Imports and exports of this top-level node (no offsets).
+    modules: Modules,
 }
 
 impl Chunk {
@@ -81,8 +85,20 @@ impl Chunk {
             calls: found
                 .calls
                 .iter()
-                .map(|c| (c.at - base, c.name_start - base, c.callee.len()))
+                .map(|c| {
+                    (
+                        c.at - base,
+                        c.name_start - base,
+                        c.callee.len(),
+                        c.receiver.shifted(base, false),
+                    )
+                })
                 .collect(),
+            modules: syntax.modules.map_or_else(Modules::default, |f| {
+                let mut m = Modules::default();
+                f(node, source, &mut m);
+                m
+            }),
         })
     }
 
@@ -244,17 +260,33 @@ fn assemble(chunks: &[Chunk], source: &str) -> FileAnalysis {
             end: end + c.start_byte,
             value: first + i,
         }));
-        calls.extend(c.calls.iter().map(|&(at, name, len)| {
+        calls.extend(c.calls.iter().map(|&(at, name, len, receiver)| {
             let name_start = name + c.start_byte;
             Call {
                 at: at + c.start_byte,
                 name_start,
                 callee: &source[name_start..name_start + len],
+                receiver: receiver.shifted(c.start_byte, true),
             }
         }));
     }
-    let calls = callers::resolve(&symbols, scopes, calls);
-    FileAnalysis { symbols, calls }
+    let (calls, call_sites) = callers::resolve(&symbols, scopes, calls, source);
+    let mut imports = Vec::new();
+    let mut exports = Vec::new();
+    let mut bases = Vec::new();
+    for c in chunks {
+        imports.extend(c.modules.imports.iter().cloned());
+        exports.extend(c.modules.exports.iter().cloned());
+        bases.extend(c.modules.bases.iter().cloned());
+    }
+    FileAnalysis {
+        symbols,
+        calls,
+        call_sites,
+        imports,
+        exports,
+        bases,
+    }
 }
 
 /// The one edit turning `old` into `new`: everything between their common prefix and

@@ -119,10 +119,23 @@ fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> FileAnalysis {
     let tree = parse::parse(analyzer.grammar, source, None, &budget).unwrap();
     let found =
         extract::extract(query, analyzer.syntax, tree.root_node(), source, &budget).unwrap();
-    let calls = callers::resolve(&found.symbols, found.scopes, found.calls);
+    let (calls, call_sites) = callers::resolve(&found.symbols, found.scopes, found.calls, source);
+    // Imports and exports are per top-level node: the same in both.
+    let mut modules = super::modules::Modules::default();
+    if let Some(f) = analyzer.syntax.modules {
+        let root = tree.root_node();
+        let mut walk = root.walk();
+        for node in root.children(&mut walk) {
+            f(node, source, &mut modules);
+        }
+    }
     FileAnalysis {
         symbols: found.symbols,
         calls,
+        call_sites,
+        imports: modules.imports,
+        exports: modules.exports,
+        bases: modules.bases,
     }
 }
 

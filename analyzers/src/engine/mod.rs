@@ -16,6 +16,8 @@
 //! | `@wrapper` + `@wrapped` | the wrapper belongs to the wrapped definition, whose range widens to the wrapper's start (`export`, decorators); chains are followed |
 //! | `@container.body` (+ `@container.name`) | a class body; a `method` inside it takes the class's name as container (no name: anonymous class) |
 //! | `@reference.call`       | a call, with the called name in `@name`                    |
+//! | `@receiver`             | the object of a member call (kept as the call site's receiver when it is a name, a chain of names, `this`/`self`/`super`, or `new Name(…)`) |
+//! | `@qualifier`            | the object a definition is a property of: it becomes the container (`res.status`); `exports`/`module.exports` give none; `Foo.prototype` gives `Foo` and kind method |
 //! | `@_…`                   | ignored (helpers for predicates)                           |
 //!
 //! When several patterns match one definition (node and name), a `method` match wins.
@@ -26,6 +28,7 @@ mod extract;
 mod incremental;
 #[cfg(test)]
 mod incremental_tests;
+pub(crate) mod modules;
 mod nesting;
 mod parse;
 mod query;
@@ -78,6 +81,9 @@ impl Grammar {
 pub(crate) struct Syntax {
     /// Written between the parameter list and the return type: `": "` or `" -> "`.
     pub(crate) return_separator: &'static str,
+    /// Reads the imports and exports of one top-level node of the tree (see
+    /// [`modules`]); `None` for a language without them.
+    pub(crate) modules: Option<modules::ModulesFn>,
 }
 
 /// A [`LanguageAnalyzer`] driven by a tree-sitter grammar and its query files.

@@ -25,6 +25,11 @@ pub(crate) enum Role {
     ContainerName,
     /// `@reference.call`: a call.
     Call,
+    /// `@receiver`: the object of a member call (`db` in `db.query()`).
+    Receiver,
+    /// `@qualifier`: the object a definition is a property of (`res` in
+    /// `res.status = function …`, `api` in `const api = { get() {} }`).
+    Qualifier,
     /// A capture starting with `_`: a helper for predicates, not read.
     Ignored,
 }
@@ -46,6 +51,8 @@ impl Role {
             "container.body" => Role::ContainerBody,
             "container.name" => Role::ContainerName,
             "reference.call" => Role::Call,
+            "receiver" => Role::Receiver,
+            "qualifier" => Role::Qualifier,
             other if other.starts_with('_') => Role::Ignored,
             // A typo in a query file would otherwise silently lose symbols.
             other => return Err(format!("unknown capture @{other}")),

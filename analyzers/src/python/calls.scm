@@ -4,7 +4,9 @@
 (call
   function: (identifier) @name) @reference.call
 
-; obj.f(), self.f(), module.f(): the callee is the attribute name.
+; obj.f(), self.f(), module.f(): the callee is the attribute name; the receiver (`db`,
+; `self`, `super()`) serves cross-file resolution.
 (call
   function: (attribute
+    object: (_) @receiver
     attribute: (identifier) @name)) @reference.call

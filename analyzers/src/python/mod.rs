@@ -15,6 +15,7 @@ static GRAMMAR: Grammar = Grammar::new(
 
 static SYNTAX: Syntax = Syntax {
     return_separator: " -> ",
+    modules: Some(crate::engine::modules::python),
 };
 
 /// The analyzer for `.py` and `.pyi` files.

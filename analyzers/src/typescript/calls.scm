@@ -5,7 +5,43 @@
 (call_expression
   function: (identifier) @name) @reference.call
 
-; obj.f(), this.f(), obj?.f(), this.#f(), super.f(): the callee is the property name.
+; obj.f(), this.f(), obj?.f(), this.#f(), super.f(): the callee is the property name; the
+; receiver (`obj`, `this`, `new Repo()`) serves cross-file resolution.
 (call_expression
   function: (member_expression
+    object: (_) @receiver
     property: (_) @name)) @reference.call
+
+; A generic call after a prefix operator (`await f<T>(x)`, `void f<T>()`, `typeof`, `!`):
+; the TypeScript grammar reads the operator as part of the callee, so the call's function
+; is the await or unary expression.
+(call_expression
+  function: (await_expression
+    (identifier) @name)) @reference.call
+
+(call_expression
+  function: (unary_expression
+    argument: (identifier) @name)) @reference.call
+
+(call_expression
+  function: (await_expression
+    (member_expression
+      object: (_) @receiver
+      property: (_) @name))) @reference.call
+
+(call_expression
+  function: (unary_expression
+    argument: (member_expression
+      object: (_) @receiver
+      property: (_) @name))) @reference.call
+
+; A non-null-asserted callee: `parse!(x)`, `this.opts.parse!(x)`.
+(call_expression
+  function: (non_null_expression
+    (identifier) @name)) @reference.call
+
+(call_expression
+  function: (non_null_expression
+    (member_expression
+      object: (_) @receiver
+      property: (_) @name))) @reference.call

@@ -28,6 +28,7 @@ static TSX_GRAMMAR: Grammar = Grammar::new(
 static SYNTAX: Syntax = Syntax {
     // The return annotation node holds `: T`; the colon is re-added in canonical spacing.
     return_separator: ": ",
+    modules: Some(crate::engine::modules::typescript),
 };
 
 /// The analyzer for `.ts`, `.mts` and `.cts` files.

@@ -31,7 +31,7 @@
 
 ; Class members: methods (getters, setters and the constructor included), abstract method
 ; signatures, and fields holding a function (`handle = () => {…}`), which are called like
-; methods. Object-literal methods are not class_body members and so not symbols.
+; methods. (Object-literal methods are matched below, with the object's name.)
 (class_body
   [
     (method_definition
@@ -44,6 +44,51 @@
   (public_field_definition
     name: (_) @name
     value: [(arrow_function) (function_expression)] @callable) @definition.method)
+
+;
+; Functions assigned to properties: `res.status = function (…) {…}`, `exports.parse = (…) =>
+; …`, `module.exports.x = …`, `Foo.prototype.bar = …`. @qualifier is the assigned object;
+; the engine makes it the container (`res.status`), drops it for `exports` and
+; `module.exports` (the function is the module's `parse`), and turns `Foo.prototype` into
+; the class `Foo` (kind method: `Foo.bar`). `this.x = …` gives no symbol.
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (_) @qualifier
+      property: (property_identifier) @name)
+    right: [(function_expression) (generator_function)] @callable)) @definition.function
+
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (_) @qualifier
+      property: (property_identifier) @name)
+    right: (arrow_function) @callable)) @definition.arrow
+
+; Object-literal methods and function-valued properties of an object bound to a name or
+; assigned to one: `const api = { get() {}, post: () => {} }` gives `api.get`, `api.post`
+; (kind method); `module.exports = { parse() {} }` gives the module's `parse`.
+(variable_declarator
+  name: (identifier) @qualifier
+  value: (object
+    [
+      (method_definition
+        name: (property_identifier) @name) @definition.method @callable
+      (pair
+        key: (property_identifier) @name
+        value: [(arrow_function) (function_expression) (generator_function)] @callable) @definition.method
+    ]))
+
+(assignment_expression
+  left: (_) @qualifier
+  right: (object
+    [
+      (method_definition
+        name: (property_identifier) @name) @definition.method @callable
+      (pair
+        key: (property_identifier) @name
+        value: [(arrow_function) (function_expression) (generator_function)] @callable) @definition.method
+    ]))
 
 (class_declaration
   name: (_) @name) @definition.class

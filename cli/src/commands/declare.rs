@@ -34,6 +34,9 @@ pub async fn run(ctx: &Ctx, a: DeclareArgs) -> CmdResult {
     let session = ctx.session()?;
     session.warn_if_shared();
     let mut client = ctx.client().await?;
+    if !a.allow_missing && !symbols.is_empty() {
+        require_declared(&mut client, &files, &symbols).await?;
+    }
     let mut params = json!({"sessionId": session.id, "description": a.description, "files": files});
     if !symbols.is_empty() {
         params["symbols"] = json!(symbols);
@@ -61,6 +64,48 @@ pub async fn run(ctx: &Ctx, a: DeclareArgs) -> CmdResult {
         }
     }
     println!("When done: wit intent done {}", r.intent_id);
+    Ok(())
+}
+
+/// Refuses a declared name that none of the declared files defines (each name is looked
+/// up in each file; files that do not analyse say nothing).
+async fn require_declared(
+    client: &mut crate::client::Client,
+    files: &[String],
+    symbols: &[String],
+) -> CmdResult {
+    for name in symbols {
+        let mut first_failure = None;
+        let mut found = false;
+        for f in files {
+            match super::graph::require_existing(client, &[format!("{f}:{name}")]).await {
+                Ok(()) => {
+                    found = true;
+                    break;
+                }
+                // The refusal shown is the first with suggestions (else the first).
+                Err(e) => {
+                    let suggests = |f: &Failure| match f {
+                        Failure::Rpc { error, .. } => error
+                            .data
+                            .as_ref()
+                            .and_then(|d| d["suggestions"].as_array())
+                            .is_some_and(|s| !s.is_empty()),
+                        _ => false,
+                    };
+                    if first_failure
+                        .as_ref()
+                        .is_none_or(|f| !suggests(f) && suggests(&e))
+                    {
+                        first_failure = Some(e);
+                    }
+                }
+            }
+        }
+        if let (false, Some(e)) = (found, first_failure) {
+            return Err(e);
+        }
+    }
     Ok(())
 }
 
@@ -106,7 +151,7 @@ pub fn describe(item: &ConflictItem, style: &Style) -> String {
                 (e(intent_symbol), e(locked_callee), e(held_by));
             format!(
                 "{}  {intent_symbol} calls {locked_callee}, which {held_by} has locked; it may change \
-             under you, so check its signature with {held_by}",
+             under you, so check its signature with {held_by} (chain: {intent_symbol} → {locked_callee})",
                 style.yellow("DEP_CHAIN        ")
             )
         }

@@ -51,6 +51,9 @@ pub async fn lock(ctx: &Ctx, a: LockArgs) -> CmdResult {
     let session = ctx.session()?;
     session.warn_if_shared();
     let mut client = ctx.client().await?;
+    if !a.allow_missing {
+        super::graph::require_existing(&mut client, &paths).await?;
+    }
     let held_before: Vec<String> = if paths.len() > 1 {
         held_by(&mut client, &session.id).await?
     } else {

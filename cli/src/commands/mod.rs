@@ -6,6 +6,7 @@ pub mod contract;
 pub mod daemon;
 pub mod declare;
 pub mod events;
+pub mod graph;
 pub mod init;
 pub mod intent;
 pub mod lease;
@@ -30,6 +31,9 @@ pub async fn run(ctx: &Ctx, command: Command) -> CmdResult {
         Command::Intent(c) => intent::run(ctx, c).await,
         Command::Lock(a) => lock::lock(ctx, a).await,
         Command::Release(a) => lock::release(ctx, a).await,
+        Command::Symbols { files } => graph::symbols(ctx, files).await,
+        Command::Callers(a) => graph::edges(ctx, &a.symbol, a.depth, true).await,
+        Command::Callees(a) => graph::edges(ctx, &a.symbol, a.depth, false).await,
         Command::Contract(c) => contract::run(ctx, c).await,
         Command::Watch { interval } => watch::run(ctx, interval).await,
         Command::Renew { symbols, ttl } => liveness::renew(ctx, symbols, ttl).await,

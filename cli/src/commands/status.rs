@@ -33,6 +33,69 @@ pub struct Snapshot {
     pub contracts: Vec<ContractRecord>,
     /// Unexpired file/glob leases (empty against a daemon without leases).
     pub leases: Vec<LeaseRecord>,
+    /// Code-graph conflicts of the caller's locks (`wit status` only; empty in `wit
+    /// watch`): a caller or callee of one of them, in any file, locked by another session.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub graph_conflicts: Vec<GraphConflict>,
+}
+
+/// A lock of ours linked through the code graph to another session's lock.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GraphConflict {
+    /// `caller` (their lock calls ours) or `callee` (ours calls theirs).
+    pub kind: &'static str,
+    /// The call chain, caller first: `[caller, callee]`.
+    pub chain: Vec<String>,
+    /// The other session.
+    pub held_by: String,
+}
+
+/// Most of the caller's own locks looked up in the graph (one call each).
+const GRAPH_LOCKS_CHECKED: usize = 20;
+
+/// For each of `me`'s locks: callers and callees locked by another session.
+async fn graph_conflicts(
+    client: &mut Client,
+    locks: &[LockRecord],
+    me: &str,
+) -> Vec<GraphConflict> {
+    let held = |path: &str| {
+        locks
+            .iter()
+            .find(|l| l.session_id != me && (l.symbol_path == path))
+            .map(|l| l.session_id.clone())
+    };
+    let mut out = Vec::new();
+    for mine in locks
+        .iter()
+        .filter(|l| l.session_id == me)
+        .take(GRAPH_LOCKS_CHECKED)
+    {
+        for (method, key) in [("code.callers", "callers"), ("code.callees", "callees")] {
+            let Ok(r) = client
+                .call_value(method, json!({"symbolPath": mine.symbol_path}))
+                .await
+            else {
+                continue;
+            };
+            for e in r[key].as_array().into_iter().flatten() {
+                let (Some(caller), Some(callee)) = (e["caller"].as_str(), e["callee"].as_str())
+                else {
+                    continue;
+                };
+                let other = if key == "callers" { caller } else { callee };
+                if let Some(held_by) = held(other) {
+                    out.push(GraphConflict {
+                        kind: if key == "callers" { "caller" } else { "callee" },
+                        chain: vec![caller.to_owned(), callee.to_owned()],
+                        held_by,
+                    });
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The caller's identity, as shown.
@@ -83,6 +146,7 @@ pub async fn snapshot(
         locks,
         contracts,
         leases,
+        graph_conflicts: Vec::new(),
     })
 }
 
@@ -91,14 +155,37 @@ pub async fn run(ctx: &Ctx) -> CmdResult {
     let mut client = ctx.client().await?;
     // Reading the identity never creates one: status is read-only.
     let session = Session::lookup(&ctx.repo);
-    let snap = snapshot(ctx, &mut client, session.as_ref()).await?;
+    let mut snap = snapshot(ctx, &mut client, session.as_ref()).await?;
     if let Some(d) = &snap.daemon {
         notice_version(d);
+    }
+    if let Some(me) = &session {
+        snap.graph_conflicts = graph_conflicts(&mut client, &snap.locks, &me.id).await;
     }
     if ctx.json {
         print_json(&snap);
     } else {
         print!("{}", render(&snap, &ctx.style));
+        if !snap.graph_conflicts.is_empty() {
+            println!(
+                "\nCode-graph conflicts of your locks ({}):",
+                snap.graph_conflicts.len()
+            );
+            for c in &snap.graph_conflicts {
+                let chain: Vec<String> = c.chain.iter().map(|p| shown(p).into_owned()).collect();
+                println!(
+                    "  {}  {} (locked by {}): coordinate with {}",
+                    ctx.style.yellow(if c.kind == "caller" {
+                        "CALLER_LOCKED"
+                    } else {
+                        "CALLEE_LOCKED"
+                    }),
+                    chain.join(" → "),
+                    shown(&c.held_by),
+                    shown(&c.held_by)
+                );
+            }
+        }
     }
     Ok(())
 }

@@ -104,6 +104,13 @@ pub(crate) async fn declare(
             }
         }
     }
+    // Callees in other files, from the code graph (issue 10).
+    for pair in super::graph::cross_file_callees(state, &unique_files, &unique_symbols).await? {
+        if !dep_pairs.contains(&pair) {
+            dep_pairs.push(pair);
+        }
+    }
+    let unknown = super::graph::unknown_symbols(&unique_files, &outcomes, &unique_symbols);
     // The files as one JSON array for the set-based overlap query and insert, and every
     // spelling of a lock that could conflict for the one lock lookup; built before the
     // write, so the write itself is a few statements whatever the number of files.
@@ -215,7 +222,7 @@ pub(crate) async fn declare(
     if !lease_items.is_empty() {
         answer["leaseConflicts"] = Value::Array(lease_items);
     }
-    Ok(answer)
+    Ok(super::graph::with_unknown(answer, unknown))
 }
 
 /// The first live lock (of `live`) under one of `spellings` (of one definition), when

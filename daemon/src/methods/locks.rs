@@ -76,6 +76,9 @@ pub(crate) async fn acquire(
     };
     let warnings = match &analysis {
         Some(analysis) => {
+            // Callers in every file, from the code graph (issue 10), after v1's same-file
+            // ones.
+            let graph = super::graph::caller_spellings(state, sp.file, sp.name).await?;
             caller_warnings(
                 state,
                 sp.file,
@@ -83,18 +86,26 @@ pub(crate) async fn acquire(
                 &row.symbol_path,
                 analysis,
                 &session,
+                graph,
             )
             .await?
         }
         None => Vec::new(),
     };
-    to_value(&LockAcquired {
+    let outcomes = [match &analysis {
+        Some(a) => crate::analysis::FileOutcome::Analysed(a.clone()),
+        None => crate::analysis::FileOutcome::NotFound,
+    }];
+    let unknown =
+        super::graph::unknown_symbols(&[sp.file.to_owned()], &outcomes, &[sp.name.to_owned()]);
+    let value = to_value(&LockAcquired {
         symbol_path: row.symbol_path,
         session_id: row.session_id,
         acquired_at: iso8601_millis(row.acquired_at),
         expires_at: iso8601_millis(row.expires_at),
         warnings,
-    })
+    })?;
+    Ok(super::graph::with_unknown(value, unknown))
 }
 
 /// What keeps a session from a lock.
@@ -242,8 +253,9 @@ async fn current_holder(state: &AppState, symbol_path: &str) -> Result<Option<Lo
         .await
 }
 
-/// Callers (in the same file) of the newly locked symbol (`name` in `file`, locked as
-/// `locked`) that another session has locked.
+/// Callers of the newly locked symbol (`name` in `file`, locked as `locked`) that another
+/// session has locked: v1's same-file callers by name, then the code graph's callers in
+/// any file (`graph`: each caller's lock spellings, canonical first).
 async fn caller_warnings(
     state: &AppState,
     file: &str,
@@ -251,6 +263,7 @@ async fn caller_warnings(
     locked: &str,
     analysis: &Arc<FileAnalysis>,
     session: &str,
+    graph: Vec<Vec<String>>,
 ) -> Result<Vec<CallerWarning>, Failure> {
     // Call edges name callees by their bare name (`obj.save()` → `save`).
     let bare = analysis
@@ -263,21 +276,34 @@ async fn caller_warnings(
             callers.push(caller.to_owned());
         }
     }
-    if callers.is_empty() {
+    // A method caller may be locked by its qualified or its bare name.
+    let mut candidate_lists: Vec<Vec<String>> = callers
+        .iter()
+        .map(|caller| {
+            let mut candidates = vec![format!("{file}:{caller}")];
+            if let Some((_, bare)) = caller.rsplit_once('.') {
+                candidates.push(format!("{file}:{bare}"));
+            }
+            candidates
+        })
+        .collect();
+    for spellings in graph {
+        if !candidate_lists
+            .iter()
+            .any(|c| c.iter().any(|p| spellings.contains(p)))
+        {
+            candidate_lists.push(spellings);
+        }
+    }
+    if candidate_lists.is_empty() {
         return Ok(Vec::new());
     }
-    let file = file.to_owned();
     let (locked, me) = (locked.to_owned(), session.to_owned());
     state
         .read(move |conn| {
             let now = now_ms();
             let mut warnings = Vec::new();
-            for caller in callers {
-                // A method caller may be locked by its qualified or its bare name.
-                let mut candidates = vec![format!("{file}:{caller}")];
-                if let Some((_, bare)) = caller.rsplit_once('.') {
-                    candidates.push(format!("{file}:{bare}"));
-                }
+            for candidates in candidate_lists {
                 for candidate in candidates {
                     if candidate == locked {
                         continue;

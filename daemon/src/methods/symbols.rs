@@ -31,7 +31,7 @@ pub(crate) const MAX_RANGES: usize = 10_000;
 /// definitions are all listed (a method and its class), outermost first, in file order.
 /// `symbolPaths` are the lock names that address this definition: the canonical
 /// `file:qualifiedName` and, for a method that is the first definition of its bare name,
-/// `file:name` too; empty for a definition no name reaches (a later duplicate).
+/// `file:name` too; a later duplicate's canonical path carries `#kind` or `#N`.
 pub(crate) async fn at(state: &AppState, params: &Map<String, Value>) -> Result<Value, Failure> {
     let mut p = Params::new(params);
     let file = p.req_file("file");
@@ -84,10 +84,9 @@ fn describe(file: &str, analysis: &FileAnalysis, s: &Symbol) -> Value {
     // A name addresses this definition only when name resolution (the same `find` that
     // canonicalizes lock names) lands on it.
     let resolves = |name: &str| analysis.find(name).is_some_and(|d| std::ptr::eq(d, s));
-    let mut paths = Vec::new();
-    if resolves(&qualified) {
-        paths.push(format!("{file}:{qualified}"));
-    }
+    // The canonical address: the qualified name, or with `#kind`/`#N` for a definition
+    // an earlier one shares a name with (the name its lock is stored under).
+    let mut paths = vec![format!("{file}:{}", analysis.address_of(s))];
     if s.container.is_some() && resolves(&s.name) {
         paths.push(format!("{file}:{}", s.name));
     }

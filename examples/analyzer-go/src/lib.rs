@@ -197,7 +197,11 @@ fn analyze_tree(root: Node<'_>, src: &str) -> FileAnalysis {
         .filter(|e| is_call(&e.callee))
         .filter(|e| seen.insert(e.clone()))
         .collect();
-    FileAnalysis { symbols, calls }
+    FileAnalysis {
+        symbols,
+        calls,
+        ..Default::default()
+    }
 }
 
 fn text<'a>(node: Node<'_>, src: &'a str) -> &'a str {

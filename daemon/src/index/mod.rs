@@ -1,0 +1,455 @@
+//! The repository index: every supported file's analysis in a [`wit_graph::Graph`],
+//! built in the background at start, persisted in `.wit/index.db`, kept current by a
+//! file watcher, and verified on use.
+//!
+//! - **Build**: a dedicated thread lists the files ([`files::list`]: what git does not
+//!   ignore, narrowed by `wit.toml` `[graph]`), then worker threads (one per core, at a
+//!   lower scheduling priority than the request threads) read each file through
+//!   `wit_boundary`, hash it, and reuse the stored analysis when the hash matches or
+//!   analyse it otherwise. Files enter the graph in batches, so queries made during the
+//!   build see the files indexed so far; the daemon answers throughout.
+//! - **Watcher** ([`watch`]): `notify` (inotify) on the directories holding indexed
+//!   files; a changed, created, renamed or deleted file is re-read and re-indexed at once.
+//! - **Verified on use**: every answer built from the graph first re-reads the files it
+//!   rests on (the symbol's own file and the files of the edges found) and compares their
+//!   hash with the indexed one; a difference re-indexes the file and the answer is
+//!   recomputed. So an answer never rests on stale content, even before the watcher's
+//!   event arrives.
+//!
+//! The 256-file analysis cache of [`crate::analysis`] is unrelated and does not bound the
+//! index: the index keeps analyses only (no sources, no syntax trees).
+
+pub(crate) mod files;
+mod persist;
+mod watch;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use sha2::{Digest, Sha256};
+use wit_boundary::WitDir;
+use wit_core::FileAnalysis;
+use wit_core::analyzer::source_text;
+use wit_core::text::escape;
+use wit_graph::{Edge, Graph, SymbolRef};
+
+use crate::analysis::Analysis;
+use files::PathFilter;
+use persist::IndexDb;
+
+/// Files per batch entering the graph (and the database) during the build.
+const BATCH: usize = 256;
+
+/// Progress of the index, for `graph.status`.
+#[derive(Default)]
+struct Progress {
+    ready: AtomicBool,
+    listed: AtomicUsize,
+    done: AtomicUsize,
+    reused: AtomicUsize,
+    analysed: AtomicUsize,
+    failed: AtomicUsize,
+    build_ms: AtomicU64,
+}
+
+/// The index of one repository.
+pub(crate) struct RepoIndex {
+    root: PathBuf,
+    analysis: Arc<Analysis>,
+    limit: u64,
+    filter: PathFilter,
+    graph: RwLock<Graph>,
+    /// Content hash of each indexed file.
+    hashes: Mutex<HashMap<String, [u8; 32]>>,
+    db: Mutex<Option<IndexDb>>,
+    progress: Progress,
+    started: std::time::Instant,
+}
+
+/// What re-reading one file found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refresh {
+    /// Same content as indexed.
+    Unchanged,
+    /// Re-analysed (or newly indexed).
+    Changed,
+    /// Gone (or no longer indexable): removed.
+    Removed,
+    /// Not indexable and not indexed.
+    Skipped,
+}
+
+fn hash(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+impl RepoIndex {
+    /// An empty index of `root`; [`RepoIndex::start`] builds it.
+    pub(crate) fn new(
+        root: PathBuf,
+        analysis: Arc<Analysis>,
+        limit: u64,
+        config: &wit_core::config::GraphConfig,
+    ) -> Self {
+        Self {
+            root,
+            analysis,
+            limit,
+            filter: PathFilter::new(config),
+            graph: RwLock::new(Graph::new()),
+            hashes: Mutex::new(HashMap::new()),
+            db: Mutex::new(None),
+            progress: Progress::default(),
+            started: std::time::Instant::now(),
+        }
+    }
+
+    /// Starts the background build, then the watcher, on a thread of their own.
+    pub(crate) fn start(self: &Arc<Self>, wit: WitDir) {
+        let index = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name("wit-index".into())
+            .spawn(move || {
+                lower_priority();
+                // The watcher first, so that no change made during the build is lost
+                // (its events wait until the build is over).
+                let events = watch::Watcher::start(&index.root);
+                match IndexDb::open(&wit) {
+                    Ok(db) => *index.db_lock() = Some(db),
+                    Err(e) => tracing::warn!("the index is not persisted: {}", escape(&e)),
+                }
+                let listed = index.build();
+                if let Some(mut w) = events {
+                    w.watch_dirs_of(&listed);
+                    w.run(&index);
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::error!("the index thread did not start: {e}");
+        }
+    }
+
+    fn db_lock(&self) -> std::sync::MutexGuard<'_, Option<IndexDb>> {
+        self.db.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn hashes_lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, [u8; 32]>> {
+        self.hashes.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `f` on the graph (read lock).
+    pub(crate) fn read<T>(&self, f: impl FnOnce(&Graph) -> T) -> T {
+        f(&self.graph.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Graph> {
+        self.graph.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether `rel` belongs in the index (filter and language).
+    pub(crate) fn indexable(&self, rel: &str) -> bool {
+        self.filter.allows(rel) && self.analysis.supports(rel)
+    }
+
+    /// Whether the first build is over.
+    pub(crate) fn ready(&self) -> bool {
+        self.progress.ready.load(Ordering::Acquire)
+    }
+
+    /// Whether `rel` is indexed.
+    pub(crate) fn contains(&self, rel: &str) -> bool {
+        self.hashes_lock().contains_key(rel)
+    }
+
+    /// The cold (or warm) build; returns the files listed.
+    fn build(&self) -> Vec<String> {
+        let t0 = std::time::Instant::now();
+        let listed: Vec<String> = files::list(&self.root)
+            .into_iter()
+            .filter(|f| self.indexable(f))
+            .collect();
+        self.progress.listed.store(listed.len(), Ordering::Relaxed);
+        self.load_tsconfig();
+        let stored = self
+            .db_lock()
+            .as_ref()
+            .map(IndexDb::load)
+            .unwrap_or_default();
+        let next = AtomicUsize::new(0);
+        let workers = std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .clamp(1, 8);
+        let to_save: Mutex<Vec<(String, persist::Row)>> = Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| {
+                    lower_priority();
+                    let mut batch: Vec<(String, [u8; 32], Arc<FileAnalysis>)> = Vec::new();
+                    let mut rows = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(rel) = listed.get(i) else { break };
+                        if let Some((h, analysis, row)) = self.load_one(rel, stored.get(rel)) {
+                            batch.push((rel.clone(), h, analysis));
+                            if let Some(row) = row {
+                                rows.push((rel.clone(), row));
+                            }
+                        }
+                        self.progress.done.fetch_add(1, Ordering::Relaxed);
+                        if batch.len() >= BATCH {
+                            self.commit(std::mem::take(&mut batch));
+                        }
+                    }
+                    self.commit(batch);
+                    to_save
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .extend(rows);
+                });
+            }
+        });
+        let gone: Vec<String> = {
+            let listed: std::collections::HashSet<&String> = listed.iter().collect();
+            stored
+                .keys()
+                .filter(|k| !listed.contains(k))
+                .cloned()
+                .collect()
+        };
+        let rows = to_save.into_inner().unwrap_or_else(|p| p.into_inner());
+        if let Some(db) = self.db_lock().as_mut() {
+            db.save(&rows, &gone);
+        }
+        let ms = t0.elapsed().as_millis() as u64;
+        self.progress.build_ms.store(ms, Ordering::Relaxed);
+        self.progress.ready.store(true, Ordering::Release);
+        tracing::info!(
+            files = listed.len(),
+            reused = self.progress.reused.load(Ordering::Relaxed),
+            analysed = self.progress.analysed.load(Ordering::Relaxed),
+            ms,
+            "repository index built"
+        );
+        listed
+    }
+
+    /// Puts a batch of analyses into the graph.
+    fn commit(&self, batch: Vec<(String, [u8; 32], Arc<FileAnalysis>)>) {
+        if batch.is_empty() {
+            return;
+        }
+        let mut hashes = self.hashes_lock();
+        let mut graph = self.write();
+        for (rel, h, analysis) in batch {
+            graph.insert(&rel, analysis);
+            hashes.insert(rel, h);
+        }
+    }
+
+    /// Reads and analyses (or reuses) one file during the build: its hash, analysis and,
+    /// when it had to be analysed, the row to store.
+    fn load_one(
+        &self,
+        rel: &str,
+        stored: Option<&persist::Row>,
+    ) -> Option<([u8; 32], Arc<FileAnalysis>, Option<persist::Row>)> {
+        let bytes = match wit_boundary::read_repo_file(&self.root, rel, self.limit) {
+            Ok(b) => b,
+            Err(e) => {
+                if !e.is_not_found() {
+                    tracing::debug!("not indexed: {}", escape(&e.to_string()));
+                }
+                self.progress.failed.fetch_add(1, Ordering::Relaxed);
+                return None;
+            }
+        };
+        let h = hash(&bytes);
+        if let Some((stored_hash, json)) = stored
+            && *stored_hash == h
+            && let Ok(analysis) = serde_json::from_slice::<FileAnalysis>(json)
+        {
+            self.progress.reused.fetch_add(1, Ordering::Relaxed);
+            return Some((h, Arc::new(analysis), None));
+        }
+        let analysis = self.analyse(rel, &bytes)?;
+        self.progress.analysed.fetch_add(1, Ordering::Relaxed);
+        let json = serde_json::to_vec(&*analysis).ok()?;
+        Some((h, analysis, Some((h, json))))
+    }
+
+    fn analyse(&self, rel: &str, bytes: &[u8]) -> Option<Arc<FileAnalysis>> {
+        let analyzer = self.analysis.registry().for_path(rel)?;
+        let text = source_text(bytes).ok()?;
+        match analyzer.analyze(text) {
+            Ok(a) => Some(Arc::new(a)),
+            Err(e) => {
+                tracing::debug!("not indexed: {}: {}", escape(rel), escape(&e.to_string()));
+                self.progress.failed.fetch_add(1, Ordering::Relaxed);
+                None
+            }
+        }
+    }
+
+    /// The root `tsconfig.json`'s `baseUrl` and `paths`.
+    fn load_tsconfig(&self) {
+        if let Ok(bytes) = wit_boundary::read_repo_file(&self.root, "tsconfig.json", 1 << 20)
+            && let Ok(text) = String::from_utf8(bytes)
+        {
+            self.write().set_ts_paths(wit_graph::TsPaths::parse(&text));
+        }
+    }
+
+    /// Re-reads `rel` and brings the index in line with its current content (blocking).
+    pub(crate) fn refresh(&self, rel: &str) -> Refresh {
+        if rel == "tsconfig.json" {
+            self.load_tsconfig();
+            return Refresh::Changed;
+        }
+        let indexed = self.hashes_lock().get(rel).copied();
+        if !self.indexable(rel) {
+            return match indexed {
+                Some(_) => self.remove(rel),
+                None => Refresh::Skipped,
+            };
+        }
+        let bytes = match wit_boundary::read_repo_file(&self.root, rel, self.limit) {
+            Ok(b) => b,
+            // Missing, outside, refused (type, size) or unreadable: not indexable now.
+            Err(_) => {
+                return match indexed {
+                    Some(_) => self.remove(rel),
+                    None => Refresh::Skipped,
+                };
+            }
+        };
+        let h = hash(&bytes);
+        if indexed == Some(h) {
+            return Refresh::Unchanged;
+        }
+        let Some(analysis) = self.analyse(rel, &bytes) else {
+            return match indexed {
+                Some(_) => self.remove(rel),
+                None => Refresh::Skipped,
+            };
+        };
+        let row = serde_json::to_vec(&*analysis).ok().map(|json| (h, json));
+        self.commit(vec![(rel.to_owned(), h, analysis)]);
+        if let (Some(row), Some(db)) = (row, self.db_lock().as_mut()) {
+            db.save(&[(rel.to_owned(), row)], &[]);
+        }
+        Refresh::Changed
+    }
+
+    fn remove(&self, rel: &str) -> Refresh {
+        self.hashes_lock().remove(rel);
+        self.write().remove(rel);
+        if let Some(db) = self.db_lock().as_mut() {
+            db.save(&[], &[rel.to_owned()]);
+        }
+        Refresh::Removed
+    }
+
+    /// Verifies (re-reads) each of `files`; whether any changed.
+    fn verify<'a>(&self, files: impl IntoIterator<Item = &'a str>) -> bool {
+        let mut changed = false;
+        let mut seen = std::collections::HashSet::new();
+        for f in files {
+            if seen.insert(f.to_owned())
+                && !matches!(self.refresh(f), Refresh::Unchanged | Refresh::Skipped)
+            {
+                changed = true;
+            }
+        }
+        changed
+    }
+
+    /// `f` over the graph, with the files its answer rests on verified first: `file`
+    /// itself, then the files of the answer's edges; when any of them changed, the answer
+    /// is computed again (at most three times, then the last one stands).
+    pub(crate) fn fresh_edges(&self, file: &str, f: impl Fn(&Graph) -> Vec<Edge>) -> Vec<Edge> {
+        self.verify([file]);
+        let mut edges = self.read(&f);
+        for _ in 0..3 {
+            let files: Vec<String> = edges
+                .iter()
+                .flat_map(|e| {
+                    let mut v = vec![e.caller.file.to_string()];
+                    if let wit_graph::Target::Symbol(s) = &e.callee {
+                        v.push(s.file.to_string());
+                    }
+                    v
+                })
+                .collect();
+            if !self.verify(files.iter().map(String::as_str)) {
+                break;
+            }
+            edges = self.read(&f);
+        }
+        edges
+    }
+
+    /// The callers of `file:name` (verified, see [`RepoIndex::fresh_edges`]), or `None`
+    /// when no such definition is indexed.
+    pub(crate) fn callers(
+        &self,
+        file: &str,
+        name: &str,
+        depth: usize,
+    ) -> Option<(SymbolRef, Vec<Edge>)> {
+        self.verify([file]);
+        let target = self.read(|g| g.symbol(file, name))?;
+        let edges = self.fresh_edges(file, |g| g.callers(&target, depth));
+        Some((target, edges))
+    }
+
+    /// The callees of `file:name` (verified).
+    pub(crate) fn callees(
+        &self,
+        file: &str,
+        name: &str,
+        depth: usize,
+    ) -> Option<(SymbolRef, Vec<Edge>)> {
+        self.verify([file]);
+        let target = self.read(|g| g.symbol(file, name))?;
+        let edges = self.fresh_edges(file, |g| g.callees(&target, depth));
+        Some((target, edges))
+    }
+
+    /// `graph.status`: whether the build is over, counts, time, persisted size.
+    pub(crate) fn status(&self) -> serde_json::Value {
+        let p = &self.progress;
+        let ready = p.ready.load(Ordering::Acquire);
+        let files = self.read(Graph::len);
+        serde_json::json!({
+            "state": if ready { "ready" } else { "building" },
+            "files": files,
+            "listed": p.listed.load(Ordering::Relaxed),
+            "processed": p.done.load(Ordering::Relaxed),
+            "reused": p.reused.load(Ordering::Relaxed),
+            "analysed": p.analysed.load(Ordering::Relaxed),
+            "failed": p.failed.load(Ordering::Relaxed),
+            "buildMs": if ready { Some(p.build_ms.load(Ordering::Relaxed)) } else { None },
+            "uptimeMs": self.started.elapsed().as_millis() as u64,
+            "persistedBytes": self.db_lock().as_ref().map_or(0, IndexDb::size),
+        })
+    }
+
+    /// Resolution counts over the whole graph (resolved, name-only, unresolved).
+    pub(crate) fn resolution_counts(&self) -> (usize, usize, usize) {
+        self.read(Graph::resolution_counts)
+    }
+}
+
+/// Lowers the calling thread's scheduling priority (nice 10), so that the index build
+/// never competes on equal terms with the threads answering requests.
+fn lower_priority() {
+    // SAFETY: setpriority with PRIO_PROCESS and a thread id changes only that thread's
+    // nice value (Linux semantics); it takes no pointers.
+    #[cfg(target_os = "linux")]
+    unsafe {
+        let tid = libc::gettid();
+        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
+    }
+}

@@ -1,0 +1,128 @@
+//! The persisted index: `.wit/index.db`, one row per indexed file (path, SHA-256 of the
+//! content analysed, the analysis as JSON), so that a restart re-analyses only the files
+//! whose content changed.
+//!
+//! A file of its own rather than tables in `state.db`: it is a cache (deleting it only
+//! costs one cold build), it is written in bulk by the index thread while the state
+//! database serves locks through its single connection, and a corrupt or foreign file is
+//! simply recreated.
+
+use std::collections::HashMap;
+
+use rusqlite::{Connection, OpenFlags, params};
+use wit_boundary::WitDir;
+use wit_boundary::witdir::Access;
+
+/// The file name under `.wit/`.
+pub(crate) const FILE: &str = "index.db";
+/// Bumped when the stored analysis format changes: older rows are then re-analysed.
+const FORMAT: i64 = 1;
+
+/// A stored row: the content hash and the analysis JSON.
+pub(crate) type Row = ([u8; 32], Vec<u8>);
+
+/// The open index database.
+pub(crate) struct IndexDb {
+    conn: Connection,
+}
+
+impl IndexDb {
+    /// Opens (creating if needed) `.wit/index.db`; a file that is not a usable index is
+    /// replaced by an empty one.
+    pub(crate) fn open(wit: &WitDir) -> Result<Self, String> {
+        // Created through the boundary (owner-only, never through a symlink), then opened
+        // by SQLite without following symlinks.
+        drop(
+            wit.open(FILE, Access::ReadWrite)
+                .map_err(|e| e.to_string())?,
+        );
+        let path = wit.file(FILE);
+        let flags = OpenFlags::default() | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+        let open = || -> rusqlite::Result<Connection> {
+            let conn = Connection::open_with_flags(&path, flags)?;
+            conn.pragma_update(None, "journal_mode", "WAL")?;
+            conn.pragma_update(None, "synchronous", "NORMAL")?;
+            conn.busy_timeout(std::time::Duration::from_secs(5))?;
+            let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+            if version != FORMAT {
+                conn.execute_batch(
+                    "DROP TABLE IF EXISTS files;
+                     CREATE TABLE files (path TEXT PRIMARY KEY, hash BLOB NOT NULL, analysis BLOB NOT NULL);",
+                )?;
+                conn.pragma_update(None, "user_version", FORMAT)?;
+            }
+            Ok(conn)
+        };
+        match open() {
+            Ok(conn) => Ok(Self { conn }),
+            Err(first) => {
+                tracing::warn!("index database unusable ({first}); starting a new one");
+                let _ = wit.remove(FILE);
+                let _ = wit.remove("index.db-wal");
+                let _ = wit.remove("index.db-shm");
+                drop(
+                    wit.open(FILE, Access::ReadWrite)
+                        .map_err(|e| e.to_string())?,
+                );
+                open().map(|conn| Self { conn }).map_err(|e| e.to_string())
+            }
+        }
+    }
+
+    /// Every stored row.
+    pub(crate) fn load(&self) -> HashMap<String, Row> {
+        let mut out = HashMap::new();
+        let Ok(mut stmt) = self.conn.prepare("SELECT path, hash, analysis FROM files") else {
+            return out;
+        };
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, Vec<u8>>(1)?,
+                r.get::<_, Vec<u8>>(2)?,
+            ))
+        });
+        if let Ok(rows) = rows {
+            for (path, hash, json) in rows.flatten() {
+                if let Ok(hash) = <[u8; 32]>::try_from(hash.as_slice()) {
+                    out.insert(path, (hash, json));
+                }
+            }
+        }
+        out
+    }
+
+    /// Stores `rows` and deletes `gone`, in one transaction.
+    pub(crate) fn save(&mut self, rows: &[(String, Row)], gone: &[String]) {
+        let result = (|| -> rusqlite::Result<()> {
+            let tx = self.conn.transaction()?;
+            {
+                let mut put = tx.prepare_cached(
+                    "INSERT OR REPLACE INTO files (path, hash, analysis) VALUES (?1, ?2, ?3)",
+                )?;
+                for (path, (hash, json)) in rows {
+                    put.execute(params![path, &hash[..], json])?;
+                }
+                let mut del = tx.prepare_cached("DELETE FROM files WHERE path = ?1")?;
+                for path in gone {
+                    del.execute(params![path])?;
+                }
+            }
+            tx.commit()
+        })();
+        if let Err(e) = result {
+            tracing::warn!("saving the index failed: {e}");
+        }
+    }
+
+    /// Bytes of the database (for `graph.status`).
+    pub(crate) fn size(&self) -> u64 {
+        self.conn
+            .query_row(
+                "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_or(0, |n| n.max(0) as u64)
+    }
+}

@@ -1,0 +1,820 @@
+//! `wit-graph`: the repository code graph.
+//!
+//! A [`Graph`] holds one [`FileAnalysis`] per indexed file (symbols, call sites with their
+//! receivers, imports, exports, class bases) and answers, across files, which function a
+//! call site calls ([`Graph::resolve_site`]), the callees of a symbol ([`Graph::callees`])
+//! and its callers ([`Graph::callers`]). It is pure: the daemon reads files (through
+//! `wit-boundary`), analyses them, persists them and feeds them in; nothing here touches
+//! the disk.
+//!
+//! # How a call resolves
+//! Each edge is marked with a [`Resolution`]:
+//! - **resolved**: the definition was found by the language's own rules: a top-level
+//!   definition of the same file; an imported binding, followed through aliases,
+//!   re-exports (`export {x} from`, `export *`, chains of them, cycles cut), index files,
+//!   `__init__.py` re-exports and `tsconfig.json` paths; a namespace or module object
+//!   (`import * as db` then `db.query()`, `const m = require('./m')`, Python
+//!   `import a.b` then `a.b.f()`); `this.m()`/`self.m()`/`cls.m()` in the caller's class
+//!   or a base class; `super.m()`/`super().m()` in a base class; `new Repo().find()` on
+//!   an imported class; `api.get()` on an object whose methods are symbols. For files of
+//!   other languages (plugins): a plain call to a top-level definition of a file in the
+//!   same directory with the same extension (one Go package).
+//! - **name-only**: no rule proves it, but the name matches a definition of the same file
+//!   (the protocol's v1 rule: `obj.save()` is `file:save` when the file defines a
+//!   `save`), or else of a file the caller's file imports.
+//! - **unresolved**: nothing matches; the callee is written `?:name`.
+
+mod modules;
+
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+
+use serde::Serialize;
+use wit_core::{CallSite, FileAnalysis, Symbol};
+
+pub use modules::{Language, TsPaths};
+
+/// How a call edge's callee was found (see the crate docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Resolution {
+    /// Proven by the language's rules.
+    Resolved,
+    /// Matched by name only.
+    NameOnly,
+    /// Not found (`?:name`).
+    Unresolved,
+}
+
+impl Resolution {
+    /// `resolved`, `name-only` or `unresolved`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Resolution::Resolved => "resolved",
+            Resolution::NameOnly => "name-only",
+            Resolution::Unresolved => "unresolved",
+        }
+    }
+}
+
+/// A definition in an indexed file: its file and its address in the file (the name
+/// [`FileAnalysis::find`] resolves to it, see [`FileAnalysis::address_of`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SymbolRef {
+    /// Repository-relative path.
+    pub file: Arc<str>,
+    /// Address within the file (`query`, `Repo.find`, `input#function`).
+    pub name: String,
+}
+
+impl SymbolRef {
+    /// `file:name`.
+    pub fn path(&self) -> String {
+        format!("{}:{}", self.file, self.name)
+    }
+}
+
+/// Where a call resolved to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Target {
+    /// A definition of an indexed file.
+    Symbol(SymbolRef),
+    /// Nothing known: the called name.
+    Unknown(String),
+}
+
+impl Target {
+    /// `file:name`, or `?:name`.
+    pub fn path(&self) -> String {
+        match self {
+            Target::Symbol(s) => s.path(),
+            Target::Unknown(n) => format!("?:{n}"),
+        }
+    }
+}
+
+/// One call edge of the graph.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Edge {
+    /// The calling definition.
+    pub caller: SymbolRef,
+    /// The called one.
+    pub callee: Target,
+    /// How the callee was found.
+    pub resolution: Resolution,
+    /// Zero-based line of the (first) call site, in the caller's file.
+    pub line: usize,
+    /// 1 for direct edges, 2 for edges of a callee's callee (or a caller's caller), ….
+    pub depth: usize,
+}
+
+/// What a lookup of a name in a file found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Binding {
+    Symbol(SymbolRef),
+    Module(Arc<str>),
+}
+
+/// The state of one resolution: a step budget and the lookups under way (a cycle of
+/// imports or re-exports ends at the first repeat).
+struct Cx {
+    budget: usize,
+    visiting: HashSet<(usize, String, bool)>,
+}
+
+impl Cx {
+    fn new() -> Self {
+        Self {
+            budget: MAX_CHAIN * 4,
+            visiting: HashSet::new(),
+        }
+    }
+
+    /// Enters the lookup of `name` in `file` (`export` or local); `false` when it is
+    /// already under way or the budget is spent.
+    fn enter(&mut self, file: &Arc<str>, name: &str, export: bool) -> bool {
+        if self.budget == 0 {
+            return false;
+        }
+        self.budget -= 1;
+        self.visiting.insert((
+            Arc::as_ptr(file) as *const u8 as usize,
+            name.to_owned(),
+            export,
+        ))
+    }
+
+    fn leave(&mut self, file: &Arc<str>, name: &str, export: bool) {
+        self.visiting.remove(&(
+            Arc::as_ptr(file) as *const u8 as usize,
+            name.to_owned(),
+            export,
+        ));
+    }
+}
+
+/// Most steps a chain of imports and re-exports is followed.
+const MAX_CHAIN: usize = 32;
+/// Deepest `depth` of [`Graph::callers`] and [`Graph::callees`].
+pub const MAX_DEPTH: usize = 8;
+
+/// The repository's files, their analyses, and the indexes that make callers cheap.
+#[derive(Default)]
+pub struct Graph {
+    files: HashMap<Arc<str>, Arc<FileAnalysis>>,
+    /// Called name → files with a call site of that name.
+    by_callee: HashMap<Box<str>, BTreeSet<Arc<str>>>,
+    /// Name → the other names it is called by somewhere (`import {a as b}`: `a` → `b`;
+    /// `export {a as b}`: `a` → `b`; default imports and exports through `default`),
+    /// with how many files say so.
+    aliases: HashMap<Box<str>, HashMap<Box<str>, usize>>,
+    ts: TsPaths,
+}
+
+impl Graph {
+    /// An empty graph.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the `tsconfig.json` path aliases.
+    pub fn set_ts_paths(&mut self, ts: TsPaths) {
+        self.ts = ts;
+    }
+
+    /// Number of files.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether no file is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// The analysis of `file`, if indexed.
+    pub fn get(&self, file: &str) -> Option<&Arc<FileAnalysis>> {
+        self.files.get(file)
+    }
+
+    /// Every indexed path.
+    pub fn paths(&self) -> impl Iterator<Item = &Arc<str>> {
+        self.files.keys()
+    }
+
+    /// Adds or replaces `file`.
+    pub fn insert(&mut self, file: &str, analysis: Arc<FileAnalysis>) {
+        self.remove(file);
+        let key: Arc<str> = Arc::from(file);
+        for name in called_names(&analysis) {
+            self.by_callee
+                .entry(name.into())
+                .or_default()
+                .insert(key.clone());
+        }
+        for (from, to) in renames(&analysis) {
+            *self
+                .aliases
+                .entry(from.into())
+                .or_default()
+                .entry(to.into())
+                .or_default() += 1;
+        }
+        self.files.insert(key, analysis);
+    }
+
+    /// Forgets `file` (deleted, renamed away, now ignored).
+    pub fn remove(&mut self, file: &str) {
+        let Some((key, old)) = self.files.remove_entry(file) else {
+            return;
+        };
+        for name in called_names(&old) {
+            if let Some(set) = self.by_callee.get_mut(name) {
+                set.remove(&key);
+                if set.is_empty() {
+                    self.by_callee.remove(name);
+                }
+            }
+        }
+        for (from, to) in renames(&old) {
+            if let Some(map) = self.aliases.get_mut(from) {
+                if let Some(n) = map.get_mut(to) {
+                    *n -= 1;
+                    if *n == 0 {
+                        map.remove(to);
+                    }
+                }
+                if map.is_empty() {
+                    self.aliases.remove(from);
+                }
+            }
+        }
+    }
+
+    /// Every name a definition called `name` may be called by: itself and its aliases,
+    /// transitively (bounded).
+    fn called_as<'a>(&'a self, name: &'a str) -> BTreeSet<&'a str> {
+        let mut names: BTreeSet<&str> = BTreeSet::new();
+        let mut todo: Vec<&str> = vec![name, "default"];
+        names.insert(name);
+        while let Some(n) = todo.pop() {
+            if names.len() > 64 {
+                break;
+            }
+            for alias in self.aliases.get(n).into_iter().flat_map(|m| m.keys()) {
+                if names.insert(alias) {
+                    todo.push(alias);
+                }
+            }
+        }
+        names
+    }
+
+    /// The definition `name` addresses in `file`, as a [`SymbolRef`] with its address.
+    pub fn symbol(&self, file: &str, name: &str) -> Option<SymbolRef> {
+        let (key, analysis) = self.files.get_key_value(file)?;
+        let def = analysis.find(name)?;
+        Some(SymbolRef {
+            file: key.clone(),
+            name: analysis.address_of(def),
+        })
+    }
+
+    fn sym_ref(&self, file: &Arc<str>, analysis: &FileAnalysis, def: &Symbol) -> SymbolRef {
+        SymbolRef {
+            file: file.clone(),
+            name: analysis.address_of(def),
+        }
+    }
+
+    fn key(&self, file: &str) -> Option<Arc<str>> {
+        self.files.get_key_value(file).map(|(k, _)| k.clone())
+    }
+
+    fn exists(&self, file: &str) -> bool {
+        self.files.contains_key(file)
+    }
+
+    /// The indexed file the module `spec` names from `from`.
+    pub fn module_file(&self, from: &str, spec: &str) -> Option<Arc<str>> {
+        let exists = |p: &str| self.exists(p);
+        let found = match Language::of(from) {
+            Language::Script => modules::script_module(from, spec, &self.ts, &exists),
+            Language::Python => modules::python_module(from, spec, &exists),
+            Language::Other => None,
+        }?;
+        self.key(&found)
+    }
+
+    /// What `name` is bound to at the top level of `file`: a definition of the file, an
+    /// import followed to its definition (or module), a Python wildcard import or
+    /// submodule of a package.
+    fn local_binding(&self, file: &Arc<str>, name: &str, cx: &mut Cx) -> Option<Binding> {
+        if !cx.enter(file, name, false) {
+            return None;
+        }
+        let found = self.local_binding_in(file, name, cx);
+        cx.leave(file, name, false);
+        found
+    }
+
+    fn local_binding_in(&self, file: &Arc<str>, name: &str, cx: &mut Cx) -> Option<Binding> {
+        let analysis = self.files.get(file)?;
+        if let Some(def) = analysis
+            .symbols
+            .iter()
+            .find(|s| s.container.is_none() && s.name == name)
+        {
+            return Some(Binding::Symbol(self.sym_ref(file, analysis, def)));
+        }
+        // Object-literal and property-assigned definitions addressed with their dots.
+        if name.contains('.')
+            && let Some(def) = analysis.find(name)
+        {
+            return Some(Binding::Symbol(self.sym_ref(file, analysis, def)));
+        }
+        for import in analysis.imports.iter().filter(|i| i.local == name) {
+            let Some(target) = self.module_file(file, &import.module) else {
+                continue;
+            };
+            let found = match &import.name {
+                None => Some(Binding::Module(target)),
+                Some(n) => self.export_of(&target, n, cx),
+            };
+            if found.is_some() {
+                return found;
+            }
+        }
+        if Language::of(file) == Language::Python {
+            for import in analysis
+                .imports
+                .iter()
+                .filter(|i| i.name.as_deref() == Some("*"))
+            {
+                if let Some(target) = self.module_file(file, &import.module)
+                    && let Some(b) = self.export_of(&target, name, cx)
+                {
+                    return Some(b);
+                }
+            }
+            // `from pkg import sub` where `sub` is a module of the package.
+            if file.ends_with("__init__.py") || file.ends_with("__init__.pyi") {
+                let pkg = modules::dir(file);
+                for ext in ["py", "pyi"] {
+                    let sub = if pkg.is_empty() {
+                        format!("{name}.{ext}")
+                    } else {
+                        format!("{pkg}/{name}.{ext}")
+                    };
+                    if let Some(k) = self.key(&sub) {
+                        return Some(Binding::Module(k));
+                    }
+                }
+                let sub_pkg = modules::join(pkg, &format!("{name}/__init__.py"))?;
+                if let Some(k) = self.key(&sub_pkg) {
+                    return Some(Binding::Module(k));
+                }
+            }
+        }
+        None
+    }
+
+    /// What `file` exports under `name`, followed through re-exports.
+    fn export_of(&self, file: &Arc<str>, name: &str, cx: &mut Cx) -> Option<Binding> {
+        if !cx.enter(file, name, true) {
+            return None;
+        }
+        let found = self.export_of_in(file, name, cx);
+        cx.leave(file, name, true);
+        found
+    }
+
+    fn export_of_in(&self, file: &Arc<str>, name: &str, cx: &mut Cx) -> Option<Binding> {
+        let analysis = self.files.get(file)?;
+        if Language::of(file) != Language::Script || analysis.exports.is_empty() {
+            return self.local_binding(file, name, cx);
+        }
+        for export in analysis.exports.iter().filter(|e| e.name == name) {
+            let found = match (&export.module, &export.local) {
+                (None, Some(local)) => self.local_binding(file, local, cx),
+                (Some(m), local) => {
+                    let target = self.module_file(file, m);
+                    match (target, local) {
+                        (Some(t), Some(l)) => self.export_of(&t, l, cx),
+                        (Some(t), None) => Some(Binding::Module(t)),
+                        (None, _) => None,
+                    }
+                }
+                (None, None) => None,
+            };
+            if found.is_some() {
+                return found;
+            }
+        }
+        for export in analysis.exports.iter().filter(|e| e.name == "*") {
+            if let Some(m) = &export.module
+                && let Some(t) = self.module_file(file, m)
+                && let Some(b) = self.export_of(&t, name, cx)
+            {
+                return Some(b);
+            }
+        }
+        // A definition the export list does not name (CommonJS files that define
+        // `exports.x` symbols but also export by other means) still answers.
+        let def = analysis
+            .symbols
+            .iter()
+            .find(|s| s.container.is_none() && s.name == name)?;
+        Some(Binding::Symbol(self.sym_ref(file, analysis, def)))
+    }
+
+    /// The method `method` of the class (or object) `class` defined in `file`, looked up
+    /// in the class, then its bases (`extends`, Python superclasses) across files.
+    fn method_in_class(
+        &self,
+        file: &Arc<str>,
+        class: &str,
+        method: &str,
+        include_self: bool,
+        cx: &mut Cx,
+    ) -> Option<SymbolRef> {
+        if cx.budget == 0 {
+            return None;
+        }
+        cx.budget -= 1;
+        let analysis = self.files.get(file)?;
+        if include_self
+            && let Some(def) = analysis
+                .symbols
+                .iter()
+                .find(|s| s.container.as_deref() == Some(class) && s.name == method)
+        {
+            return Some(self.sym_ref(file, analysis, def));
+        }
+        for base in analysis.bases.iter().filter(|b| b.class == class) {
+            let binding = self.name_binding(file, &base.base, cx);
+            if let Some(Binding::Symbol(b)) = binding
+                && let Some(found) = self.method_in_class(&b.file, &b.name, method, true, cx)
+            {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    /// A name or a dotted chain (`mod.Base`, `a.b`) as seen from `file`.
+    fn name_binding(&self, file: &Arc<str>, name: &str, cx: &mut Cx) -> Option<Binding> {
+        if let Some(b) = self.local_binding(file, name, cx) {
+            return Some(b);
+        }
+        let (head, last) = name.rsplit_once('.')?;
+        match self.name_binding(file, head, cx)? {
+            Binding::Module(m) => self.export_of(&m, last, cx),
+            Binding::Symbol(s) => {
+                let qualified = format!("{}.{last}", s.name);
+                self.symbol(&s.file, &qualified).map(Binding::Symbol)
+            }
+        }
+    }
+
+    /// Where the call site `site` of `file` goes, and how that was found.
+    pub fn resolve_site(&self, file: &str, site: &CallSite) -> (Target, Resolution) {
+        let Some(key) = self.key(file) else {
+            return (Target::Unknown(site.callee.clone()), Resolution::Unresolved);
+        };
+        if let Some(found) = self.resolve_rules(&key, site, &mut Cx::new()) {
+            return (Target::Symbol(found), Resolution::Resolved);
+        }
+        let analysis = &self.files[&key];
+        if let Some(def) = analysis.find(&site.callee) {
+            return (
+                Target::Symbol(self.sym_ref(&key, analysis, def)),
+                Resolution::NameOnly,
+            );
+        }
+        // A definition of that name in a file this one imports.
+        let mut seen = HashSet::new();
+        for import in &analysis.imports {
+            let Some(target) = self.module_file(&key, &import.module) else {
+                continue;
+            };
+            if !seen.insert(target.clone()) {
+                continue;
+            }
+            if let Some(a) = self.files.get(&target)
+                && let Some(def) = a.find(&site.callee)
+            {
+                return (
+                    Target::Symbol(self.sym_ref(&target, a, def)),
+                    Resolution::NameOnly,
+                );
+            }
+        }
+        (Target::Unknown(site.callee.clone()), Resolution::Unresolved)
+    }
+
+    fn resolve_rules(&self, key: &Arc<str>, site: &CallSite, cx: &mut Cx) -> Option<SymbolRef> {
+        let callee = site.callee.as_str();
+        let class = site.caller.rsplit_once('.').map(|(c, _)| c);
+        match site.receiver.as_deref() {
+            None => match self.local_binding(key, callee, cx) {
+                Some(Binding::Symbol(s)) => Some(s),
+                Some(Binding::Module(m)) => match self.export_of(&m, "default", cx) {
+                    Some(Binding::Symbol(s)) => Some(s),
+                    _ => None,
+                },
+                None if Language::of(key) == Language::Other => self.same_package(key, callee),
+                None => None,
+            },
+            Some("") => None,
+            Some("this" | "self" | "cls") => self.method_in_class(key, class?, callee, true, cx),
+            Some("super" | "super()") => self.method_in_class(key, class?, callee, false, cx),
+            Some(r) => {
+                if let Some(ctor) = r.strip_prefix("new:") {
+                    let class = match self.local_binding(key, ctor, cx)? {
+                        Binding::Symbol(s) => s,
+                        Binding::Module(m) => match self.export_of(&m, "default", cx)? {
+                            Binding::Symbol(s) => s,
+                            Binding::Module(_) => return None,
+                        },
+                    };
+                    return self.method_in_class(&class.file, &class.name, callee, true, cx);
+                }
+                match self.name_binding(key, r, cx)? {
+                    Binding::Module(m) => match self.export_of(&m, callee, cx)? {
+                        Binding::Symbol(s) => Some(s),
+                        Binding::Module(_) => None,
+                    },
+                    Binding::Symbol(s) => self.method_in_class(&s.file, &s.name, callee, true, cx),
+                }
+            }
+        }
+    }
+
+    /// Go-style packages for plugin languages: a top-level definition of another file in
+    /// the same directory with the same extension (files in path order).
+    fn same_package(&self, file: &Arc<str>, name: &str) -> Option<SymbolRef> {
+        let (d, ext) = (modules::dir(file), modules::extension(file));
+        let mut candidates: Vec<&Arc<str>> = self
+            .files
+            .keys()
+            .filter(|k| {
+                k.as_ref() != file.as_ref() && modules::dir(k) == d && modules::extension(k) == ext
+            })
+            .collect();
+        candidates.sort();
+        candidates.into_iter().find_map(|k| {
+            let a = &self.files[k];
+            let def = a
+                .symbols
+                .iter()
+                .find(|s| s.container.is_none() && s.name == name)?;
+            Some(self.sym_ref(k, a, def))
+        })
+    }
+
+    /// The call sites of `analysis`; for analyses without them (plugins of the first
+    /// ABI), one per call edge, as plain calls.
+    fn sites(analysis: &FileAnalysis) -> std::borrow::Cow<'_, [CallSite]> {
+        if analysis.call_sites.is_empty() && !analysis.calls.is_empty() {
+            std::borrow::Cow::Owned(
+                analysis
+                    .calls
+                    .iter()
+                    .map(|c| CallSite {
+                        caller: c.caller.clone(),
+                        callee: c.callee.clone(),
+                        receiver: None,
+                        start_byte: 0,
+                        line: 0,
+                    })
+                    .collect(),
+            )
+        } else {
+            std::borrow::Cow::Borrowed(&analysis.call_sites)
+        }
+    }
+
+    /// The address of the caller named `qualified` in `file`.
+    fn caller_ref(&self, file: &Arc<str>, analysis: &FileAnalysis, qualified: &str) -> SymbolRef {
+        match analysis.find(qualified) {
+            Some(def) => self.sym_ref(file, analysis, def),
+            None => SymbolRef {
+                file: file.clone(),
+                name: qualified.to_owned(),
+            },
+        }
+    }
+
+    /// The direct callees of `of`, one edge per distinct target (the best resolution and
+    /// the first line win), in call order.
+    fn direct_callees(&self, of: &SymbolRef) -> Vec<Edge> {
+        let Some(analysis) = self.files.get(&of.file) else {
+            return Vec::new();
+        };
+        let Some(def) = analysis.find(&of.name) else {
+            return Vec::new();
+        };
+        let qualified = def.qualified_name();
+        let mut out: Vec<Edge> = Vec::new();
+        for site in Self::sites(analysis)
+            .iter()
+            .filter(|s| s.caller == qualified)
+        {
+            let (callee, resolution) = self.resolve_site(&of.file, site);
+            match out.iter_mut().find(|e| e.callee == callee) {
+                Some(e) => e.resolution = e.resolution.min(resolution),
+                None => out.push(Edge {
+                    caller: of.clone(),
+                    callee,
+                    resolution,
+                    line: site.line,
+                    depth: 1,
+                }),
+            }
+        }
+        out
+    }
+
+    /// The direct callers of `of`: every call site, in any file, resolving to it.
+    fn direct_callers(&self, of: &SymbolRef) -> Vec<Edge> {
+        let Some(analysis) = self.files.get(&of.file) else {
+            return Vec::new();
+        };
+        let Some(def) = analysis.find(&of.name) else {
+            return Vec::new();
+        };
+        let target = Target::Symbol(of.clone());
+        let mut out: Vec<Edge> = Vec::new();
+        let names = self.called_as(&def.name);
+        let files: BTreeSet<&Arc<str>> = names
+            .iter()
+            .filter_map(|n| self.by_callee.get(*n))
+            .flatten()
+            .collect();
+        for file in files {
+            let a = &self.files[file];
+            for site in Self::sites(a)
+                .iter()
+                .filter(|s| names.contains(s.callee.as_str()))
+            {
+                let (callee, resolution) = self.resolve_site(file, site);
+                if callee != target {
+                    continue;
+                }
+                let caller = self.caller_ref(file, a, &site.caller);
+                match out.iter_mut().find(|e| e.caller == caller) {
+                    Some(e) => e.resolution = e.resolution.min(resolution),
+                    None => out.push(Edge {
+                        caller,
+                        callee: target.clone(),
+                        resolution,
+                        line: site.line,
+                        depth: 1,
+                    }),
+                }
+            }
+        }
+        out
+    }
+
+    /// The callees of `of`, then theirs, down to `depth` levels (1 = direct only, at most
+    /// [`MAX_DEPTH`]); each definition is expanded once (cycles end).
+    pub fn callees(&self, of: &SymbolRef, depth: usize) -> Vec<Edge> {
+        self.walk(
+            of,
+            depth,
+            |g, s| g.direct_callees(s),
+            |e| match &e.callee {
+                Target::Symbol(s) => Some(s.clone()),
+                Target::Unknown(_) => None,
+            },
+        )
+    }
+
+    /// The callers of `of`, then theirs, up to `depth` levels (see [`Graph::callees`]).
+    pub fn callers(&self, of: &SymbolRef, depth: usize) -> Vec<Edge> {
+        self.walk(
+            of,
+            depth,
+            |g, s| g.direct_callers(s),
+            |e| Some(e.caller.clone()),
+        )
+    }
+
+    fn walk(
+        &self,
+        start: &SymbolRef,
+        depth: usize,
+        step: impl Fn(&Self, &SymbolRef) -> Vec<Edge>,
+        next: impl Fn(&Edge) -> Option<SymbolRef>,
+    ) -> Vec<Edge> {
+        let depth = depth.clamp(1, MAX_DEPTH);
+        let mut seen: HashSet<SymbolRef> = HashSet::from([start.clone()]);
+        let mut queue = VecDeque::from([(start.clone(), 1)]);
+        let mut out = Vec::new();
+        while let Some((at, level)) = queue.pop_front() {
+            for mut edge in step(self, &at) {
+                edge.depth = level;
+                if level < depth
+                    && let Some(n) = next(&edge)
+                    && seen.insert(n.clone())
+                {
+                    queue.push_back((n, level + 1));
+                }
+                out.push(edge);
+            }
+        }
+        out
+    }
+
+    /// Counts of call-site resolutions over the whole graph: (resolved, name-only,
+    /// unresolved). For the bench's resolution rate.
+    pub fn resolution_counts(&self) -> (usize, usize, usize) {
+        let mut counts = (0, 0, 0);
+        for (file, analysis) in &self.files {
+            for site in Self::sites(analysis).iter() {
+                match self.resolve_site(file, site).1 {
+                    Resolution::Resolved => counts.0 += 1,
+                    Resolution::NameOnly => counts.1 += 1,
+                    Resolution::Unresolved => counts.2 += 1,
+                }
+            }
+        }
+        counts
+    }
+
+    /// Names defined in `file` closest to `name` (for "did you mean"): up to `n`, by edit
+    /// distance on the address, then by position.
+    pub fn nearest_names(analysis: &FileAnalysis, name: &str, n: usize) -> Vec<String> {
+        let mut scored: Vec<(usize, usize, String)> = analysis
+            .symbols
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let address = analysis.address_of(s);
+                let d = distance(&address.to_lowercase(), &name.to_lowercase())
+                    .min(distance(&s.name.to_lowercase(), &name.to_lowercase()));
+                (d, i, address)
+            })
+            .filter(|(d, _, _)| *d <= (name.chars().count() / 3).max(2))
+            .collect();
+        scored.sort();
+        scored.dedup_by(|a, b| a.2 == b.2);
+        scored.into_iter().take(n).map(|(_, _, a)| a).collect()
+    }
+}
+
+/// Levenshtein distance, bounded inputs (names).
+fn distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) =
+        (a.chars().take(128).collect(), b.chars().take(128).collect());
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The renames an analysis declares: (name, another name it is called by).
+fn renames(analysis: &FileAnalysis) -> Vec<(&str, &str)> {
+    let mut out = Vec::new();
+    for i in &analysis.imports {
+        if let Some(n) = i.name.as_deref()
+            && n != i.local
+            && n != "*"
+        {
+            out.push((n, i.local.as_str()));
+        }
+    }
+    for e in &analysis.exports {
+        if let Some(l) = e.local.as_deref()
+            && l != e.name
+        {
+            out.push((l, e.name.as_str()));
+        }
+    }
+    out
+}
+
+/// The distinct called names of an analysis.
+fn called_names(analysis: &FileAnalysis) -> BTreeSet<&str> {
+    if analysis.call_sites.is_empty() {
+        analysis.calls.iter().map(|c| c.callee.as_str()).collect()
+    } else {
+        analysis
+            .call_sites
+            .iter()
+            .map(|c| c.callee.as_str())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,435 @@
+//! Module specifiers to indexed files: TypeScript/JavaScript (relative paths, extension
+//! probing, `.js` written for `.ts`, index files, `tsconfig.json` `baseUrl` and `paths`)
+//! and Python (relative imports, packages, source roots).
+//!
+//! Resolution is against the set of indexed files, never the disk: the index holds every
+//! supported file that git does not ignore, so a specifier naming anything else (a
+//! package in `node_modules/`, the standard library) does not resolve and the calls
+//! through it stay unresolved. No symlink is ever followed, since nothing is opened.
+//!
+//! Not done (documented limits): `tsconfig.json` `extends`, nested `tsconfig.json` files
+//! (only the root one is read), `package.json` `exports`/`main` of workspace packages.
+
+use serde::Deserialize;
+
+/// The language family a file's extension puts it in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Language {
+    /// `.ts`, `.tsx`, `.js`, `.jsx`, `.mjs`, `.cjs`, `.mts`, `.cts`.
+    Script,
+    /// `.py`, `.pyi`.
+    Python,
+    /// Anything else (plugins): calls resolve within the file and, for plain calls, to
+    /// the files of the same directory with the same extension (one package, as in Go).
+    Other,
+}
+
+impl Language {
+    /// The family of `path`.
+    pub fn of(path: &str) -> Self {
+        match extension(path) {
+            "ts" | "tsx" | "js" | "jsx" | "mjs" | "cjs" | "mts" | "cts" => Language::Script,
+            "py" | "pyi" => Language::Python,
+            _ => Language::Other,
+        }
+    }
+}
+
+/// The extension of `path` (after the last dot of its last component), or `""`.
+pub(crate) fn extension(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once('.').map_or("", |(_, e)| e)
+}
+
+/// The directory part of `path` (`""` for a file at the root).
+pub(crate) fn dir(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// `base` joined with the relative `rel` (`.` and `..` applied); `None` when it would
+/// climb above the repository root.
+pub(crate) fn join(base: &str, rel: &str) -> Option<String> {
+    let mut parts: Vec<&str> = base.split('/').filter(|p| !p.is_empty()).collect();
+    for p in rel.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// The compiler options of the root `tsconfig.json` that change how specifiers resolve.
+#[derive(Debug, Clone, Default)]
+pub struct TsPaths {
+    /// `baseUrl`, relative to the repository root (`""` for the root itself).
+    base_url: Option<String>,
+    /// `paths`: pattern (at most one `*`) to substitutions, in file order.
+    paths: Vec<(String, Vec<String>)>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TsConfigFile {
+    #[serde(default)]
+    compiler_options: Option<CompilerOptions>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CompilerOptions {
+    #[serde(default)]
+    base_url: Option<String>,
+    #[serde(default)]
+    paths: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+impl TsPaths {
+    /// Reads the root `tsconfig.json` (JSON with comments and trailing commas, as
+    /// TypeScript accepts it). Anything unreadable gives no aliases rather than an error:
+    /// the graph then resolves relative specifiers only.
+    pub fn parse(tsconfig: &str) -> Self {
+        let clean = strip_jsonc(tsconfig);
+        let Ok(file) = serde_json::from_str::<TsConfigFile>(&clean) else {
+            return Self::default();
+        };
+        let Some(options) = file.compiler_options else {
+            return Self::default();
+        };
+        let base_url = options.base_url.and_then(|b| join("", &b));
+        let mut paths = Vec::new();
+        for (pattern, targets) in options.paths.into_iter().flatten() {
+            let subs: Vec<String> = targets
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|t| t.as_str().map(str::to_owned))
+                .collect();
+            paths.push((pattern, subs));
+        }
+        Self { base_url, paths }
+    }
+
+    /// Candidate paths (relative to the root, before extension probing) for a
+    /// non-relative specifier.
+    pub(crate) fn candidates(&self, spec: &str) -> Vec<String> {
+        // `paths` are relative to `baseUrl`, or to the tsconfig (the root) without it.
+        let base = self.base_url.as_deref().unwrap_or("");
+        let mut out = Vec::new();
+        for (pattern, subs) in &self.paths {
+            let star = match pattern.split_once('*') {
+                Some((pre, post)) => spec
+                    .strip_prefix(pre)
+                    .and_then(|rest| rest.strip_suffix(post))
+                    .map(Some),
+                None => (pattern == spec).then_some(None),
+            };
+            let Some(star) = star else { continue };
+            for sub in subs {
+                let filled = match star {
+                    Some(s) => sub.replacen('*', s, 1),
+                    None => sub.clone(),
+                };
+                if let Some(p) = join(base, &filled) {
+                    out.push(p);
+                }
+            }
+        }
+        if let Some(base) = &self.base_url
+            && let Some(p) = join(base, spec)
+        {
+            out.push(p);
+        }
+        out
+    }
+}
+
+/// JSON with `//` and `/* */` comments and trailing commas, made plain JSON.
+fn strip_jsonc(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    let mut in_string = false;
+    while i < b.len() {
+        let c = b[i];
+        if in_string {
+            out.push(c);
+            if c == b'\\' && i + 1 < b.len() {
+                out.push(b[i + 1]);
+                i += 2;
+                continue;
+            }
+            if c == b'"' {
+                in_string = false;
+            }
+            i += 1;
+            continue;
+        }
+        match (c, b.get(i + 1)) {
+            (b'"', _) => {
+                in_string = true;
+                out.push(c);
+                i += 1;
+            }
+            (b'/', Some(b'/')) => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            (b'/', Some(b'*')) => {
+                i += 2;
+                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 2;
+            }
+            (b',', _) => {
+                // A trailing comma: the next non-space character closes.
+                let mut j = i + 1;
+                while j < b.len() && b[j].is_ascii_whitespace() {
+                    j += 1;
+                }
+                if !matches!(b.get(j), Some(b'}' | b']')) {
+                    out.push(c);
+                }
+                i += 1;
+            }
+            _ => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Extensions tried, in TypeScript's order, after a specifier without one.
+const SCRIPT_EXTENSIONS: &[&str] = &["ts", "tsx", "d.ts", "mts", "cts", "js", "jsx", "mjs", "cjs"];
+
+/// The indexed file a script specifier names from the file `from`, given `exists`.
+pub(crate) fn script_module(
+    from: &str,
+    spec: &str,
+    ts: &TsPaths,
+    exists: &dyn Fn(&str) -> bool,
+) -> Option<String> {
+    let relative = spec == "." || spec == ".." || spec.starts_with("./") || spec.starts_with("../");
+    let bases = if relative {
+        join(dir(from), spec).into_iter().collect()
+    } else if spec.starts_with('/') {
+        Vec::new()
+    } else {
+        ts.candidates(spec)
+    };
+    bases
+        .into_iter()
+        .find_map(|base| probe_script(&base, exists))
+}
+
+fn probe_script(base: &str, exists: &dyn Fn(&str) -> bool) -> Option<String> {
+    if !base.is_empty() && exists(base) {
+        return Some(base.to_owned());
+    }
+    // `./a.js` written for `a.ts` (TypeScript's ESM convention).
+    for (written, real) in [
+        ("js", &["ts", "tsx"][..]),
+        ("jsx", &["tsx"][..]),
+        ("mjs", &["mts"][..]),
+        ("cjs", &["cts"][..]),
+    ] {
+        if let Some(stem) = base.strip_suffix(written).and_then(|s| s.strip_suffix('.')) {
+            for ext in real {
+                let p = format!("{stem}.{ext}");
+                if exists(&p) {
+                    return Some(p);
+                }
+            }
+        }
+    }
+    for ext in SCRIPT_EXTENSIONS {
+        let p = if base.is_empty() {
+            continue;
+        } else {
+            format!("{base}.{ext}")
+        };
+        if exists(&p) {
+            return Some(p);
+        }
+    }
+    for ext in SCRIPT_EXTENSIONS {
+        let p = if base.is_empty() {
+            format!("index.{ext}")
+        } else {
+            format!("{base}/index.{ext}")
+        };
+        if exists(&p) {
+            return Some(p);
+        }
+    }
+    None
+}
+
+/// The indexed file a Python module names from the file `from`: relative modules
+/// (`.x`, `..x`, `.`) from `from`'s package; absolute ones (`a.b`) from the nearest
+/// ancestor directory of `from` holding them (so `src/` layouts work), the root last,
+/// then `src/`.
+pub(crate) fn python_module(
+    from: &str,
+    spec: &str,
+    exists: &dyn Fn(&str) -> bool,
+) -> Option<String> {
+    let dots = spec.bytes().take_while(|&b| b == b'.').count();
+    let rest = &spec[dots..];
+    if rest.split('.').any(|p| p.is_empty()) && !rest.is_empty() {
+        return None;
+    }
+    let rel_path = rest.replace('.', "/");
+    if dots > 0 {
+        let mut base = dir(from).to_owned();
+        for _ in 1..dots {
+            base = join(&base, "..")?;
+        }
+        return probe_python(&base, &rel_path, exists);
+    }
+    let mut ancestor = Some(dir(from).to_owned());
+    while let Some(a) = ancestor {
+        if let Some(found) = probe_python(&a, &rel_path, exists) {
+            return Some(found);
+        }
+        ancestor = if a.is_empty() {
+            None
+        } else {
+            Some(dir(&a).to_owned())
+        };
+    }
+    // A `src/` layout seen from outside it (`tests/` importing the package).
+    probe_python("src", &rel_path, exists).filter(|_| !rel_path.is_empty())
+}
+
+fn probe_python(base: &str, rel: &str, exists: &dyn Fn(&str) -> bool) -> Option<String> {
+    let path = match (base.is_empty(), rel.is_empty()) {
+        (_, true) => base.to_owned(),
+        (true, false) => rel.to_owned(),
+        (false, false) => format!("{base}/{rel}"),
+    };
+    let prefix = if path.is_empty() {
+        String::new()
+    } else {
+        format!("{path}/")
+    };
+    let mut candidates = vec![
+        format!("{prefix}__init__.py"),
+        format!("{prefix}__init__.pyi"),
+    ];
+    if !rel.is_empty() {
+        candidates.insert(0, format!("{path}.py"));
+        candidates.insert(1, format!("{path}.pyi"));
+    }
+    candidates.into_iter().find(|c| exists(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set<'a>(files: &'a [&'a str]) -> impl Fn(&str) -> bool + 'a {
+        move |p: &str| files.contains(&p)
+    }
+
+    #[test]
+    fn script_specifiers_probe_extensions_index_files_and_js_for_ts() {
+        let files = [
+            "src/db.ts",
+            "src/util/index.ts",
+            "src/view.tsx",
+            "src/old.js",
+            "lib/a.mts",
+        ];
+        let exists = set(&files);
+        let ts = TsPaths::default();
+        let r = |from, spec| script_module(from, spec, &ts, &exists);
+        assert_eq!(r("src/api.ts", "./db").as_deref(), Some("src/db.ts"));
+        assert_eq!(r("src/api.ts", "./db.js").as_deref(), Some("src/db.ts"));
+        assert_eq!(r("src/api.ts", "./db.ts").as_deref(), Some("src/db.ts"));
+        assert_eq!(
+            r("src/api.ts", "./util").as_deref(),
+            Some("src/util/index.ts")
+        );
+        assert_eq!(r("src/a/b.ts", "../view").as_deref(), Some("src/view.tsx"));
+        assert_eq!(r("src/api.ts", "./old").as_deref(), Some("src/old.js"));
+        assert_eq!(r("src/x.ts", "../lib/a.mjs").as_deref(), Some("lib/a.mts"));
+        assert_eq!(r("src/api.ts", "react"), None);
+        assert_eq!(r("src/api.ts", "../../../etc/passwd"), None);
+        assert_eq!(r("src/api.ts", "./missing"), None);
+    }
+
+    #[test]
+    fn tsconfig_paths_and_base_url_with_comments_and_trailing_commas() {
+        let ts = TsPaths::parse(
+            r#"{
+              // comment
+              "compilerOptions": {
+                "baseUrl": "./src", /* block */
+                "paths": { "@app/*": ["app/*", "fallback/*"], "config": ["cfg/index.ts"], },
+              },
+            }"#,
+        );
+        let files = [
+            "src/app/db.ts",
+            "src/fallback/x.ts",
+            "src/cfg/index.ts",
+            "src/lib.ts",
+        ];
+        let exists = set(&files);
+        let r = |spec| script_module("src/a.ts", spec, &ts, &exists);
+        assert_eq!(r("@app/db").as_deref(), Some("src/app/db.ts"));
+        assert_eq!(r("@app/x").as_deref(), Some("src/fallback/x.ts"));
+        assert_eq!(r("config").as_deref(), Some("src/cfg/index.ts"));
+        assert_eq!(r("lib").as_deref(), Some("src/lib.ts"));
+        assert_eq!(r("nope"), None);
+        assert!(TsPaths::parse("not json").candidates("x").is_empty());
+    }
+
+    #[test]
+    fn python_relative_absolute_packages_and_src_layouts() {
+        let files = [
+            "src/flask/__init__.py",
+            "src/flask/app.py",
+            "src/flask/json/__init__.py",
+            "src/flask/json/tag.py",
+            "tests/test_app.py",
+            "conftest.py",
+        ];
+        let exists = set(&files);
+        let r = |from, spec| python_module(from, spec, &exists);
+        assert_eq!(
+            r("src/flask/app.py", ".json").as_deref(),
+            Some("src/flask/json/__init__.py")
+        );
+        assert_eq!(
+            r("src/flask/json/tag.py", "..app").as_deref(),
+            Some("src/flask/app.py")
+        );
+        assert_eq!(
+            r("src/flask/json/tag.py", ".").as_deref(),
+            Some("src/flask/json/__init__.py")
+        );
+        assert_eq!(
+            r("src/flask/app.py", "flask.json.tag").as_deref(),
+            Some("src/flask/json/tag.py")
+        );
+        assert_eq!(
+            r("src/flask/app.py", "conftest").as_deref(),
+            Some("conftest.py")
+        );
+        assert_eq!(r("tests/test_app.py", "os"), None);
+        assert_eq!(
+            r("tests/test_app.py", "flask.app").as_deref(),
+            Some("src/flask/app.py")
+        );
+        assert_eq!(r("src/flask/app.py", "....x"), None);
+    }
+}

@@ -1,0 +1,374 @@
+//! Multi-file fixtures for every resolution form, with exact edges.
+
+use std::sync::Arc;
+
+use super::*;
+
+fn graph(files: &[(&str, &str)]) -> Graph {
+    let registry = wit_analyzers::builtin_registry();
+    let mut g = Graph::new();
+    for (path, source) in files {
+        if *path == "tsconfig.json" {
+            g.set_ts_paths(TsPaths::parse(source));
+            continue;
+        }
+        let analyzer = registry.for_path(path).expect("supported");
+        let analysis = analyzer.analyze(source).expect("analyses");
+        g.insert(path, Arc::new(analysis));
+    }
+    g
+}
+
+fn sym(g: &Graph, path: &str) -> SymbolRef {
+    let (file, name) = path.split_once(':').unwrap();
+    g.symbol(file, name).unwrap_or_else(|| panic!("no {path}"))
+}
+
+/// `callee (resolution)` of every direct callee of `path`.
+fn callees(g: &Graph, path: &str) -> Vec<String> {
+    g.callees(&sym(g, path), 1)
+        .iter()
+        .map(|e| format!("{} ({})", e.callee.path(), e.resolution.as_str()))
+        .collect()
+}
+
+/// `caller (resolution) line` of every direct caller of `path`, sorted.
+fn callers(g: &Graph, path: &str) -> Vec<String> {
+    let mut v: Vec<String> = g
+        .callers(&sym(g, path), 1)
+        .iter()
+        .map(|e| {
+            format!(
+                "{} ({}) L{}",
+                e.caller.path(),
+                e.resolution.as_str(),
+                e.line + 1
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+const DB: &str = "export function query(sql: string) { return run(sql); }\nfunction run(s: string) { return s; }\nexport default function connect() {}\nexport class Repo {\n  find(id: string) { return this.load(id); }\n  load(id: string) { return query(id); }\n}\n";
+
+#[test]
+fn esm_named_default_namespace_and_aliased_imports_resolve_across_files() {
+    let g = graph(&[
+        ("src/db.ts", DB),
+        (
+            "src/api.ts",
+            "import connect, { query as q, Repo } from './db';\nimport * as db from './db.js';\nexport function handler() {\n  q('a');\n  db.query('b');\n  connect();\n  new Repo().find('x');\n  missing();\n  obj.run();\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        callees(&g, "src/api.ts:handler"),
+        [
+            "src/db.ts:query (resolved)",
+            "src/db.ts:connect (resolved)",
+            "src/db.ts:Repo.find (resolved)",
+            "?:missing (unresolved)",
+            "src/db.ts:run (name-only)",
+        ]
+    );
+    assert_eq!(
+        callers(&g, "src/db.ts:query"),
+        [
+            "src/api.ts:handler (resolved) L4",
+            "src/db.ts:Repo.load (resolved) L6"
+        ]
+    );
+    // `this.load()` inside the class.
+    assert_eq!(
+        callees(&g, "src/db.ts:Repo.find"),
+        ["src/db.ts:Repo.load (resolved)"]
+    );
+}
+
+#[test]
+fn chains_of_re_exports_index_files_export_star_and_cycles() {
+    let g = graph(&[
+        (
+            "src/core/impl.ts",
+            "export function parse(s: string) { return s; }\nexport function other() {}\n",
+        ),
+        (
+            "src/core/index.ts",
+            "export { parse as parseIt } from './impl';\nexport * from './impl';\nexport * from '../cycle';\n",
+        ),
+        (
+            "src/cycle.ts",
+            "export * from './core';\nexport * from './cycle';\n",
+        ),
+        (
+            "src/lib.ts",
+            "import { parseIt } from './core';\nexport { parseIt };\nexport { other as renamed } from './cycle';\n",
+        ),
+        (
+            "src/main.ts",
+            "import { parseIt, renamed } from './lib';\nimport { nothere } from './cycle';\nexport function main() { parseIt('x'); renamed(); nothere(); }\n",
+        ),
+    ]);
+    assert_eq!(
+        callees(&g, "src/main.ts:main"),
+        [
+            "src/core/impl.ts:parse (resolved)",
+            "src/core/impl.ts:other (resolved)",
+            "?:nothere (unresolved)",
+        ]
+    );
+    assert_eq!(
+        callers(&g, "src/core/impl.ts:parse"),
+        ["src/main.ts:main (resolved) L3"]
+    );
+}
+
+#[test]
+fn commonjs_require_module_exports_and_exports_x_resolve() {
+    let g = graph(&[
+        (
+            "lib/response.js",
+            "var res = module.exports = {};\nres.status = function status(code) { return this; };\nexports.send = function (body) { return format(body); };\nfunction format(b) { return b; }\n",
+        ),
+        (
+            "lib/util.js",
+            "function helper() {}\nfunction other() {}\nmodule.exports = { helper, alias: other };\n",
+        ),
+        (
+            "lib/Repo.js",
+            "function Repo() {}\nRepo.prototype.find = function () { return 1; };\nmodule.exports = Repo;\n",
+        ),
+        (
+            "lib/app.js",
+            "const response = require('./response');\nconst { helper, alias } = require('./util');\nconst Repo = require('./Repo');\nfunction handle() {\n  response.send('x');\n  helper();\n  alias();\n  new Repo().find();\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        callees(&g, "lib/app.js:handle"),
+        [
+            "lib/response.js:send (resolved)",
+            "lib/util.js:helper (resolved)",
+            "lib/util.js:other (resolved)",
+            "lib/Repo.js:Repo.find (resolved)",
+        ]
+    );
+    assert!(g.symbol("lib/response.js", "res.status").is_some());
+}
+
+#[test]
+fn tsconfig_paths_and_inherited_and_super_methods() {
+    let g = graph(&[
+        (
+            "tsconfig.json",
+            "{ \"compilerOptions\": { \"baseUrl\": \".\", \"paths\": { \"@/*\": [\"src/*\"] } } }",
+        ),
+        (
+            "src/base.ts",
+            "export class Base {\n  save() { return 1; }\n  log() {}\n}\n",
+        ),
+        (
+            "src/user.ts",
+            "import { Base } from '@/base';\nexport class User extends Base {\n  save() { super.save(); this.log(); return this.save(); }\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        callees(&g, "src/user.ts:User.save"),
+        [
+            "src/base.ts:Base.save (resolved)",
+            "src/base.ts:Base.log (resolved)",
+            "src/user.ts:User.save (resolved)",
+        ]
+    );
+}
+
+#[test]
+fn python_imports_packages_init_re_exports_relative_and_self_cls_super() {
+    let g = graph(&[
+        (
+            "pkg/__init__.py",
+            "from .db import query as q\nfrom . import models\n",
+        ),
+        (
+            "pkg/db.py",
+            "def query(sql):\n    return run(sql)\n\ndef run(s):\n    return s\n",
+        ),
+        (
+            "pkg/models.py",
+            "from .db import query\n\nclass Base:\n    def save(self):\n        return query('x')\n\n    @classmethod\n    def make(cls):\n        return cls.build()\n\n    @classmethod\n    def build(cls):\n        pass\n",
+        ),
+        (
+            "app/views.py",
+            "import pkg.db\nimport pkg.db as database\nfrom pkg import q, models\nfrom pkg.models import Base as B\n\nclass User(B):\n    def save(self):\n        super().save()\n        self.make()\n        pkg.db.query('a')\n        database.run('b')\n        q('c')\n        models.Base()\n        return print('d')\n",
+        ),
+    ]);
+    assert_eq!(
+        callees(&g, "app/views.py:User.save"),
+        [
+            "?:super (unresolved)",
+            "pkg/models.py:Base.save (resolved)",
+            "pkg/models.py:Base.make (resolved)",
+            "pkg/db.py:query (resolved)",
+            "pkg/db.py:run (resolved)",
+            "pkg/models.py:Base (resolved)",
+            "?:print (unresolved)",
+        ]
+    );
+    assert_eq!(
+        callees(&g, "pkg/models.py:Base.make"),
+        ["pkg/models.py:Base.build (resolved)"]
+    );
+    assert_eq!(
+        callers(&g, "pkg/db.py:query"),
+        [
+            "app/views.py:User.save (resolved) L10",
+            "pkg/models.py:Base.save (resolved) L5"
+        ]
+    );
+}
+
+#[test]
+fn depth_walks_callers_of_callers_once_each_even_in_cycles() {
+    let g = graph(&[
+        (
+            "a.ts",
+            "import { b } from './b';\nexport function a() { b(); }\n",
+        ),
+        (
+            "b.ts",
+            "import { c } from './c';\nexport function b() { c(); }\n",
+        ),
+        (
+            "c.ts",
+            "import { a } from './a';\nexport function c() { a(); }\n",
+        ),
+    ]);
+    let edges: Vec<(String, String, usize)> = g
+        .callers(&sym(&g, "c.ts:c"), 5)
+        .iter()
+        .map(|e| (e.caller.path(), e.callee.path(), e.depth))
+        .collect();
+    assert_eq!(
+        edges,
+        [
+            ("b.ts:b".to_owned(), "c.ts:c".to_owned(), 1),
+            ("a.ts:a".to_owned(), "b.ts:b".to_owned(), 2),
+            ("c.ts:c".to_owned(), "a.ts:a".to_owned(), 3),
+        ]
+    );
+    let down: Vec<String> = g
+        .callees(&sym(&g, "a.ts:a"), 2)
+        .iter()
+        .map(|e| e.callee.path())
+        .collect();
+    assert_eq!(down, ["b.ts:b", "c.ts:c"]);
+}
+
+#[test]
+fn a_removed_or_renamed_file_leaves_no_edges_and_the_new_name_resolves() {
+    let mut g = graph(&[
+        ("db.ts", "export function query() {}\n"),
+        (
+            "api.ts",
+            "import { query } from './db';\nexport function h() { query(); }\n",
+        ),
+    ]);
+    assert_eq!(callees(&g, "api.ts:h"), ["db.ts:query (resolved)"]);
+    let moved = g.get("db.ts").unwrap().clone();
+    g.remove("db.ts");
+    assert_eq!(callees(&g, "api.ts:h"), ["?:query (unresolved)"]);
+    g.insert("store.ts", moved);
+    assert_eq!(callees(&g, "api.ts:h"), ["?:query (unresolved)"]);
+    let registry = wit_analyzers::builtin_registry();
+    let edited = registry
+        .for_path("api.ts")
+        .unwrap()
+        .analyze("import { query } from './store';\nexport function h() { query(); }\n")
+        .unwrap();
+    g.insert("api.ts", Arc::new(edited));
+    assert_eq!(callees(&g, "api.ts:h"), ["store.ts:query (resolved)"]);
+    assert_eq!(callers(&g, "store.ts:query"), ["api.ts:h (resolved) L2"]);
+}
+
+#[test]
+fn analyses_without_call_sites_and_plugin_languages_use_same_file_and_same_package() {
+    let mut g = Graph::new();
+    let def = |name: &str| wit_core::Symbol {
+        name: name.into(),
+        kind: wit_core::SymbolKind::Function,
+        container: None,
+        start_byte: 0,
+        end_byte: 1,
+        start_line: 0,
+        end_line: 0,
+        signature: Some("()".into()),
+    };
+    let edge = |a: &str, b: &str| wit_core::CallEdge {
+        caller: a.into(),
+        callee: b.into(),
+    };
+    g.insert(
+        "pkg/a.go",
+        Arc::new(FileAnalysis {
+            symbols: vec![def("Run"), def("local")],
+            calls: vec![
+                edge("Run", "helper"),
+                edge("Run", "local"),
+                edge("Run", "Println"),
+            ],
+            ..Default::default()
+        }),
+    );
+    g.insert(
+        "pkg/b.go",
+        Arc::new(FileAnalysis {
+            symbols: vec![def("helper")],
+            ..Default::default()
+        }),
+    );
+    g.insert(
+        "other/c.go",
+        Arc::new(FileAnalysis {
+            symbols: vec![def("Println")],
+            ..Default::default()
+        }),
+    );
+    assert_eq!(
+        callees(&g, "pkg/a.go:Run"),
+        [
+            "pkg/b.go:helper (resolved)",
+            "pkg/a.go:local (resolved)",
+            "?:Println (unresolved)"
+        ]
+    );
+    assert_eq!(
+        callers(&g, "pkg/b.go:helper"),
+        ["pkg/a.go:Run (resolved) L1"]
+    );
+}
+
+#[test]
+fn nearest_names_suggest_close_addresses() {
+    let g = graph(&[(
+        "a.ts",
+        "export function validateToken() {}\nexport function validate() {}\nclass A { save() {} }\n",
+    )]);
+    let a = g.get("a.ts").unwrap();
+    assert_eq!(
+        Graph::nearest_names(a, "validateTokn", 3),
+        ["validateToken", "validate"]
+    );
+    assert_eq!(Graph::nearest_names(a, "A.sav", 3), ["A.save"]);
+    assert!(Graph::nearest_names(a, "zzzzzzzzzz", 3).is_empty());
+}
+
+#[test]
+fn resolution_counts_cover_every_site() {
+    let g = graph(&[
+        ("db.ts", "export function query() {}\n"),
+        (
+            "api.ts",
+            "import { query } from './db';\nexport function h() { query(); x.query(); nope(); }\n",
+        ),
+    ]);
+    assert_eq!(g.resolution_counts(), (1, 1, 1));
+}
