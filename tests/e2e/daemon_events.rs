@@ -203,3 +203,156 @@ fn wit_events_prints_the_log_and_follows_it() {
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }
+
+/// The event kinds `openrpc.extensions.json` promises.
+fn specified_kinds() -> Vec<String> {
+    let doc: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../openrpc.extensions.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    doc["components"]["schemas"]["Event"]["properties"]["kind"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn every_specified_event_kind_is_written_in_order_with_no_gap_across_a_restart() {
+    let repo = TempRepo::new().with_file("src/auth.ts", AUTH_TS);
+    let mut d = Daemon::start(repo.path());
+    let mut c = d.client();
+    let sym = "src/auth.ts:validateToken";
+    let lock = |s: &str| json!({"symbolPath": sym, "sessionId": s});
+    let mut expected: Vec<&str> = Vec::new();
+
+    c.ok("lock.acquire", lock("a"));
+    expected.extend(["session.started", "lock.acquired"]);
+    c.ok("lock.acquire", lock("a"));
+    expected.push("lock.refreshed");
+    c.ok("lock.release", lock("a"));
+    expected.push("lock.released");
+    c.ok(
+        "lock.acquire",
+        json!({"symbolPath": sym, "sessionId": "a", "ttlMs": 1}),
+    );
+    expected.push("lock.acquired");
+    crate::support::daemon::wait_until("the lock expires", Duration::from_secs(5), || {
+        c.ok("lock.query", json!({})) == json!([])
+    });
+    c.ok("lock.acquire", lock("b"));
+    expected.extend(["lock.expired", "session.started", "lock.acquired"]);
+    c.ok(
+        "lock.forceRelease",
+        json!({"symbolPath": sym, "sessionId": "a", "reason": "b left"}),
+    );
+    expected.push("lock.forced");
+
+    let intent = c.ok(
+        "intent.declare",
+        json!({"sessionId": "a", "description": "d", "files": ["src/auth.ts"]}),
+    )["intentId"]
+        .clone();
+    expected.push("intent.declared");
+    c.ok(
+        "intent.update",
+        json!({"intentId": intent, "sessionId": "a", "status": "active"}),
+    );
+    expected.push("intent.updated");
+
+    let propose = |c: &mut crate::support::client::Client| {
+        c.ok(
+            "contract.propose",
+            json!({"sessionId": "a", "symbolPath": sym}),
+        )["contractId"]
+            .clone()
+    };
+    let respond = |c: &mut crate::support::client::Client, id: &Value, accept: bool| {
+        c.ok(
+            "contract.respond",
+            json!({"contractId": id, "sessionId": "b", "accept": accept}),
+        );
+    };
+    let first = propose(&mut c);
+    respond(&mut c, &first, false);
+    expected.extend(["contract.proposed", "contract.rejected"]);
+    let second = propose(&mut c);
+    respond(&mut c, &second, true);
+    expected.extend(["contract.proposed", "contract.accepted"]);
+    let third = propose(&mut c);
+    respond(&mut c, &third, true);
+    expected.extend([
+        "contract.proposed",
+        "contract.accepted",
+        "contract.superseded",
+    ]);
+    c.ok(
+        "contract.withdraw",
+        json!({"contractId": third, "sessionId": "a"}),
+    );
+    expected.push("contract.withdrawn");
+
+    let lease = c.ok(
+        "lease.acquire",
+        json!({"sessionId": "a", "paths": ["docs/"]}),
+    )["leaseId"]
+        .clone();
+    expected.push("lease.acquired");
+    c.ok("lease.renew", json!({"leaseId": lease, "sessionId": "a"}));
+    expected.push("lease.renewed");
+    c.ok("lease.release", json!({"leaseId": lease, "sessionId": "a"}));
+    expected.push("lease.released");
+    let forced = c.ok(
+        "lease.acquire",
+        json!({"sessionId": "a", "paths": ["docs/"]}),
+    )["leaseId"]
+        .clone();
+    expected.push("lease.acquired");
+    c.ok(
+        "lease.forceRelease",
+        json!({"leaseId": forced, "sessionId": "b", "reason": "a left"}),
+    );
+    expected.push("lease.forced");
+    c.ok(
+        "lease.acquire",
+        json!({"sessionId": "a", "paths": ["lib/"], "ttlMs": 1}),
+    );
+    expected.push("lease.acquired");
+    crate::support::daemon::wait_until("the lease expires", Duration::from_secs(5), || {
+        c.ok("lease.query", json!({}))["leases"] == json!([])
+    });
+    // Taking the place of an expired lease records its expiry first.
+    c.ok(
+        "lease.acquire",
+        json!({"sessionId": "b", "paths": ["lib/"]}),
+    );
+    expected.extend(["lease.expired", "lease.acquired"]);
+
+    // Across a restart: the numbering goes on with no gap.
+    drop(c);
+    d.signal_and_wait(libc::SIGTERM);
+    let d = Daemon::start(repo.path());
+    let mut c = d.client();
+    c.ok("session.end", json!({"sessionId": "b"}));
+    expected.extend(["lease.released", "session.ended"]);
+
+    let all = c.ok("events.poll", json!({"since": 0}));
+    assert_eq!(kinds(&all), expected, "{all}");
+    assert_eq!(
+        seqs(&all),
+        (1..=expected.len() as i64).collect::<Vec<_>>(),
+        "gap-free from 1"
+    );
+    // Every kind the specification lists was written, and no other.
+    let mut written: Vec<String> = kinds(&all);
+    written.sort();
+    written.dedup();
+    let mut specified = specified_kinds();
+    specified.sort();
+    assert_eq!(written, specified);
+}
