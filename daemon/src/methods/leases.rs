@@ -262,36 +262,16 @@ pub(crate) async fn force_release(
                 return Err(Failure::bare(ErrorCode::LeaseNotFound));
             };
             leases::delete(tx, &id)?;
-            audit::record(
-                tx,
-                now,
-                "forced",
-                &subject(&id),
-                &lease.session_id,
-                Some(&session),
-                &reason,
-            )?;
-            event(
-                tx,
-                "lease.forced",
-                Some(&lease.session_id),
-                &id,
-                json!({ "by": session, "reason": reason, "paths": lease.paths }),
-            )?;
-            tracing::warn!(
-                lease = %id,
-                holder = %lease.session_id,
-                by = %session,
-                "lease released by force: {reason}"
-            );
-            Ok(json!({
-                "released": true,
-                "leaseId": id,
-                "formerHolder": lease.session_id,
-                "by": session,
-                "reason": reason,
-                "at": now,
-            }))
+            let forced = super::liveness::Forced {
+                what: "lease",
+                audit_subject: &subject(&id),
+                subject: &id,
+                holder: &lease.session_id,
+                by: &session,
+                reason: &reason,
+            };
+            forced.record(tx, now, json!({ "paths": lease.paths }))?;
+            Ok(forced.answer("leaseId", now))
         })
         .await
 }
