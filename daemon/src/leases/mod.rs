@@ -44,6 +44,43 @@ impl Patterns {
     }
 }
 
+/// Which of several pattern lists cover a file, with one match per file whatever their
+/// number (a `globset::GlobSet` of all their patterns): a 50,000-file declare under ten
+/// leases is 50,000 matches, not 500,000.
+pub(crate) struct Covering {
+    set: globset::GlobSet,
+    /// For each pattern of the set, the index of its list.
+    owner: Vec<usize>,
+}
+
+impl Covering {
+    /// Compiles the lists; `None` when the set cannot be built (it then covers nothing:
+    /// each pattern compiled alone already, so this does not happen in practice).
+    pub(crate) fn new(lists: &[Patterns]) -> Option<Covering> {
+        let mut builder = globset::GlobSetBuilder::new();
+        let mut owner = Vec::new();
+        for (i, list) in lists.iter().enumerate() {
+            for p in &list.0 {
+                builder.add(p.glob.clone());
+                owner.push(i);
+            }
+        }
+        Some(Covering {
+            set: builder.build().ok()?,
+            owner,
+        })
+    }
+
+    /// The lists covering `file`, each once, in order.
+    pub(crate) fn lists_covering(&self, file: &str, scratch: &mut Vec<usize>) -> Vec<usize> {
+        self.set.matches_into(file, scratch);
+        let mut lists: Vec<usize> = scratch.iter().map(|&i| self.owner[i]).collect();
+        lists.sort_unstable();
+        lists.dedup();
+        lists
+    }
+}
+
 /// How a lease shares its paths.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mode {
@@ -74,5 +111,40 @@ impl Mode {
     /// Whether two overlapping leases of different sessions in these modes conflict.
     pub(crate) fn conflicts_with(self, other: Mode) -> bool {
         self == Mode::Exclusive || other == Mode::Exclusive
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_set_of_every_lease_answers_as_each_lease_alone() {
+        let lists: Vec<Patterns> = [
+            vec!["src/auth/"],
+            vec!["**/*.ts", "docs/*.md"],
+            vec!["src/auth/token.ts"],
+            vec!["lib/{a,b}/*"],
+        ]
+        .iter()
+        .map(|l| Patterns::parse(l).unwrap())
+        .collect();
+        let covering = Covering::new(&lists).unwrap();
+        let mut scratch = Vec::new();
+        for file in [
+            "src/auth/token.ts",
+            "src/auth/x.py",
+            "src/db.ts",
+            "docs/a.md",
+            "docs/x/a.md",
+            "lib/a/x",
+            "lib/c/x",
+            "README",
+        ] {
+            let alone: Vec<usize> = (0..lists.len())
+                .filter(|&i| lists[i].covers(file))
+                .collect();
+            assert_eq!(covering.lists_covering(file, &mut scratch), alone, "{file}");
+        }
     }
 }

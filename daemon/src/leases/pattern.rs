@@ -15,7 +15,7 @@
 //! segment (`a**b` — ambiguous, write `a*b`), nested or unbalanced braces or brackets, `/`
 //! inside a bracket, and patterns longer than [`MAX_PATTERN_CHARS`].
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{Glob, GlobBuilder, GlobMatcher};
 
 /// Longest pattern accepted, in characters.
 pub(crate) const MAX_PATTERN_CHARS: usize = 1024;
@@ -49,6 +49,8 @@ pub(crate) struct Pattern {
     pub text: String,
     /// Each brace alternative, tokenized.
     pub alternatives: Vec<Vec<Token>>,
+    /// The compiled glob, for sets of patterns ([`crate::leases::Covering`]).
+    pub glob: Glob,
     matcher: GlobMatcher,
 }
 
@@ -75,15 +77,16 @@ impl Pattern {
             .iter()
             .map(|alt| tokenize(alt))
             .collect::<Result<Vec<_>, _>>()?;
-        let matcher = GlobBuilder::new(&text)
+        let glob = GlobBuilder::new(&text)
             .literal_separator(true)
             .backslash_escape(true)
             .build()
-            .map_err(|e| format!("not a valid glob: {}", e.kind()))?
-            .compile_matcher();
+            .map_err(|e| format!("not a valid glob: {}", e.kind()))?;
+        let matcher = glob.compile_matcher();
         Ok(Pattern {
             text,
             alternatives,
+            glob,
             matcher,
         })
     }

@@ -70,14 +70,27 @@ pub(crate) fn exclusive_over_files(
     me: &str,
     now: i64,
 ) -> Result<Vec<Value>, Failure> {
+    let held = leases::exclusive_of_others(tx, me, now)?;
+    if held.is_empty() {
+        return Ok(Vec::new());
+    }
+    let lists: Vec<Patterns> = held.iter().map(LeaseRow::patterns).collect();
+    let Some(covering) = crate::leases::Covering::new(&lists) else {
+        return Ok(Vec::new());
+    };
+    let mut covered: Vec<Vec<&String>> = vec![Vec::new(); held.len()];
+    let mut scratch = Vec::new();
+    for file in files {
+        for i in covering.lists_covering(file, &mut scratch) {
+            covered[i].push(file);
+        }
+    }
     let mut out = Vec::new();
-    for lease in leases::exclusive_of_others(tx, me, now)? {
-        let patterns = lease.patterns();
-        let covered: Vec<&String> = files.iter().filter(|f| patterns.covers(f)).collect();
+    for (lease, covered) in held.iter().zip(covered) {
         if covered.is_empty() {
             continue;
         }
-        let mut item = lease_json(&lease, now);
+        let mut item = lease_json(lease, now);
         item["files"] = json!(covered.iter().take(MAX_LISTED_FILES).collect::<Vec<_>>());
         item["fileCount"] = json!(covered.len());
         out.push(item);
