@@ -127,7 +127,10 @@ impl Cluster {
 
     /// Stops the server (fast shutdown: connections are closed).
     pub fn stop(&self) {
-        let out = self.run("pg_ctl", &["-D", path(&self.data()), "-m", "fast", "-w", "stop"]);
+        let out = self.run(
+            "pg_ctl",
+            &["-D", path(&self.data()), "-m", "fast", "-w", "stop"],
+        );
         assert!(out.status.success(), "pg_ctl stop: {}", text(&out));
     }
 
@@ -140,7 +143,16 @@ impl Cluster {
         let log = self.dir.path().join("server.log");
         let out = self.run(
             "pg_ctl",
-            &["-D", path(&self.data()), "-l", path(&log), "-w", "-t", "60", "start"],
+            &[
+                "-D",
+                path(&self.data()),
+                "-l",
+                path(&log),
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ],
         );
         assert!(
             out.status.success(),
@@ -151,7 +163,10 @@ impl Cluster {
         // pg_ctl -w returns once the server accepts connections; check the socket too.
         let deadline = Instant::now() + Duration::from_secs(30);
         while !self.socket_dir().join(".s.PGSQL.5432").exists() {
-            assert!(Instant::now() < deadline, "the server's socket never appeared");
+            assert!(
+                Instant::now() < deadline,
+                "the server's socket never appeared"
+            );
             std::thread::sleep(Duration::from_millis(10));
         }
     }
@@ -209,11 +224,25 @@ mod tests {
         let psql = |sql: &str| {
             c.run(
                 "psql",
-                &["-h", path(&c.socket_dir()), "-U", "postgres", "-d", "wit_test", "-tAc", sql],
+                &[
+                    "-h",
+                    path(&c.socket_dir()),
+                    "-U",
+                    "postgres",
+                    "-d",
+                    "wit_test",
+                    "-tAc",
+                    sql,
+                ],
             )
         };
         let out = psql("SELECT 40 + 2");
-        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "42", "{}", text(&out));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            "42",
+            "{}",
+            text(&out)
+        );
         c.stop();
         assert!(!psql("SELECT 1").status.success(), "stopped");
         c.restart();

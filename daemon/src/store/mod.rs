@@ -17,8 +17,12 @@ mod first_impl;
 pub(crate) mod intents;
 pub(crate) mod leases;
 pub(crate) mod locks;
+#[allow(dead_code)] // Wired in with the PostgreSQL store (issue 13, in progress).
+pub(crate) mod pg;
 mod schema;
 pub(crate) mod sessions;
+#[allow(dead_code)] // Wired in with the PostgreSQL store (issue 13, in progress).
+pub(crate) mod target;
 
 use std::path::Path;
 use std::sync::Mutex;

@@ -1,0 +1,189 @@
+//! Which store a daemon uses, and how it is shown.
+//!
+//! SQLite (`.wit/state.db`, shared by the worktrees of one checkout) is the default. A
+//! PostgreSQL store is named by a URL, which comes from the user — `WIT_STORE_URL` in the
+//! daemon's environment — never from a committed file alone: a `wit.toml` that names a
+//! store would let a hostile repository send your intents and staged signatures wherever
+//! it likes, so its `[store] url` is honoured only once `wit trust` has pinned that file
+//! (decided here; the trust check is the caller's). Credentials never leave this module
+//! in anything shown: logs, `wit status` and `daemon.status` get [`shown`], the host and
+//! database only.
+//!
+//! A **project key** says which repository's state a daemon shares, so that one database
+//! serves many repositories: `[store] project` of `wit.toml`, else derived from the git
+//! remote `origin` (scheme, credentials, port and a trailing `.git` dropped, lower-cased:
+//! `git@github.com:acme/api.git` and `https://user:tok@github.com/Acme/api` are both
+//! `github.com/acme/api`), else the repository's directory name.
+
+/// Where a daemon keeps its state.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) enum StoreTarget {
+    /// `.wit/state.db`.
+    Sqlite,
+    /// A PostgreSQL database.
+    Postgres {
+        /// The connection URL as given (may hold a password: never shown).
+        url: String,
+        /// The project whose state this daemon shares.
+        project: String,
+    },
+}
+
+impl std::fmt::Debug for StoreTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreTarget::Sqlite => f.write_str("Sqlite"),
+            StoreTarget::Postgres { url, project } => f
+                .debug_struct("Postgres")
+                .field("at", &shown(url))
+                .field("project", project)
+                .finish(),
+        }
+    }
+}
+
+/// The host (and port) and database of a PostgreSQL URL or key-value connection string,
+/// with user and password left out: `db.internal:5432/wit`.
+pub(crate) fn shown(url: &str) -> String {
+    let url = url.trim();
+    if let Some(rest) = url
+        .strip_prefix("postgresql://")
+        .or_else(|| url.strip_prefix("postgres://"))
+    {
+        let (main, query) = rest.split_once('?').unwrap_or((rest, ""));
+        let after_user = main.rsplit_once('@').map_or(main, |(_, h)| h);
+        let (hosts, db) = after_user.split_once('/').unwrap_or((after_user, ""));
+        let host = if hosts.is_empty() {
+            // `postgresql:///db?host=/run/postgresql`: the socket directory.
+            query
+                .split('&')
+                .find_map(|kv| kv.strip_prefix("host="))
+                .unwrap_or("localhost")
+                .to_owned()
+        } else {
+            hosts.to_owned()
+        };
+        return format!("{host}/{db}");
+    }
+    // Key-value form: `host=… port=… dbname=… user=… password=…`.
+    let mut host = "localhost".to_owned();
+    let mut port = None;
+    let mut db = String::new();
+    for pair in url.split_whitespace() {
+        match pair.split_once('=') {
+            Some(("host", v)) => host = v.to_owned(),
+            Some(("port", v)) => port = Some(v.to_owned()),
+            Some(("dbname", v)) => db = v.to_owned(),
+            _ => {}
+        }
+    }
+    match port {
+        Some(p) => format!("{host}:{p}/{db}"),
+        None => format!("{host}/{db}"),
+    }
+}
+
+/// The project key from `[store] project`, else the `origin` remote, else `dir_name`.
+pub(crate) fn project_key(explicit: Option<&str>, remote: Option<&str>, dir_name: &str) -> String {
+    if let Some(p) = explicit.map(str::trim).filter(|p| !p.is_empty()) {
+        return p.to_owned();
+    }
+    if let Some(key) = remote.and_then(normalize_remote) {
+        return key;
+    }
+    dir_name.to_owned()
+}
+
+/// `host/path` of a git remote URL, without scheme, credentials, port, `.git`, case.
+fn normalize_remote(remote: &str) -> Option<String> {
+    let r = remote.trim();
+    let rest = match r.split_once("://") {
+        Some((_, rest)) => rest.to_owned(),
+        // scp-like `git@host:path`.
+        None => match r.split_once(':') {
+            Some((host, path)) if !host.contains('/') => format!("{host}/{path}"),
+            _ => return None,
+        },
+    };
+    let rest = rest.rsplit_once('@').map_or(rest.as_str(), |(_, h)| h);
+    let (host, path) = rest.split_once('/')?;
+    let host = host.split(':').next().unwrap_or(host);
+    let path = path.trim_end_matches('/');
+    let path = path.strip_suffix(".git").unwrap_or(path);
+    if host.is_empty() || path.is_empty() {
+        return None;
+    }
+    Some(format!("{host}/{path}").to_lowercase())
+}
+
+/// The PostgreSQL schema holding one project's tables: `wit_` and 16 hex digits of the
+/// key's SHA-256 (any key, however long or odd, is a valid identifier).
+pub(crate) fn schema_name(project: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(project.as_bytes());
+    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    format!("wit_{hex}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_are_never_shown() {
+        for (url, expected) in [
+            (
+                "postgresql://wit:s3cret@db.internal:5432/wit",
+                "db.internal:5432/wit",
+            ),
+            ("postgres://wit@db/wit?sslmode=require", "db/wit"),
+            ("postgresql://postgres@/wit?host=/tmp/pg", "/tmp/pg/wit"),
+            (
+                "host=/tmp/pg user=postgres password=hunter2 dbname=wit",
+                "/tmp/pg/wit",
+            ),
+            ("host=db port=6432 dbname=wit password=x", "db:6432/wit"),
+        ] {
+            let s = shown(url);
+            assert_eq!(s, expected, "{url}");
+            assert!(!s.contains("s3cret") && !s.contains("hunter2"));
+            assert!(
+                !format!(
+                    "{:?}",
+                    StoreTarget::Postgres {
+                        url: url.into(),
+                        project: "p".into()
+                    }
+                )
+                .contains("s3cret")
+            );
+        }
+    }
+
+    #[test]
+    fn every_spelling_of_one_remote_is_one_project() {
+        for remote in [
+            "git@github.com:acme/api.git",
+            "https://github.com/acme/api.git",
+            "https://user:token@github.com/Acme/API",
+            "ssh://git@github.com:22/acme/api.git/",
+        ] {
+            assert_eq!(
+                project_key(None, Some(remote), "x"),
+                "github.com/acme/api",
+                "{remote}"
+            );
+        }
+        assert_eq!(
+            project_key(Some(" billing "), Some("git@h:a/b"), "x"),
+            "billing"
+        );
+        assert_eq!(project_key(None, None, "checkout"), "checkout");
+        assert_eq!(
+            project_key(None, Some("/srv/git/api.git"), "checkout"),
+            "checkout"
+        );
+        assert_eq!(schema_name("github.com/acme/api").len(), "wit_".len() + 16);
+        assert_ne!(schema_name("a"), schema_name("b"));
+    }
+}
