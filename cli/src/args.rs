@@ -169,6 +169,10 @@ pub enum Command {
     #[command(subcommand)]
     Daemon(DaemonCmd),
 
+    /// The coordination store: where locks, intents, leases and contracts live.
+    #[command(subcommand)]
+    Store(StoreCmd),
+
     /// List the analyzers in use (built-in and plugins from wit.toml), the plugins that
     /// were not loaded and why, and whether wit.toml was accepted.
     #[command(after_help = "Example:\n  wit analyzers\n  wit analyzers --json")]
@@ -634,6 +638,14 @@ pub enum DaemonCmd {
     /// One line: pid, socket, uptime, counts, analyzers. Does not start the daemon
     /// (exit 4 when it is not running).
     #[command(after_help = "Example:\n  wit daemon status")]
+    Status,
+}
+
+/// `wit store …`.
+#[derive(Subcommand, Debug)]
+pub enum StoreCmd {
+    /// Backend, database, reachability, schema version and one round trip's latency.
+    #[command(after_help = "Example:\n  wit store status\n  wit store status --json")]
     Status,
 }
 

@@ -286,3 +286,23 @@ fn a_worktrees_own_old_state_is_reported_and_not_used() {
     // The lock went to the shared state: the main worktree sees it.
     main.wit(B, &["lock", "a.ts:f"]).code(3);
 }
+
+#[test]
+fn wit_store_status_names_the_shared_database_and_its_schema() {
+    let (main, wt) = setup();
+    let s = wt.wit(None, &["store", "status", "--json"]).ok().json();
+    assert_eq!(s["backend"], "sqlite");
+    assert_eq!(
+        s["database"],
+        main.path().join(".wit/state.db").to_str().unwrap()
+    );
+    assert_eq!(s["sharedWith"], main.path().to_str().unwrap());
+    assert_eq!(s["reachable"], true);
+    assert!(s["schemaVersion"].as_i64().unwrap() >= 9, "{s}");
+    let human = main.wit(None, &["store", "status"]).ok().stdout;
+    assert!(human.starts_with("sqlite store at "), "{human}");
+    assert!(
+        !human.contains("shared with"),
+        "the main worktree's own: {human}"
+    );
+}

@@ -171,3 +171,24 @@ fn failed_json(state: &AppState) -> Value {
         })
         .collect()
 }
+
+/// `store.status` (extension) → `{backend, database, sharedWith, schemaVersion,
+/// latencyUs}`: which store this daemon uses and how fast one round trip to it is (a
+/// read of the schema version on the blocking pool, timed there).
+pub(crate) async fn store_status(state: &AppState) -> Result<Value, Failure> {
+    let (version, micros) = state
+        .read(|conn| {
+            let started = std::time::Instant::now();
+            let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+            Ok((version, started.elapsed().as_micros() as u64))
+        })
+        .await?;
+    Ok(json!({
+        "backend": "sqlite",
+        "database": state.placement.state.database().display().to_string(),
+        "sharedWith": state.placement.main_worktree.as_ref().map(|p| p.display().to_string()),
+        "reachable": true,
+        "schemaVersion": version,
+        "latencyUs": micros,
+    }))
+}
