@@ -32,6 +32,9 @@ use crate::state::AppState;
 /// daemon goes on serving everyone else.
 pub const BODY_LIMIT_BYTES: usize = 16 * 1024 * 1024;
 
+/// From this size on, a request body is parsed on the blocking pool.
+const LARGE_BODY_BYTES: usize = 256 * 1024;
+
 /// How long in-flight requests get to finish at shutdown.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(3);
 
@@ -174,7 +177,20 @@ async fn handle(
         }
     };
 
-    let call = match envelope::check(&body) {
+    // Parsing a large body (a declare of 50,000 files is a few MiB) takes milliseconds:
+    // done on the blocking pool, so that no other client waits for it.
+    let checked = if body.len() > LARGE_BODY_BYTES {
+        match tokio::task::spawn_blocking(move || envelope::check(&body)).await {
+            Ok(checked) => checked,
+            Err(e) => {
+                let resp = error_response(None, Failure::from_join(e).0);
+                return Ok(json_response(StatusCode::OK, &resp));
+            }
+        }
+    } else {
+        envelope::check(&body)
+    };
+    let call = match checked {
         Ok(call) => call,
         Err(rejection) => return Ok(json_response(rejection.status, &rejection.body)),
     };

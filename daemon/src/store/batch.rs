@@ -11,7 +11,9 @@
 //!
 //! The writer runs on the async thread when SQLite's write lock is free (the jobs are a
 //! few indexed statements); when another process holds the lock, the batch waits on the
-//! blocking pool instead, so the runtime never blocks on a contended lock.
+//! blocking pool instead, so the runtime never blocks on a contended lock. A batch with a
+//! heavy job (a declare of thousands of files: tens of milliseconds of inserts) always
+//! runs on the blocking pool, so that it never holds up a `ping` or a read.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,25 +37,35 @@ pub(crate) struct Batcher {
     queue: Mutex<Vec<Job>>,
     ready: Notify,
     started: AtomicBool,
+    /// Whether a queued job is heavy (many rows): its batch then runs on the blocking pool
+    /// even when the write lock is free, so that the async thread stays free for everyone.
+    heavy: AtomicBool,
 }
 
 impl Batcher {
-    /// Queues `job`, starting the writer task on first use (call from the runtime).
-    pub(crate) fn submit(store: &Arc<Store>, job: Job) {
+    /// Queues `job`, starting the writer task on first use (call from the runtime or the
+    /// blocking pool). A `heavy` job (thousands of rows) runs with its batch on the
+    /// blocking pool.
+    pub(crate) fn submit(store: &Arc<Store>, job: Job, heavy: bool) {
         let batcher = &store.batcher;
-        batcher
-            .queue
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(job);
+        {
+            let mut queue = batcher.queue.lock().unwrap_or_else(|p| p.into_inner());
+            queue.push(job);
+            if heavy {
+                batcher.heavy.store(true, Ordering::Release);
+            }
+        }
         if !batcher.started.swap(true, Ordering::AcqRel) {
             tokio::spawn(writer(store.clone()));
         }
         batcher.ready.notify_one();
     }
 
-    fn take(&self) -> Vec<Job> {
-        std::mem::take(&mut *self.queue.lock().unwrap_or_else(|p| p.into_inner()))
+    /// The queued jobs, and whether one of them is heavy.
+    fn take(&self) -> (Vec<Job>, bool) {
+        let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        let heavy = self.heavy.swap(false, Ordering::AcqRel);
+        (std::mem::take(&mut *queue), heavy)
     }
 }
 
@@ -63,11 +75,16 @@ async fn writer(store: Arc<Store>) {
         store.batcher.ready.notified().await;
         // Let the connections that are ready right now queue their writes too.
         tokio::task::yield_now().await;
-        let jobs = store.batcher.take();
+        let (jobs, heavy) = store.batcher.take();
         if jobs.is_empty() {
             continue;
         }
-        if let Err(jobs) = store.try_run_batch(jobs) {
+        let inline = if heavy {
+            Err(jobs)
+        } else {
+            store.try_run_batch(jobs)
+        };
+        if let Err(jobs) = inline {
             let store = store.clone();
             // A panic here cannot happen (jobs are caught), and a cancelled task drops
             // the jobs, whose callers then see a cancelled request.
