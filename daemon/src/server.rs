@@ -1,4 +1,5 @@
-//! The socket server: HTTP/1.1 with keep-alive over the Unix socket, `POST /rpc` only.
+//! The socket server: HTTP/1.1 with keep-alive over the Unix socket, `POST /rpc` and the
+//! event stream `GET /events` (see `sse`).
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -8,7 +9,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use http_body_util::{BodyExt, Either, Full, LengthLimitError, Limited};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, HeaderValue};
 use hyper::server::conn::http1;
@@ -24,6 +25,7 @@ use wit_core::protocol::{ErrorCode, RpcError};
 use crate::envelope::{self, error_response, ok_response};
 use crate::methods::Failure;
 use crate::router;
+use crate::sse;
 use crate::state::AppState;
 
 /// Largest accepted request body: 16 MiB. A larger body is answered with HTTP 413 and a
@@ -107,7 +109,8 @@ async fn serve_connection(
     state: Arc<AppState>,
     mut stop: watch::Receiver<bool>,
 ) {
-    let service = service_fn(move |req| handle(state.clone(), req));
+    let streams_stop = stop.clone();
+    let service = service_fn(move |req| route(state.clone(), streams_stop.clone(), req));
     // No header-read timeout: in hyper it also runs while a keep-alive connection is idle,
     // and clients (agents, `wit watch`) legitimately keep a connection open between
     // requests. The socket is owner-only, so a slow client is the user's own process, and
@@ -129,6 +132,34 @@ async fn serve_connection(
     }
 }
 
+/// A response: a whole body, or the event stream of `GET /events`.
+type Reply = Response<Either<Full<Bytes>, sse::EventStream>>;
+
+/// `GET /events` (see [`sse`]); everything else is [`handle`]'s.
+async fn route(
+    state: Arc<AppState>,
+    stop: watch::Receiver<bool>,
+    req: Request<Incoming>,
+) -> Result<Reply, Infallible> {
+    if req.uri().path() != sse::PATH {
+        return handle(state, req).await.map(|r| r.map(Either::Left));
+    }
+    if req.method() != Method::GET {
+        let drained = drain(req.into_body()).await;
+        let mut resp = plain(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method not allowed: use GET /events\n",
+        );
+        resp.headers_mut()
+            .insert(ALLOW, HeaderValue::from_static("GET"));
+        return Ok(closing_unless(drained, resp).map(Either::Left));
+    }
+    Ok(match sse::parse(req.uri().query(), req.headers()) {
+        Ok(query) => sse::stream(state, query, stop).map(Either::Right),
+        Err(errors) => sse::bad_request(errors).map(Either::Left),
+    })
+}
+
 async fn handle(
     state: Arc<AppState>,
     req: Request<Incoming>,
@@ -139,7 +170,7 @@ async fn handle(
             drained,
             plain(
                 StatusCode::NOT_FOUND,
-                "not found: the wit daemon serves POST /rpc\n",
+                "not found: the wit daemon serves POST /rpc and GET /events\n",
             ),
         ));
     }
