@@ -100,7 +100,13 @@ mod tests {
             .collect();
         assert_eq!(
             params,
-            ["since", "kinds", "sessionId", "keepAliveMs", "Last-Event-ID"]
+            [
+                "since",
+                "kinds",
+                "sessionId",
+                "keepAliveMs",
+                "Last-Event-ID"
+            ]
         );
         assert_eq!(
             events["responses"]["200"]["schema"]["$ref"],
