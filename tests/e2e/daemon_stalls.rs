@@ -356,15 +356,18 @@ fn heavy_declares_hold_up_no_ping_or_lock_and_their_answers_are_right() {
     }
 
     // The answers: each declare overlaps exactly its neighbours committed before it, in
-    // commit order (intent.query lists intents in declaration order).
+    // commit order (the order of the event log; intent.query lists the same order).
     let mut c = d.client();
-    let order: Vec<String> = c
-        .ok("intent.query", json!({}))
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["sessionId"].as_str().unwrap().to_owned())
-        .collect();
+    let sessions = |list: &serde_json::Value| -> Vec<String> {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["sessionId"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let events = c.ok("events.poll", json!({"kinds": ["intent.declared"]}));
+    let order = sessions(&events["events"]);
+    assert_eq!(sessions(&c.ok("intent.query", json!({}))), order);
     assert_eq!(order.len(), 3, "{order:?}");
     let position = |k: usize| order.iter().position(|s| *s == format!("d{k}")).unwrap();
     for (k, answer) in answers.iter().enumerate() {
@@ -387,7 +390,6 @@ fn heavy_declares_hold_up_no_ping_or_lock_and_their_answers_are_right() {
         );
         assert_eq!(answer["conflicts"]["hasConflicts"], !expected.is_empty());
     }
-    let events = c.ok("events.poll", json!({"kinds": ["intent.declared"]}));
     let counts: Vec<&serde_json::Value> = events["events"]
         .as_array()
         .unwrap()

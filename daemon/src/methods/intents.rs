@@ -169,6 +169,11 @@ pub(crate) async fn declare(
     let items = state
         .write_sized(is_heavy(params), move |tx| {
             let now = now_ms();
+            // Stamped when written, so that declaration times follow the order in which
+            // intents are stored (a heavy declare is prepared while others are written).
+            let mut record = record;
+            record.declared_at = record.declared_at.max(now);
+            record.updated_at = record.declared_at;
             let me = record.session_id.as_str();
             let mut items = Vec::new();
 

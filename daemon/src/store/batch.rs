@@ -88,7 +88,7 @@ async fn writer(store: Arc<Store>) {
             let store = store.clone();
             // A panic here cannot happen (jobs are caught), and a cancelled task drops
             // the jobs, whose callers then see a cancelled request.
-            let _ = tokio::task::spawn_blocking(move || store.run_batch(jobs)).await;
+            let _ = tokio::task::spawn_blocking(move || store.run_batch(jobs, heavy)).await;
         }
     }
 }
@@ -120,13 +120,40 @@ impl Store {
     }
 
     /// Runs a batch, waiting for SQLite's write lock (blocking; call off the runtime).
-    fn run_batch(&self, jobs: Vec<Job>) {
+    ///
+    /// A `heavy` batch writes megabytes to the WAL, and SQLite's automatic checkpoint
+    /// would copy them into the database inside the commit, before anyone is answered;
+    /// so it is switched off for that commit, the jobs are answered, and the checkpoint
+    /// (passive: it never waits for readers) runs after.
+    fn run_batch(&self, jobs: Vec<Job>, heavy: bool) {
+        let set_autocheckpoint = |pages: i64| {
+            let done = self.with(|c| {
+                c.pragma_update(None, "wal_autocheckpoint", pages)
+                    .map_err(StoreError::from)
+            });
+            if let Err(e) = done {
+                tracing::warn!("setting wal_autocheckpoint: {e}");
+            }
+        };
+        if heavy {
+            set_autocheckpoint(0);
+        }
         let mut finishes = Vec::new();
         let result = self.write(|tx| {
             finishes = run_jobs(tx, jobs);
             Ok::<_, StoreError>(())
         });
         finish_all(finishes, result);
+        if heavy {
+            let checkpoint = self.with(|c| {
+                c.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+                    .map_err(StoreError::from)
+            });
+            if let Err(e) = checkpoint {
+                tracing::warn!("checkpointing after a heavy write: {e}");
+            }
+            set_autocheckpoint(super::schema::AUTOCHECKPOINT_PAGES);
+        }
     }
 }
 

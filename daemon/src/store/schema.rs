@@ -129,6 +129,10 @@ CREATE INDEX intent_files_live_by_file ON intent_files(file, live);
 "#,
 ];
 
+/// SQLite's automatic checkpoint threshold (its default), restored after a heavy write
+/// (see `store::batch`).
+pub(crate) const AUTOCHECKPOINT_PAGES: i64 = 1000;
+
 /// The schema version this build writes.
 pub(crate) const CURRENT_VERSION: i64 = MIGRATIONS.len() as i64;
 
