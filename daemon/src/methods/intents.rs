@@ -35,6 +35,14 @@ pub(crate) async fn declare_any(
     if !is_heavy(&params) {
         return declare(&state, &params).await;
     }
+    // A heavy declare holds its blocking thread while it waits for its analysis and its
+    // write, which need blocking threads of their own: with every thread of the (bounded)
+    // pool held so, none would be left to finish them. Two at a time leaves room.
+    static HEAVY_AT_ONCE: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
+    let _permit = HEAVY_AT_ONCE
+        .acquire()
+        .await
+        .map_err(|_| Failure::internal("the heavy-declare semaphore is closed"))?;
     let handle = tokio::runtime::Handle::current();
     // On a blocking thread, `block_on` drives only this future; the runtime's own thread
     // keeps driving I/O and timers, and the analysis and the write it awaits.
