@@ -40,12 +40,26 @@ impl Conn {
             "jsonrpc": "2.0", "witVersion": "1", "id": self.next_id.to_string(),
             "method": method, "params": params,
         }))?;
+        self.call_body(&body)
+    }
+
+    /// The request body of `method` with `params`, serialized ahead of time (so that a
+    /// measure of a large request does not time the client's serialization).
+    pub fn body(method: &str, params: &Value) -> Result<Vec<u8>> {
+        Ok(serde_json::to_vec(&json!({
+            "jsonrpc": "2.0", "witVersion": "1", "id": "prepared",
+            "method": method, "params": params,
+        }))?)
+    }
+
+    /// Sends a prepared request body (see [`Conn::body`]) and waits for its reply.
+    pub fn call_body(&mut self, body: &[u8]) -> Result<Reply> {
         let mut req = format!(
             "POST /rpc HTTP/1.1\r\nHost: wit\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
             body.len()
         )
         .into_bytes();
-        req.extend_from_slice(&body);
+        req.extend_from_slice(body);
         self.writer.write_all(&req)?;
         let body = self.read_response()?;
         let mut v: Value = serde_json::from_slice(&body).context("response is not JSON")?;
@@ -64,6 +78,29 @@ impl Conn {
             Ok(v) => Ok(v),
             Err(e) => bail!("{method} failed: {e}"),
         }
+    }
+
+    /// Sends a request without reading its reply (for requests left waiting on purpose).
+    pub fn send(&mut self, method: &str, params: Value) -> Result<()> {
+        let body = Self::body(method, &params)?;
+        let mut req = format!(
+            "POST /rpc HTTP/1.1\r\nHost: wit\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        req.extend_from_slice(&body);
+        self.writer.write_all(&req)?;
+        Ok(())
+    }
+
+    /// The raw stream (for `GET /events`).
+    pub fn stream(&self) -> &UnixStream {
+        &self.writer
+    }
+
+    /// The buffered reader of the connection (for `GET /events`).
+    pub fn reader(&mut self) -> &mut BufReader<UnixStream> {
+        &mut self.reader
     }
 
     fn read_response(&mut self) -> Result<Vec<u8>> {

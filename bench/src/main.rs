@@ -11,6 +11,7 @@
 mod client;
 mod daemon;
 mod fixtures;
+mod liveness;
 mod scenarios;
 mod stats;
 
@@ -28,6 +29,8 @@ pub struct Options {
     pub json: Option<PathBuf>,
     /// How many times to run the whole suite (the report shows per-measure medians).
     pub repeat: usize,
+    /// Run only the liveness measures (`liveness.rs`).
+    pub only_liveness: bool,
 }
 
 fn parse_args() -> Result<Options> {
@@ -39,11 +42,13 @@ fn parse_args() -> Result<Options> {
         scale_down: 1,
         json: None,
         repeat: 1,
+        only_liveness: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--quick" => opts.scale_down = 10,
+            "--liveness" => opts.only_liveness = true,
             "--json" => opts.json = Some(args.next().context("--json needs a path")?.into()),
             "--repeat" => {
                 opts.repeat = args
@@ -56,9 +61,10 @@ fn parse_args() -> Result<Options> {
             "--wit" => opts.wit = args.next().context("--wit needs a path")?.into(),
             "-h" | "--help" => {
                 println!(
-                    "wit-bench [--quick] [--repeat N] [--json PATH] [--wit PATH]\n\n\
+                    "wit-bench [--quick] [--liveness] [--repeat N] [--json PATH] [--wit PATH]\n\n\
                      Benchmarks the real wit daemon on a generated repository.\n\
                      --quick      run a tenth of the iterations (smoke test)\n\
+                     --liveness   run only the liveness measures (heavy declares, wake-ups, idle waiters)\n\
                      --repeat N   run everything N times; report each measure's median run\n\
                      --json PATH  also write the results as JSON\n\
                      --wit PATH   the wit binary (default: next to this binary)"

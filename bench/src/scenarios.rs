@@ -36,7 +36,7 @@ pub struct Report {
 }
 
 impl Report {
-    fn latency(&mut self, name: &str, s: &Samples, target: &str) {
+    pub(crate) fn latency(&mut self, name: &str, s: &Samples, target: &str) {
         self.rows.push(Row {
             name: name.into(),
             value: format!(
@@ -51,7 +51,7 @@ impl Report {
         });
     }
 
-    fn value(&mut self, name: &str, value: String, target: &str, json: Value, key: f64) {
+    pub(crate) fn value(&mut self, name: &str, value: String, target: &str, json: Value, key: f64) {
         self.rows.push(Row {
             name: name.into(),
             value,
@@ -160,6 +160,10 @@ fn mib(kib: u64) -> f64 {
 pub fn run_all(opts: &Options) -> Result<Report> {
     let n = |full: usize| (full / opts.scale_down).max(10);
     let mut report = Report::default();
+    if opts.only_liveness {
+        crate::liveness::run_all(opts, &mut report, n(500))?;
+        return Ok(report);
+    }
     let dir = tempfile::tempdir()?;
     let root = dir.path().canonicalize()?;
     setup_repo(&root)?;
@@ -313,6 +317,9 @@ pub fn run_all(opts: &Options) -> Result<Report> {
 
     scale(&daemon, &mut c, &mut report, n(10_000), warm_declare)?;
     soak(&daemon, &mut report, n(100_000))?;
+    drop(c);
+    drop(daemon);
+    crate::liveness::run_all(opts, &mut report, n(500))?;
     Ok(report)
 }
 

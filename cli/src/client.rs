@@ -201,3 +201,135 @@ impl Client {
         }
     }
 }
+
+/// An open `GET /events` stream (server-sent events): the events as `events.poll`
+/// returns them, one at a time. It keeps its connection to itself.
+pub struct EventStream {
+    body: hyper::body::Incoming,
+    pending: String,
+    /// Held so the connection lives as long as the stream.
+    _client: Client,
+}
+
+impl Client {
+    /// Opens `GET /events?<query>` on this connection (which the stream then owns).
+    /// `Ok(None)`: the daemon has no event stream (an older one answers 404), so the
+    /// caller falls back to `events.poll`. The query's values must be percent-encoded
+    /// ([`query_value`]).
+    pub async fn events_stream(mut self, query: &str) -> Result<Option<EventStream>, CallError> {
+        let req = hyper::Request::get(format!("/events?{query}"))
+            .header(hyper::header::HOST, "wit")
+            .header(hyper::header::ACCEPT, "text/event-stream")
+            .body(Full::new(Bytes::new()))
+            .map_err(|e| CallError::Transport(e.to_string()))?;
+        let open = async {
+            self.sender
+                .ready()
+                .await
+                .map_err(|e| CallError::Transport(format!("connection to the daemon lost: {e}")))?;
+            self.sender
+                .send_request(req)
+                .await
+                .map_err(|e| CallError::Transport(format!("request to the daemon failed: {e}")))
+        };
+        let resp = tokio::time::timeout(self.timeout, open)
+            .await
+            .map_err(|_| CallError::Timeout)??;
+        match resp.status() {
+            hyper::StatusCode::OK => Ok(Some(EventStream {
+                body: resp.into_body(),
+                pending: String::new(),
+                _client: self,
+            })),
+            hyper::StatusCode::NOT_FOUND => Ok(None),
+            status => {
+                let bytes = resp
+                    .into_body()
+                    .collect()
+                    .await
+                    .map(|b| b.to_bytes())
+                    .unwrap_or_default();
+                Err(CallError::Transport(format!(
+                    "GET /events: HTTP {status}: {}",
+                    String::from_utf8_lossy(&bytes).trim()
+                )))
+            }
+        }
+    }
+}
+
+impl EventStream {
+    /// The next event (keep-alive comments skipped); `Ok(None)` when the stream ended (the
+    /// daemon stopped). Cancel-safe: what was read stays buffered for the next call.
+    pub async fn next_event(&mut self) -> Result<Option<Value>, CallError> {
+        loop {
+            while let Some(end) = self.pending.find("\n\n") {
+                let block: String = self.pending.drain(..end + 2).collect();
+                let data: Vec<&str> = block
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("data:"))
+                    .map(|d| d.strip_prefix(' ').unwrap_or(d))
+                    .collect();
+                if data.is_empty() {
+                    continue;
+                }
+                return serde_json::from_str(&data.join("\n"))
+                    .map(Some)
+                    .map_err(|e| CallError::Transport(format!("an event is not JSON: {e}")));
+            }
+            match self.body.frame().await {
+                None => return Ok(None),
+                Some(Err(e)) => {
+                    return Err(CallError::Transport(format!("the event stream broke: {e}")));
+                }
+                Some(Ok(frame)) => {
+                    if let Ok(data) = frame.into_data() {
+                        self.pending.push_str(&String::from_utf8_lossy(&data));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `value` percent-encoded for a query string (everything but `A-Za-z0-9-._~`).
+pub fn query_value(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The query of `GET /events` for `since`, `kinds` (none: all) and `session`.
+pub fn events_query(since: i64, kinds: &[String], session: Option<&str>) -> String {
+    let mut q = format!("since={since}");
+    if !kinds.is_empty() {
+        let kinds: Vec<String> = kinds.iter().map(|k| query_value(k)).collect();
+        q.push_str(&format!("&kinds={}", kinds.join(",")));
+    }
+    if let Some(s) = session {
+        q.push_str(&format!("&sessionId={}", query_value(s)));
+    }
+    q
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{events_query, query_value};
+
+    #[test]
+    fn query_values_are_percent_encoded() {
+        assert_eq!(query_value("lock.acquired"), "lock.acquired");
+        assert_eq!(query_value("a b+c,d/é"), "a%20b%2Bc%2Cd%2F%C3%A9");
+        assert_eq!(events_query(3, &[], None), "since=3");
+        assert_eq!(
+            events_query(0, &["lock.acquired".into(), "x y".into()], Some("s&1")),
+            "since=0&kinds=lock.acquired,x%20y&sessionId=s%261"
+        );
+    }
+}

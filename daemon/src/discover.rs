@@ -9,8 +9,9 @@ pub const OPENRPC_JSON: &str = include_str!("../../openrpc.json");
 pub const OPENRPC_EXTENSIONS_JSON: &str = include_str!("../../openrpc.extensions.json");
 
 /// The v1 document with the extension methods appended, their schemas added to
-/// `components.schemas` (v1's own are never replaced), and the extensions' notes on v1
-/// methods under `x-extends`. `Null` only if an embedded document does not parse, which
+/// `components.schemas` (v1's own are never replaced), the extensions' notes on v1
+/// methods under `x-extends`, and the HTTP endpoints beyond `POST /rpc` under
+/// `x-http-endpoints`. `Null` only if an embedded document does not parse, which
 /// the tests rule out.
 pub(crate) fn document() -> Value {
     let (Ok(mut doc), Ok(ext)) = (
@@ -38,8 +39,10 @@ pub(crate) fn document() -> Value {
             }
         }
     }
-    if let (Some(obj), Some(notes)) = (doc.as_object_mut(), ext.get("x-extends")) {
-        obj.insert("x-extends".into(), notes.clone());
+    for key in ["x-extends", "x-http-endpoints"] {
+        if let (Some(obj), Some(notes)) = (doc.as_object_mut(), ext.get(key)) {
+            obj.insert(key.into(), notes.clone());
+        }
     }
     doc
 }
@@ -83,6 +86,33 @@ mod tests {
         );
         let served: BTreeSet<String> = method_names(&document()).into_iter().collect();
         assert_eq!(served, documented, "rpc.discover serves both");
+    }
+
+    #[test]
+    fn the_http_endpoints_are_specified_and_served() {
+        let served = document();
+        let events = &served["x-http-endpoints"]["GET /events"];
+        let params: Vec<&str> = events["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            params,
+            [
+                "since",
+                "kinds",
+                "sessionId",
+                "keepAliveMs",
+                "Last-Event-ID"
+            ]
+        );
+        assert_eq!(
+            events["responses"]["200"]["schema"]["$ref"],
+            "#/components/schemas/Event"
+        );
+        assert_eq!(crate::sse::PATH, "/events");
     }
 
     #[test]

@@ -58,6 +58,7 @@ mod purge;
 mod queues;
 mod router;
 mod server;
+mod sse;
 mod state;
 mod store;
 mod worktree;

@@ -80,7 +80,7 @@ pub(crate) async fn call(
         "lock.acquire" => methods::locks::acquire(&state, &params).await,
         "lock.release" => methods::locks::release(&state, &params).await,
         "lock.query" => methods::locks::query(&state, &params).await,
-        "intent.declare" => methods::intents::declare(&state, &params).await,
+        "intent.declare" => methods::intents::declare_any(state.clone(), params).await,
         "intent.update" => methods::intents::update(&state, &params).await,
         "intent.query" => methods::intents::query(&state, &params).await,
         "intent.abandon" => methods::intents::abandon(&state, &params).await,

@@ -1,4 +1,5 @@
-//! The socket server: HTTP/1.1 with keep-alive over the Unix socket, `POST /rpc` only.
+//! The socket server: HTTP/1.1 with keep-alive over the Unix socket, `POST /rpc` and the
+//! event stream `GET /events` (see `sse`).
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -8,7 +9,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use http_body_util::{BodyExt, Either, Full, LengthLimitError, Limited};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, HeaderValue};
 use hyper::server::conn::http1;
@@ -24,6 +25,7 @@ use wit_core::protocol::{ErrorCode, RpcError};
 use crate::envelope::{self, error_response, ok_response};
 use crate::methods::Failure;
 use crate::router;
+use crate::sse;
 use crate::state::AppState;
 
 /// Largest accepted request body: 16 MiB. A larger body is answered with HTTP 413 and a
@@ -31,6 +33,9 @@ use crate::state::AppState;
 /// `{"reason": "...", "limitBytes": 16777216}`; the connection is then closed, and the
 /// daemon goes on serving everyone else.
 pub const BODY_LIMIT_BYTES: usize = 16 * 1024 * 1024;
+
+/// From this size on, a request body is parsed on the blocking pool.
+const LARGE_BODY_BYTES: usize = 256 * 1024;
 
 /// How long in-flight requests get to finish at shutdown.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(3);
@@ -104,7 +109,8 @@ async fn serve_connection(
     state: Arc<AppState>,
     mut stop: watch::Receiver<bool>,
 ) {
-    let service = service_fn(move |req| handle(state.clone(), req));
+    let streams_stop = stop.clone();
+    let service = service_fn(move |req| route(state.clone(), streams_stop.clone(), req));
     // No header-read timeout: in hyper it also runs while a keep-alive connection is idle,
     // and clients (agents, `wit watch`) legitimately keep a connection open between
     // requests. The socket is owner-only, so a slow client is the user's own process, and
@@ -126,6 +132,34 @@ async fn serve_connection(
     }
 }
 
+/// A response: a whole body, or the event stream of `GET /events`.
+type Reply = Response<Either<Full<Bytes>, sse::EventStream>>;
+
+/// `GET /events` (see [`sse`]); everything else is [`handle`]'s.
+async fn route(
+    state: Arc<AppState>,
+    stop: watch::Receiver<bool>,
+    req: Request<Incoming>,
+) -> Result<Reply, Infallible> {
+    if req.uri().path() != sse::PATH {
+        return handle(state, req).await.map(|r| r.map(Either::Left));
+    }
+    if req.method() != Method::GET {
+        let drained = drain(req.into_body()).await;
+        let mut resp = plain(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method not allowed: use GET /events\n",
+        );
+        resp.headers_mut()
+            .insert(ALLOW, HeaderValue::from_static("GET"));
+        return Ok(closing_unless(drained, resp).map(Either::Left));
+    }
+    Ok(match sse::parse(req.uri().query(), req.headers()) {
+        Ok(query) => sse::stream(state, query, stop).map(Either::Right),
+        Err(errors) => sse::bad_request(errors).map(Either::Left),
+    })
+}
+
 async fn handle(
     state: Arc<AppState>,
     req: Request<Incoming>,
@@ -136,7 +170,7 @@ async fn handle(
             drained,
             plain(
                 StatusCode::NOT_FOUND,
-                "not found: the wit daemon serves POST /rpc\n",
+                "not found: the wit daemon serves POST /rpc and GET /events\n",
             ),
         ));
     }
@@ -174,7 +208,20 @@ async fn handle(
         }
     };
 
-    let call = match envelope::check(&body) {
+    // Parsing a large body (a declare of 50,000 files is a few MiB) takes milliseconds:
+    // done on the blocking pool, so that no other client waits for it.
+    let checked = if body.len() > LARGE_BODY_BYTES {
+        match tokio::task::spawn_blocking(move || envelope::check(&body)).await {
+            Ok(checked) => checked,
+            Err(e) => {
+                let resp = error_response(None, Failure::from_join(e).0);
+                return Ok(json_response(StatusCode::OK, &resp));
+            }
+        }
+    } else {
+        envelope::check(&body)
+    };
+    let call = match checked {
         Ok(call) => call,
         Err(rejection) => return Ok(json_response(rejection.status, &rejection.body)),
     };

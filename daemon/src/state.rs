@@ -66,6 +66,16 @@ impl AppState {
         T: Send + 'static,
         F: FnOnce(&Transaction<'_>) -> Result<T, Failure> + Send + 'static,
     {
+        self.write_sized(false, f).await
+    }
+
+    /// [`AppState::write`] for a write that may be `heavy` (thousands of rows): its batch
+    /// then runs on the blocking pool, never on the async thread.
+    pub async fn write_sized<T, F>(&self, heavy: bool, f: F) -> Result<T, Failure>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction<'_>) -> Result<T, Failure> + Send + 'static,
+    {
         let (send, recv) = tokio::sync::oneshot::channel::<Result<T, Failure>>();
         let job: Job = Box::new(move |tx| {
             let result = f(tx);
@@ -78,7 +88,7 @@ impl AppState {
             });
             (ok, finish)
         });
-        Batcher::submit(&self.store, job);
+        Batcher::submit(&self.store, job, heavy);
         let result = recv
             .await
             .unwrap_or_else(|_| Err(Failure::internal("the write was cancelled")));

@@ -356,3 +356,23 @@ fn every_specified_event_kind_is_written_in_order_with_no_gap_across_a_restart()
     specified.sort();
     assert_eq!(written, specified);
 }
+
+#[test]
+fn wit_events_follow_falls_back_to_long_polls_against_a_daemon_without_the_stream() {
+    use std::io::{BufRead, BufReader};
+    let r = crate::support::cli::CliRepo::new();
+    r.private_wit_dir();
+    let _old = crate::support::stand_in::OldDaemon::serve(r.path());
+    let mut child =
+        crate::support::cli::wit_command(r.path(), Some("a"), &["events", "--follow", "--json"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = lines.next().expect("the old daemon's event").unwrap();
+    let e: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(e, *crate::support::stand_in::STAND_IN_EVENT);
+    // SAFETY: kill(2) on our own un-reaped child with a valid signal.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}

@@ -295,3 +295,107 @@ fn item6_sigterm_while_analysing_a_pathological_file_ends_the_process() {
     let d2 = Daemon::start(repo.path());
     assert!(ping(d2.socket()));
 }
+
+/// `count` files `big/f{from}.md` … in order.
+fn big_files(from: usize, count: usize) -> Vec<String> {
+    (from..from + count)
+        .map(|i| format!("big/f{i}.md"))
+        .collect()
+}
+
+#[test]
+fn heavy_declares_hold_up_no_ping_or_lock_and_their_answers_are_right() {
+    let repo = TempRepo::new();
+    let d = Daemon::start(repo.path());
+    // Six declares of 30,000 files each (more than the daemon has blocking threads):
+    // neighbours share 15,000 files, the others none. Sent at once from their own
+    // connections.
+    let declarers: Vec<_> = (0..6)
+        .map(|k| {
+            let socket = d.socket().to_owned();
+            std::thread::spawn(move || {
+                let mut c = Client::connect(&socket).expect("connect");
+                let files = big_files(k * 15_000, 30_000);
+                c.ok(
+                    "intent.declare",
+                    json!({"sessionId": format!("d{k}"), "description": format!("heavy {k}"), "files": files}),
+                )
+            })
+        })
+        .collect();
+    // Meanwhile, other clients ping and take and release locks until the declares are
+    // answered; each small request must be answered (within the client's timeouts).
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let small: Vec<_> = (0..2)
+        .map(|n| {
+            let (socket, done) = (d.socket().to_owned(), done.clone());
+            std::thread::spawn(move || {
+                let mut c = Client::connect(&socket).expect("connect");
+                let mut answered = 0u32;
+                loop {
+                    let finished = done.load(std::sync::atomic::Ordering::Acquire);
+                    assert_eq!(c.ok("ping", json!({})), "pong");
+                    let lock = json!({"symbolPath": format!("src/a.ts:f{n}_{answered}"), "sessionId": format!("p{n}")});
+                    let got = c.ok("lock.acquire", lock.clone());
+                    assert_eq!(got["symbolPath"], lock["symbolPath"], "{got}");
+                    assert_eq!(c.ok("lock.release", lock), json!({"released": true}));
+                    answered += 1;
+                    if finished && answered >= 5 {
+                        return answered;
+                    }
+                }
+            })
+        })
+        .collect();
+    let answers: Vec<serde_json::Value> = declarers
+        .into_iter()
+        .map(|t| t.join().expect("the declare was answered"))
+        .collect();
+    done.store(true, std::sync::atomic::Ordering::Release);
+    for t in small {
+        assert!(t.join().expect("the small requests were answered") >= 5);
+    }
+
+    // The answers: each declare overlaps exactly its neighbours committed before it, in
+    // commit order (the order of the event log; intent.query lists the same order).
+    let mut c = d.client();
+    let sessions = |list: &serde_json::Value| -> Vec<String> {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["sessionId"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let events = c.ok("events.poll", json!({"kinds": ["intent.declared"]}));
+    let order = sessions(&events["events"]);
+    assert_eq!(sessions(&c.ok("intent.query", json!({}))), order);
+    assert_eq!(order.len(), 6, "{order:?}");
+    let position = |k: usize| order.iter().position(|s| *s == format!("d{k}")).unwrap();
+    for (k, answer) in answers.iter().enumerate() {
+        let expected: Vec<serde_json::Value> = order
+            .iter()
+            .filter(|s| {
+                let other: usize = s[1..].parse().unwrap();
+                other.abs_diff(k) == 1 && position(other) < position(k)
+            })
+            .map(|s| {
+                let other = &answers[s[1..].parse::<usize>().unwrap()];
+                json!({"type": "INTENT_OVERLAP", "overlappingIntentId": other["intentId"],
+                       "overlappingSessionId": s, "description": format!("heavy {}", &s[1..])})
+            })
+            .collect();
+        assert_eq!(
+            answer["conflicts"]["items"],
+            json!(expected),
+            "d{k}: {answer}"
+        );
+        assert_eq!(answer["conflicts"]["hasConflicts"], !expected.is_empty());
+    }
+    let counts: Vec<&serde_json::Value> = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| &e["data"]["fileCount"])
+        .collect();
+    assert_eq!(counts, [&json!(30_000); 6]);
+}

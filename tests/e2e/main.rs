@@ -16,6 +16,7 @@ mod cli_watch;
 mod daemon_analysis_cache;
 mod daemon_contracts;
 mod daemon_envelope;
+mod daemon_event_stream;
 mod daemon_events;
 mod daemon_graph;
 mod daemon_intents;

@@ -1,10 +1,13 @@
-//! `wit events`: the daemon's event log (`events.poll`), once or followed.
+//! `wit events`: the daemon's event log (`events.poll`), once or followed (through the
+//! daemon's event stream `GET /events`, or by long polls against an older daemon).
 
 use std::io::Write;
 
 use serde_json::{Value, json};
 use tokio::signal::unix::{SignalKind, signal};
 
+use crate::autostart;
+use crate::client::events_query;
 use crate::context::{Ctx, call};
 use crate::exit::{CmdResult, Failure};
 use crate::output::{local_clock, print_json, shown};
@@ -73,6 +76,33 @@ pub async fn run(
     }
     let mut sigint = signal(SignalKind::interrupt()).map_err(Failure::other)?;
     let mut sigterm = signal(SignalKind::terminate()).map_err(Failure::other)?;
+    // The daemon's event stream (GET /events): each event as soon as it is committed, on
+    // one connection. It ends when the daemon stops; the long-poll loop below then takes
+    // over from the last event shown (and reports the daemon gone, as it always did). A
+    // daemon without the stream (an older one) is long-polled from the start.
+    let query = events_query(since as i64, &kinds, session.as_deref());
+    let stream = match autostart::connect_existing(&ctx.repo, autostart::CALL_TIMEOUT).await {
+        Ok(c) => c.events_stream(&query).await.ok().flatten(),
+        Err(_) => None,
+    };
+    if let Some(mut stream) = stream {
+        loop {
+            let next = tokio::select! {
+                next = stream.next_event() => next,
+                _ = sigint.recv() => return Ok(()),
+                _ = sigterm.recv() => return Ok(()),
+            };
+            let Ok(Some(e)) = next else { break };
+            if let Some(seq) = e["seq"].as_i64() {
+                params["since"] = json!(seq);
+            }
+            let text = if ctx.json { e.to_string() } else { line(&e) };
+            let mut out = std::io::stdout().lock();
+            if writeln!(out, "{text}").is_err() || out.flush().is_err() {
+                return Ok(());
+            }
+        }
+    }
     params["timeoutMs"] = json!(FOLLOW_WAIT_MS);
     client.set_timeout(std::time::Duration::from_millis(FOLLOW_WAIT_MS + 10_000));
     loop {

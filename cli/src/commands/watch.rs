@@ -1,7 +1,8 @@
 //! `wit watch`: a live view, redrawn when the state changes.
 //!
-//! The protocol has no subscriptions, so the view polls; it redraws when what it shows
-//! changes (and every few seconds on a terminal, so that "time left" stays true). On a
+//! The view follows the daemon's event stream (`GET /events`; long polls of `events.poll`
+//! against an older daemon, plain polling against one older still); it redraws when what
+//! it shows changes (and every few seconds on a terminal, so that "time left" stays true). On a
 //! terminal it uses the alternate screen and hides the cursor; a guard restores both on
 //! every way out (Ctrl-C, SIGTERM, errors, panics). The frame is fitted to the terminal
 //! (header kept, rows shared between the sections, "… N more" for the rest, lines cut to
@@ -15,6 +16,7 @@ use serde_json::json;
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::autostart;
+use crate::client::EventStream;
 use crate::commands::status::{Snapshot, render_fit, snapshot};
 use crate::context::Ctx;
 use crate::exit::{CmdResult, Failure};
@@ -162,18 +164,57 @@ fn changes(before: &Snapshot, after: &Snapshot) -> Vec<String> {
     out
 }
 
-/// Resolves at the next change the daemon's event log records after `since` (updating
-/// it), or after `wait`; sleeps `interval` when the daemon has no event log (`since` is
-/// `None`) or is unreachable.
+/// Where the view is in the daemon's event log, and how it hears of changes.
+struct Follow {
+    /// The last seq seen; `None`: the daemon has no event log (an older one).
+    since: Option<i64>,
+    /// The open event stream (`GET /events`), when there is one.
+    stream: Option<EventStream>,
+    /// The daemon answered that it has no event stream: long polls instead.
+    no_stream: bool,
+}
+
+/// Resolves at the next change the daemon's event log records after `follow.since`
+/// (updating it), or after `wait`; sleeps `interval` when the daemon has no event log or is
+/// unreachable. Changes come from the event stream, opened once and kept; a daemon
+/// without it is long-polled (`events.poll`).
 async fn wait_for_change(
     repo: &crate::root::Repo,
-    since: &mut Option<i64>,
+    follow: &mut Follow,
     connected: bool,
     interval: Duration,
     wait: Duration,
 ) {
-    if !connected {
+    let Some(from) = follow.since.filter(|_| connected) else {
+        follow.stream = None;
         tokio::time::sleep(interval).await;
+        return;
+    };
+    if follow.stream.is_none() && !follow.no_stream {
+        let Ok(client) = autostart::connect_existing(repo, autostart::CALL_TIMEOUT).await else {
+            tokio::time::sleep(interval).await;
+            return;
+        };
+        match client.events_stream(&format!("since={from}")).await {
+            Ok(Some(stream)) => follow.stream = Some(stream),
+            Ok(None) => follow.no_stream = true,
+            Err(_) => {
+                tokio::time::sleep(interval).await;
+                return;
+            }
+        }
+    }
+    if let Some(stream) = follow.stream.as_mut() {
+        match tokio::time::timeout(wait, stream.next_event()).await {
+            // Nothing within `wait`: the caller redraws for the clock.
+            Err(_) => {}
+            Ok(Ok(Some(e))) => follow.since = e["seq"].as_i64().or(follow.since),
+            // The stream ended (the daemon stopped) or broke: reopened next time.
+            Ok(_) => {
+                follow.stream = None;
+                tokio::time::sleep(interval).await;
+            }
+        }
         return;
     }
     let Ok(mut client) = autostart::connect_existing(repo, wait + Duration::from_secs(10)).await
@@ -181,13 +222,9 @@ async fn wait_for_change(
         tokio::time::sleep(interval).await;
         return;
     };
-    let Some(from) = *since else {
-        tokio::time::sleep(interval).await;
-        return;
-    };
     let params = json!({"since": from, "timeoutMs": wait.as_millis() as u64});
     match client.call_value("events.poll", params).await {
-        Ok(r) => *since = r["next"].as_i64().or(Some(from)),
+        Ok(r) => follow.since = r["next"].as_i64().or(Some(from)),
         Err(_) => tokio::time::sleep(interval).await,
     }
 }
@@ -208,11 +245,16 @@ pub async fn run(ctx: &Ctx, interval_ms: u64) -> CmdResult {
     let mut connected = true;
     // The end of the event log before the first snapshot: every change after it wakes the
     // view. None: the daemon has no event log (an older one), so the view polls.
-    let mut since: Option<i64> = client
+    let since: Option<i64> = client
         .call_value("events.poll", json!({"since": i64::MAX}))
         .await
         .ok()
         .and_then(|r| r["last"].as_i64());
+    let mut follow = Follow {
+        since,
+        stream: None,
+        no_stream: false,
+    };
     loop {
         if !connected
             && let Ok(c) = autostart::connect_existing(&ctx.repo, autostart::CALL_TIMEOUT).await
@@ -289,16 +331,17 @@ pub async fn run(ctx: &Ctx, interval_ms: u64) -> CmdResult {
                 Err(e) => return Err(e),
             }
         }
-        // Wait for the next change: a long poll of the daemon's event log, so a change shows
-        // at once and nothing is asked while nothing happens. On a terminal the wait is
-        // capped at 5 s so that "time left" stays true; a daemon without events.poll (an
-        // older one) is polled every `--interval` instead.
+        // Wait for the next change: the daemon's event stream (or a long poll of its event
+        // log, for a daemon without the stream), so a change shows at once and nothing is
+        // asked while nothing happens. On a terminal the wait is capped at 5 s so that
+        // "time left" stays true; a daemon without events.poll (an older one) is polled
+        // every `--interval` instead.
         let wait = if tty {
             Duration::from_secs(5)
         } else {
             Duration::from_secs(60)
         };
-        let next_change = wait_for_change(&ctx.repo, &mut since, connected, interval, wait);
+        let next_change = wait_for_change(&ctx.repo, &mut follow, connected, interval, wait);
         tokio::select! {
             _ = sigint.recv() => break,
             _ = sigterm.recv() => break,

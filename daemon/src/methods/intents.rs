@@ -1,6 +1,7 @@
 //! `intent.declare`, `intent.update`, `intent.query`.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 use wit_core::protocol::{
@@ -20,6 +21,42 @@ const TARGET_STATUSES: &[&str] = &["active", "resolved", "abandoned"];
 /// How many of its files an `intent.declared` event carries (with `fileCount`, all of
 /// them): an event stays small whatever the intent's size.
 const EVENT_FILES: usize = 100;
+
+/// From how many files a declare is heavy: validated, planned and written on the blocking
+/// pool, so that its milliseconds of CPU never hold up another client's request.
+const HEAVY_FILES: usize = 2_000;
+
+/// `intent.declare` as the router calls it: a heavy one (see [`HEAVY_FILES`]) runs whole
+/// on the blocking pool (its params are dropped there too), the others inline.
+pub(crate) async fn declare_any(
+    state: Arc<AppState>,
+    params: Map<String, Value>,
+) -> Result<Value, Failure> {
+    if !is_heavy(&params) {
+        return declare(&state, &params).await;
+    }
+    // A heavy declare holds its blocking thread while it waits for its analysis and its
+    // write, which need blocking threads of their own: with every thread of the (bounded)
+    // pool held so, none would be left to finish them. Two at a time leaves room.
+    static HEAVY_AT_ONCE: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
+    let _permit = HEAVY_AT_ONCE
+        .acquire()
+        .await
+        .map_err(|_| Failure::internal("the heavy-declare semaphore is closed"))?;
+    let handle = tokio::runtime::Handle::current();
+    // On a blocking thread, `block_on` drives only this future; the runtime's own thread
+    // keeps driving I/O and timers, and the analysis and the write it awaits.
+    tokio::task::spawn_blocking(move || handle.block_on(declare(&state, &params)))
+        .await
+        .map_err(Failure::from_join)?
+}
+
+fn is_heavy(params: &Map<String, Value>) -> bool {
+    params
+        .get("files")
+        .and_then(Value::as_array)
+        .is_some_and(|files| files.len() >= HEAVY_FILES)
+}
 
 /// `intent.declare {sessionId, description, files, symbols?}` → `{intentId, conflicts}`.
 pub(crate) async fn declare(
@@ -147,8 +184,13 @@ pub(crate) async fn declare(
     let intent_id = record.intent_id.clone();
     let worktree = state.worktree_name();
     let items = state
-        .write(move |tx| {
+        .write_sized(is_heavy(params), move |tx| {
             let now = now_ms();
+            // Stamped when written, so that declaration times follow the order in which
+            // intents are stored (a heavy declare is prepared while others are written).
+            let mut record = record;
+            record.declared_at = record.declared_at.max(now);
+            record.updated_at = record.declared_at;
             let me = record.session_id.as_str();
             let mut items = Vec::new();
 

@@ -11,7 +11,9 @@
 //!
 //! The writer runs on the async thread when SQLite's write lock is free (the jobs are a
 //! few indexed statements); when another process holds the lock, the batch waits on the
-//! blocking pool instead, so the runtime never blocks on a contended lock.
+//! blocking pool instead, so the runtime never blocks on a contended lock. A batch with a
+//! heavy job (a declare of thousands of files: tens of milliseconds of inserts) always
+//! runs on the blocking pool, so that it never holds up a `ping` or a read.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,25 +37,35 @@ pub(crate) struct Batcher {
     queue: Mutex<Vec<Job>>,
     ready: Notify,
     started: AtomicBool,
+    /// Whether a queued job is heavy (many rows): its batch then runs on the blocking pool
+    /// even when the write lock is free, so that the async thread stays free for everyone.
+    heavy: AtomicBool,
 }
 
 impl Batcher {
-    /// Queues `job`, starting the writer task on first use (call from the runtime).
-    pub(crate) fn submit(store: &Arc<Store>, job: Job) {
+    /// Queues `job`, starting the writer task on first use (call from the runtime or the
+    /// blocking pool). A `heavy` job (thousands of rows) runs with its batch on the
+    /// blocking pool.
+    pub(crate) fn submit(store: &Arc<Store>, job: Job, heavy: bool) {
         let batcher = &store.batcher;
-        batcher
-            .queue
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(job);
+        {
+            let mut queue = batcher.queue.lock().unwrap_or_else(|p| p.into_inner());
+            queue.push(job);
+            if heavy {
+                batcher.heavy.store(true, Ordering::Release);
+            }
+        }
         if !batcher.started.swap(true, Ordering::AcqRel) {
             tokio::spawn(writer(store.clone()));
         }
         batcher.ready.notify_one();
     }
 
-    fn take(&self) -> Vec<Job> {
-        std::mem::take(&mut *self.queue.lock().unwrap_or_else(|p| p.into_inner()))
+    /// The queued jobs, and whether one of them is heavy.
+    fn take(&self) -> (Vec<Job>, bool) {
+        let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        let heavy = self.heavy.swap(false, Ordering::AcqRel);
+        (std::mem::take(&mut *queue), heavy)
     }
 }
 
@@ -63,15 +75,20 @@ async fn writer(store: Arc<Store>) {
         store.batcher.ready.notified().await;
         // Let the connections that are ready right now queue their writes too.
         tokio::task::yield_now().await;
-        let jobs = store.batcher.take();
+        let (jobs, heavy) = store.batcher.take();
         if jobs.is_empty() {
             continue;
         }
-        if let Err(jobs) = store.try_run_batch(jobs) {
+        let inline = if heavy {
+            Err(jobs)
+        } else {
+            store.try_run_batch(jobs)
+        };
+        if let Err(jobs) = inline {
             let store = store.clone();
             // A panic here cannot happen (jobs are caught), and a cancelled task drops
             // the jobs, whose callers then see a cancelled request.
-            let _ = tokio::task::spawn_blocking(move || store.run_batch(jobs)).await;
+            let _ = tokio::task::spawn_blocking(move || store.run_batch(jobs, heavy)).await;
         }
     }
 }
@@ -103,13 +120,40 @@ impl Store {
     }
 
     /// Runs a batch, waiting for SQLite's write lock (blocking; call off the runtime).
-    fn run_batch(&self, jobs: Vec<Job>) {
+    ///
+    /// A `heavy` batch writes megabytes to the WAL, and SQLite's automatic checkpoint
+    /// would copy them into the database inside the commit, before anyone is answered;
+    /// so it is switched off for that commit, the jobs are answered, and the checkpoint
+    /// (passive: it never waits for readers) runs after.
+    fn run_batch(&self, jobs: Vec<Job>, heavy: bool) {
+        let set_autocheckpoint = |pages: i64| {
+            let done = self.with(|c| {
+                c.pragma_update(None, "wal_autocheckpoint", pages)
+                    .map_err(StoreError::from)
+            });
+            if let Err(e) = done {
+                tracing::warn!("setting wal_autocheckpoint: {e}");
+            }
+        };
+        if heavy {
+            set_autocheckpoint(0);
+        }
         let mut finishes = Vec::new();
         let result = self.write(|tx| {
             finishes = run_jobs(tx, jobs);
             Ok::<_, StoreError>(())
         });
         finish_all(finishes, result);
+        if heavy {
+            let checkpoint = self.with(|c| {
+                c.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+                    .map_err(StoreError::from)
+            });
+            if let Err(e) = checkpoint {
+                tracing::warn!("checkpointing after a heavy write: {e}");
+            }
+            set_autocheckpoint(super::schema::AUTOCHECKPOINT_PAGES);
+        }
     }
 }
 

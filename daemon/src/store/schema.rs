@@ -159,6 +159,10 @@ CREATE TABLE session_worktrees (
 "#,
 ];
 
+/// SQLite's automatic checkpoint threshold (its default), restored after a heavy write
+/// (see `store::batch`).
+pub(crate) const AUTOCHECKPOINT_PAGES: i64 = 1000;
+
 /// The schema version this build writes.
 pub(crate) const CURRENT_VERSION: i64 = MIGRATIONS.len() as i64;
 

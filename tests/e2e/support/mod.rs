@@ -14,6 +14,7 @@
 //!   terminal-only paths.
 //! - [`fake_peer::FakePeer`]: a listener that is not wit (python3, maybe as another
 //!   user), recording what reaches it; [`fake_peer::other_user`] makes a second user.
+//! - [`sse::EventStream`]: a server-sent-events reader for `GET /events`.
 //! - [`stand_in::OldDaemon`]: a stand-in daemon of another wit version on a repo's socket.
 
 #![allow(dead_code)]
@@ -27,6 +28,7 @@ pub mod plugin_repo;
 pub mod plugins;
 pub mod pty;
 pub mod repo;
+pub mod sse;
 pub mod stand_in;
 
 /// Path of the `wit` binary under test.
