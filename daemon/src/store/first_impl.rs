@@ -561,8 +561,8 @@ fn import_intent(new: &Connection, r: &[Value]) -> rusqlite::Result<Option<usize
     let range = start.zip(end);
     let live = status == "declared" || status == "active";
     let mut stmt = new.prepare_cached(
-        "INSERT OR IGNORE INTO intent_files (intent_id, file, start_byte, end_byte, live)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT OR IGNORE INTO intent_files (intent_id, file, file_key, start_byte, end_byte, live)
+         VALUES (?1, ?2, wit_key(?2), ?3, ?4, ?5)",
     )?;
     // One row per distinct file (intent_files has no unique key: see the schema).
     let mut seen = std::collections::HashSet::new();

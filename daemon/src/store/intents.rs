@@ -76,12 +76,14 @@ pub(crate) fn insert(
         record.updated_at,
     ))?;
     conn.prepare_cached(
-        "INSERT INTO intent_files (intent_id, file) SELECT ?1, value FROM json_each(?2)",
+        "INSERT INTO intent_files (intent_id, file, file_key)
+         SELECT ?1, value, wit_key(value) FROM json_each(?2)",
     )?
     .execute((&record.intent_id, &files.plain))?;
     conn.prepare_cached(
-        "INSERT INTO intent_files (intent_id, file, start_byte, end_byte)
-         SELECT ?1, value ->> 0, value ->> 1, value ->> 2 FROM json_each(?2)",
+        "INSERT INTO intent_files (intent_id, file, file_key, start_byte, end_byte)
+         SELECT ?1, value ->> 0, wit_key(value ->> 0), value ->> 1, value ->> 2
+         FROM json_each(?2)",
     )?
     .execute((&record.intent_id, &files.ranged))?;
     Ok(())
@@ -96,14 +98,14 @@ pub(crate) const OVERLAP_SQL: [&str; 2] = [
      FROM json_each(?1) AS j
      CROSS JOIN intent_files AS f
      CROSS JOIN intents AS i
-     WHERE f.file = j.value AND f.live = 1
+     WHERE f.file_key = wit_key(j.value) AND f.live = 1 AND f.file = j.value
        AND i.id = f.intent_id AND i.session_id <> ?2
        AND i.status IN ('declared', 'active')",
     "SELECT i.rowid, i.id, i.session_id, i.description
      FROM json_each(?1) AS j
      CROSS JOIN intent_files AS f
      CROSS JOIN intents AS i
-     WHERE f.file = j.value ->> 0 AND f.live = 1
+     WHERE f.file_key = wit_key(j.value ->> 0) AND f.live = 1 AND f.file = j.value ->> 0
        AND i.id = f.intent_id AND i.session_id <> ?2
        AND i.status IN ('declared', 'active')
        AND (f.start_byte IS NULL OR f.end_byte IS NULL
@@ -167,7 +169,7 @@ pub(crate) fn query(
         "SELECT {COLUMNS} FROM intents i
          WHERE (?1 IS NULL OR session_id = ?1)
            AND (?2 IS NULL OR i.id IN (SELECT f.intent_id FROM intent_files f
-                                       WHERE f.file = ?2))
+                                       WHERE f.file_key = wit_key(?2) AND f.file = ?2))
            AND ((?3 IS NULL AND status IN ('declared', 'active')) OR status = ?3)
          ORDER BY declared_at, rowid"
     ))?

@@ -432,7 +432,7 @@ mod tests {
                 .unwrap();
             let plan = plan.join("\n");
             assert!(
-                plan.contains("SEARCH f USING INDEX intent_files_live_by_file"),
+                plan.contains("SEARCH f USING INDEX intent_files_by_key"),
                 "{plan}"
             );
             assert!(plan.contains("SEARCH i USING INDEX"), "{plan}");
