@@ -254,21 +254,18 @@ impl<'a> Params<'a> {
 
     /// A required boolean.
     pub fn req_bool(&mut self, field: &str) -> Option<bool> {
-        match self.required(field)? {
-            Value::Bool(b) => Some(*b),
-            other => {
-                self.fail(
-                    field,
-                    format!("must be a boolean, got {}", type_name(other)),
-                );
-                None
-            }
-        }
+        let v = self.required(field)?;
+        self.bool_value(field, v)
     }
 
     /// An optional boolean.
     pub fn opt_bool(&mut self, field: &str) -> Option<bool> {
-        match self.map.get(field)? {
+        let v = self.map.get(field)?;
+        self.bool_value(field, v)
+    }
+
+    fn bool_value(&mut self, field: &str, v: &Value) -> Option<bool> {
+        match v {
             Value::Bool(b) => Some(*b),
             other => {
                 self.fail(
