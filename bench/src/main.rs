@@ -11,6 +11,7 @@
 mod client;
 mod daemon;
 mod fixtures;
+mod graph;
 mod scenarios;
 mod stats;
 
@@ -28,6 +29,19 @@ pub struct Options {
     pub json: Option<PathBuf>,
     /// How many times to run the whole suite (the report shows per-measure medians).
     pub repeat: usize,
+    /// Which scenarios: all (default), only the code graph, or all but it.
+    pub graph: GraphChoice,
+}
+
+/// `--graph-only` / `--no-graph`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum GraphChoice {
+    /// Everything.
+    All,
+    /// Only the code-graph scenario.
+    Only,
+    /// Everything but it.
+    Skip,
 }
 
 fn parse_args() -> Result<Options> {
@@ -39,11 +53,14 @@ fn parse_args() -> Result<Options> {
         scale_down: 1,
         json: None,
         repeat: 1,
+        graph: GraphChoice::All,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--quick" => opts.scale_down = 10,
+            "--graph-only" => opts.graph = GraphChoice::Only,
+            "--no-graph" => opts.graph = GraphChoice::Skip,
             "--json" => opts.json = Some(args.next().context("--json needs a path")?.into()),
             "--repeat" => {
                 opts.repeat = args
@@ -56,12 +73,14 @@ fn parse_args() -> Result<Options> {
             "--wit" => opts.wit = args.next().context("--wit needs a path")?.into(),
             "-h" | "--help" => {
                 println!(
-                    "wit-bench [--quick] [--repeat N] [--json PATH] [--wit PATH]\n\n\
+                    "wit-bench [--quick] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph]\n\n\
                      Benchmarks the real wit daemon on a generated repository.\n\
                      --quick      run a tenth of the iterations (smoke test)\n\
                      --repeat N   run everything N times; report each measure's median run\n\
                      --json PATH  also write the results as JSON\n\
-                     --wit PATH   the wit binary (default: next to this binary)"
+                     --wit PATH   the wit binary (default: next to this binary)\n\
+                     --graph-only only the code-graph scenario (10,000 generated files; 2,000 with --quick)\n\
+                     --no-graph   everything but it"
                 );
                 std::process::exit(0);
             }
@@ -84,7 +103,14 @@ fn main() -> Result<()> {
         if opts.repeat > 1 {
             eprintln!("run {} of {}", i + 1, opts.repeat);
         }
-        let report = scenarios::run_all(&opts)?;
+        let mut report = if opts.graph == GraphChoice::Only {
+            scenarios::Report::default()
+        } else {
+            scenarios::run_all(&opts)?
+        };
+        if opts.graph != GraphChoice::Skip {
+            graph::run(&opts, &mut report)?;
+        }
         if opts.repeat > 1 {
             eprint!("{}", report.table());
         }
