@@ -112,7 +112,8 @@ impl RepoIndex {
         let spawned = std::thread::Builder::new()
             .name("wit-index".into())
             .spawn(move || {
-                lower_priority();
+                // (Only the build's workers run at a lower priority: this thread serves
+                // the watcher afterwards, whose latency counts.)
                 // The watcher first, so that no change made during the build is lost
                 // (its events wait until the build is over).
                 let events = watch::Watcher::start(&index.root);
@@ -175,13 +176,12 @@ impl RepoIndex {
         let stored = self
             .db_lock()
             .as_ref()
-            .map(IndexDb::load)
+            .map(IndexDb::hashes)
             .unwrap_or_default();
         let next = AtomicUsize::new(0);
         let workers = std::thread::available_parallelism()
             .map_or(2, |n| n.get())
             .clamp(1, 8);
-        let to_save: Mutex<Vec<(String, persist::Row)>> = Mutex::new(Vec::new());
         std::thread::scope(|scope| {
             for _ in 0..workers {
                 scope.spawn(|| {
@@ -200,13 +200,11 @@ impl RepoIndex {
                         self.progress.done.fetch_add(1, Ordering::Relaxed);
                         if batch.len() >= BATCH {
                             self.commit(std::mem::take(&mut batch));
+                            self.save(std::mem::take(&mut rows), &[]);
                         }
                     }
                     self.commit(batch);
-                    to_save
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .extend(rows);
+                    self.save(rows, &[]);
                 });
             }
         });
@@ -218,9 +216,12 @@ impl RepoIndex {
                 .cloned()
                 .collect()
         };
-        let rows = to_save.into_inner().unwrap_or_else(|p| p.into_inner());
-        if let Some(db) = self.db_lock().as_mut() {
-            db.save(&rows, &gone);
+        self.save(Vec::new(), &gone);
+        // The build's transient buffers (sources, trees, JSON) go back to the system.
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        // SAFETY: malloc_trim only releases free heap memory; it takes no pointers.
+        unsafe {
+            libc::malloc_trim(0);
         }
         let ms = t0.elapsed().as_millis() as u64;
         self.progress.build_ms.store(ms, Ordering::Relaxed);
@@ -233,6 +234,16 @@ impl RepoIndex {
             "repository index built"
         );
         listed
+    }
+
+    /// Stores rows and deletes `gone` in the index database, if there is one.
+    fn save(&self, rows: Vec<(String, persist::Row)>, gone: &[String]) {
+        if rows.is_empty() && gone.is_empty() {
+            return;
+        }
+        if let Some(db) = self.db_lock().as_mut() {
+            db.save(&rows, gone);
+        }
     }
 
     /// Puts a batch of analyses into the graph.
@@ -253,7 +264,7 @@ impl RepoIndex {
     fn load_one(
         &self,
         rel: &str,
-        stored: Option<&persist::Row>,
+        stored: Option<&[u8; 32]>,
     ) -> Option<([u8; 32], Arc<FileAnalysis>, Option<persist::Row>)> {
         let bytes = match wit_boundary::read_repo_file(&self.root, rel, self.limit) {
             Ok(b) => b,
@@ -266,9 +277,9 @@ impl RepoIndex {
             }
         };
         let h = hash(&bytes);
-        if let Some((stored_hash, json)) = stored
-            && *stored_hash == h
-            && let Ok(analysis) = serde_json::from_slice::<FileAnalysis>(json)
+        if stored == Some(&h)
+            && let Some(json) = self.db_lock().as_ref().and_then(|db| db.analysis(rel))
+            && let Ok(analysis) = serde_json::from_slice::<FileAnalysis>(&json)
         {
             self.progress.reused.fetch_add(1, Ordering::Relaxed);
             return Some((h, Arc::new(analysis), None));
@@ -283,7 +294,7 @@ impl RepoIndex {
         let analyzer = self.analysis.registry().for_path(rel)?;
         let text = source_text(bytes).ok()?;
         match analyzer.analyze(text) {
-            Ok(a) => Some(Arc::new(a)),
+            Ok(a) => Some(Arc::new(graph_view(a))),
             Err(e) => {
                 tracing::debug!("not indexed: {}: {}", escape(rel), escape(&e.to_string()));
                 self.progress.failed.fetch_add(1, Ordering::Relaxed);
@@ -440,6 +451,19 @@ impl RepoIndex {
     pub(crate) fn resolution_counts(&self) -> (usize, usize, usize) {
         self.read(Graph::resolution_counts)
     }
+}
+
+/// What the index keeps (and persists) of an analysis: no signatures (answers needing
+/// them analyse the file itself) and, when call sites are present, no call edges (they
+/// are the call sites de-duplicated).
+fn graph_view(mut a: FileAnalysis) -> FileAnalysis {
+    for s in &mut a.symbols {
+        s.signature = None;
+    }
+    if !a.call_sites.is_empty() {
+        a.calls = Vec::new();
+    }
+    a
 }
 
 /// Lowers the calling thread's scheduling priority (nice 10), so that the index build
