@@ -66,7 +66,12 @@ pub(crate) struct RepoIndex {
     db: Mutex<Option<IndexDb>>,
     progress: Progress,
     started: std::time::Instant,
+    /// Per file, the analysis-service analysis the index last verified it against.
+    synced: Mutex<HashMap<String, Arc<FileAnalysis>>>,
 }
+
+/// Most entries of [`RepoIndex::synced`] (then it starts afresh).
+const SYNCED_MAX: usize = 256;
 
 /// What re-reading one file found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +108,7 @@ impl RepoIndex {
             db: Mutex::new(None),
             progress: Progress::default(),
             started: std::time::Instant::now(),
+            synced: Mutex::new(HashMap::new()),
         }
     }
 
@@ -376,24 +382,22 @@ impl RepoIndex {
         changed
     }
 
-    /// `f` over the graph, with the files its answer rests on verified first: `file`
-    /// itself, then the files of the answer's edges; when any of them changed, the answer
-    /// is computed again (at most three times, then the last one stands).
-    pub(crate) fn fresh_edges(&self, file: &str, f: impl Fn(&Graph) -> Vec<Edge>) -> Vec<Edge> {
-        self.verify([file]);
+    /// `f` over the graph, with the files its answer rests on verified: `file` itself
+    /// (the caller did it, see [`RepoIndex::verify_with`]), then the files of the
+    /// answer's edges; when any of them changed, the answer is computed again (at most
+    /// three times, then the last one stands).
+    fn fresh_edges(&self, file: &str, f: impl Fn(&Graph) -> Vec<Edge>) -> Vec<Edge> {
         let mut edges = self.read(&f);
         for _ in 0..3 {
-            let files: Vec<String> = edges
-                .iter()
-                .flat_map(|e| {
-                    let mut v = vec![e.caller.file.to_string()];
-                    if let wit_graph::Target::Symbol(s) = &e.callee {
-                        v.push(s.file.to_string());
-                    }
-                    v
-                })
-                .collect();
-            if !self.verify(files.iter().map(String::as_str)) {
+            let mut files: Vec<&str> = Vec::new();
+            for e in &edges {
+                files.push(&e.caller.file);
+                if let wit_graph::Target::Symbol(s) = &e.callee {
+                    files.push(&s.file);
+                }
+            }
+            files.retain(|f2| *f2 != file);
+            if !self.verify(files) {
                 break;
             }
             edges = self.read(&f);
@@ -401,28 +405,52 @@ impl RepoIndex {
         edges
     }
 
+    /// Verifies `file`, unless `fresh` (the analysis service's current analysis of it,
+    /// proven by byte comparison) is the one this index last verified the file against:
+    /// the same analysis means the same content, so no second read is needed.
+    fn verify_with(&self, file: &str, fresh: Option<&Arc<FileAnalysis>>) {
+        let mut synced = self.synced.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(fresh) = fresh
+            && synced.get(file).is_some_and(|s| Arc::ptr_eq(s, fresh))
+        {
+            return;
+        }
+        drop(synced);
+        self.verify([file]);
+        if let Some(fresh) = fresh {
+            synced = self.synced.lock().unwrap_or_else(|p| p.into_inner());
+            if synced.len() >= SYNCED_MAX {
+                synced.clear();
+            }
+            synced.insert(file.to_owned(), fresh.clone());
+        }
+    }
+
     /// The callers of `file:name` (verified, see [`RepoIndex::fresh_edges`]), or `None`
-    /// when no such definition is indexed.
+    /// when no such definition is indexed. `fresh`: the caller's current analysis of
+    /// `file`, if it has one (see [`RepoIndex::verify_with`]).
     pub(crate) fn callers(
         &self,
         file: &str,
         name: &str,
         depth: usize,
+        fresh: Option<&Arc<FileAnalysis>>,
     ) -> Option<(SymbolRef, Vec<Edge>)> {
-        self.verify([file]);
+        self.verify_with(file, fresh);
         let target = self.read(|g| g.symbol(file, name))?;
         let edges = self.fresh_edges(file, |g| g.callers(&target, depth));
         Some((target, edges))
     }
 
-    /// The callees of `file:name` (verified).
+    /// The callees of `file:name` (verified, as [`RepoIndex::callers`]).
     pub(crate) fn callees(
         &self,
         file: &str,
         name: &str,
         depth: usize,
+        fresh: Option<&Arc<FileAnalysis>>,
     ) -> Option<(SymbolRef, Vec<Edge>)> {
-        self.verify([file]);
+        self.verify_with(file, fresh);
         let target = self.read(|g| g.symbol(file, name))?;
         let edges = self.fresh_edges(file, |g| g.callees(&target, depth));
         Some((target, edges))
