@@ -242,7 +242,13 @@ pub struct Graph {
     /// with how many files say so.
     aliases: HashMap<Box<str>, HashMap<Box<str>, usize>>,
     ts: TsPaths,
+    /// Module resolutions: (directory, specifier, python) → file. Cleared whenever the set
+    /// of paths (or `tsconfig.json`) changes.
+    modules: std::sync::Mutex<HashMap<(String, String, bool), Option<Arc<str>>>>,
 }
+
+/// Most remembered module resolutions (then they start afresh).
+const MODULE_MEMO_MAX: usize = 200_000;
 
 impl Graph {
     /// An empty graph.
@@ -253,6 +259,14 @@ impl Graph {
     /// Sets the `tsconfig.json` path aliases.
     pub fn set_ts_paths(&mut self, ts: TsPaths) {
         self.ts = ts;
+        self.forget_modules();
+    }
+
+    fn forget_modules(&mut self) {
+        self.modules
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
     }
 
     /// Number of files.
@@ -278,7 +292,10 @@ impl Graph {
 
     /// Adds or replaces `file`. The graph keeps a compact copy (see [`Graph::get`]).
     pub fn insert(&mut self, file: &str, analysis: Arc<FileAnalysis>) {
-        self.remove(file);
+        if !self.files.contains_key(file) {
+            self.forget_modules();
+        }
+        self.unlink(file);
         let key: Arc<str> = Arc::from(file);
         // Analyses without call sites (plugins of the first ABI) give one plain call per
         // call edge.
@@ -357,6 +374,14 @@ impl Graph {
 
     /// Forgets `file` (deleted, renamed away, now ignored).
     pub fn remove(&mut self, file: &str) {
+        if self.files.contains_key(file) {
+            self.forget_modules();
+        }
+        self.unlink(file);
+    }
+
+    /// Drops `file` and its index entries, leaving the module memo alone.
+    fn unlink(&mut self, file: &str) {
         let Some((key, old)) = self.files.remove_entry(file) else {
             return;
         };
@@ -387,7 +412,7 @@ impl Graph {
     /// transitively (bounded).
     fn called_as<'a>(&'a self, name: &'a str) -> BTreeSet<&'a str> {
         let mut names: BTreeSet<&str> = BTreeSet::new();
-        let mut todo: Vec<&str> = vec![name, "default"];
+        let mut todo: Vec<&str> = vec![name];
         names.insert(name);
         while let Some(n) = todo.pop() {
             if names.len() > 64 {
@@ -430,13 +455,33 @@ impl Graph {
 
     /// The indexed file the module `spec` names from `from`.
     pub fn module_file(&self, from: &str, spec: &str) -> Option<Arc<str>> {
+        let language = Language::of(from);
+        if language == Language::Other {
+            return None;
+        }
+        // Resolution depends on the directory, the specifier, the language and the set of
+        // paths only (not on contents), so it is remembered until a path comes or goes.
+        let key = (
+            modules::dir(from).to_owned(),
+            spec.to_owned(),
+            language == Language::Python,
+        );
+        let mut memo = self.modules.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(found) = memo.get(&key) {
+            return found.clone();
+        }
         let exists = |p: &str| self.exists(p);
-        let found = match Language::of(from) {
+        let found = match language {
             Language::Script => modules::script_module(from, spec, &self.ts, &exists),
             Language::Python => modules::python_module(from, spec, &exists),
             Language::Other => None,
-        }?;
-        self.key(&found)
+        }
+        .and_then(|f| self.key(&f));
+        if memo.len() >= MODULE_MEMO_MAX {
+            memo.clear();
+        }
+        memo.insert(key, found.clone());
+        found
     }
 
     /// What `name` is bound to at the top level of `file`: a definition of the file, an
@@ -786,19 +831,22 @@ impl Graph {
         let target = Target::Symbol(of.clone());
         let mut out: Vec<Edge> = Vec::new();
         let names = self.called_as(&def.name);
-        let files: BTreeSet<&Arc<str>> = names
+        let ids: Vec<u32> = names.iter().filter_map(|n| self.names.get(n)).collect();
+        let files: BTreeSet<&Arc<str>> = ids
             .iter()
-            .filter_map(|n| self.names.get(n))
-            .filter_map(|id| self.by_callee.get(&id))
+            .filter_map(|id| self.by_callee.get(id))
             .flatten()
             .collect();
         for file in files {
-            let a = &self.files[file].analysis;
-            for site in self
-                .sites(file)
-                .into_iter()
-                .filter(|s| names.contains(s.callee))
-            {
+            let entry = &self.files[file];
+            let a = &entry.analysis;
+            for s in entry.sites.iter().filter(|s| ids.contains(&s.callee)) {
+                let site = SiteRef {
+                    caller: self.names.name(entry.callers[s.caller as usize]),
+                    callee: self.names.name(s.callee),
+                    receiver: (s.receiver > 0).then(|| self.names.name(s.receiver - 1)),
+                    line: s.line as usize,
+                };
                 let (callee, resolution) = self.resolve(file, site);
                 if callee != target {
                     continue;

@@ -212,7 +212,10 @@ fn go_calls_across_files_of_one_package_resolve_and_warn() {
         "package pkg\n\nimport \"fmt\"\n\nfunc Run() {\n\thelper()\n\tfmt.Println(\"x\")\n}\n",
     );
     r.write("pkg/b.go", "package pkg\n\nfunc helper() {}\n");
-    r.write("other/c.go", "package other\n\nfunc helper() {}\nfunc Println() {}\n");
+    r.write(
+        "other/c.go",
+        "package other\n\nfunc helper() {}\nfunc Println() {}\n",
+    );
     r.analyzers(); // starts the daemon
     let mut c = r.client();
     crate::support::daemon::wait_until(

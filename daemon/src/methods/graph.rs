@@ -322,7 +322,11 @@ pub(crate) async fn cross_file_callees(
         .iter()
         .zip(outcomes)
         .filter_map(|(f, o)| o.analysis().map(|a| (f, a)))
-        .flat_map(|(f, a)| symbols.iter().map(move |s| (f.clone(), s.clone(), a.clone())))
+        .flat_map(|(f, a)| {
+            symbols
+                .iter()
+                .map(move |s| (f.clone(), s.clone(), a.clone()))
+        })
         .collect();
     state
         .with_index(move |ix| {

@@ -178,7 +178,8 @@ fn analyze_tree(root: Node<'_>, src: &str) -> FileAnalysis {
                             let t = text(o, src);
                             // Only names and chains of names; anything else is "other".
                             if t.len() <= 256
-                                && t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+                                && t.bytes()
+                                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
                             {
                                 t.to_owned()
                             } else {
