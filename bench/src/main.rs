@@ -109,6 +109,7 @@ fn main() -> Result<()> {
             scenarios::run_all(&opts)?
         };
         if opts.graph != GraphChoice::Skip {
+            graph::baseline(&opts, &mut report)?;
             graph::run(&opts, &mut report)?;
         }
         if opts.repeat > 1 {

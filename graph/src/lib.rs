@@ -840,6 +840,10 @@ impl Graph {
         for file in files {
             let entry = &self.files[file];
             let a = &entry.analysis;
+            // One resolution per distinct (callee, receiver) of the file: the caller does
+            // not change where a plain or member call goes (`this`/`self`/`super` aside,
+            // which depend on the caller's class and are resolved each time).
+            let mut memo: Vec<((u32, u32), (Target, Resolution))> = Vec::new();
             for s in entry.sites.iter().filter(|s| ids.contains(&s.callee)) {
                 let site = SiteRef {
                     caller: self.names.name(entry.callers[s.caller as usize]),
@@ -847,7 +851,33 @@ impl Graph {
                     receiver: (s.receiver > 0).then(|| self.names.name(s.receiver - 1)),
                     line: s.line as usize,
                 };
-                let (callee, resolution) = self.resolve(file, site);
+                // A plain call in another file that defines the name at its top level goes
+                // to that definition, never to ours.
+                if site.receiver.is_none()
+                    && file.as_ref() != of.file.as_ref()
+                    && Language::of(file) != Language::Other
+                    && a.symbols
+                        .iter()
+                        .any(|d| d.container.is_none() && d.name == site.callee)
+                {
+                    continue;
+                }
+                let by_class = matches!(
+                    site.receiver,
+                    Some("this" | "self" | "cls" | "super" | "super()")
+                );
+                let key = (s.callee, s.receiver);
+                let found = match memo.iter().find(|(k, _)| !by_class && *k == key) {
+                    Some((_, hit)) => hit.clone(),
+                    None => {
+                        let got = self.resolve(file, site);
+                        if !by_class {
+                            memo.push((key, got.clone()));
+                        }
+                        got
+                    }
+                };
+                let (callee, resolution) = found;
                 if callee != target {
                     continue;
                 }
