@@ -35,7 +35,7 @@ use wit_core::analyzer::source_text;
 use wit_core::text::escape;
 use wit_graph::{Edge, Graph, SymbolRef};
 
-use crate::analysis::Analysis;
+use crate::analysis::{Analysis, FileOutcome};
 use files::PathFilter;
 use persist::IndexDb;
 
@@ -345,6 +345,18 @@ impl RepoIndex {
         if indexed == Some(h) {
             return Refresh::Unchanged;
         }
+        // Changed: through the analysis service, which reanalyses a file being edited
+        // incrementally (its cache keeps the last syntax tree), and whose cache holds the
+        // exact bytes it analysed, hashed here so that hash and analysis always match.
+        if let FileOutcome::Analysed(fresh) = self.analysis.analyse_disk(rel, self.limit)
+            && let Some(h) = self.analysis.source_hash_of(rel, &fresh)
+        {
+            if indexed == Some(h) {
+                return Refresh::Unchanged;
+            }
+            self.adopt(rel, h, &fresh, true);
+            return Refresh::Changed;
+        }
         let Some(analysis) = self.analyse(rel, &bytes) else {
             return match indexed {
                 Some(_) => self.remove(rel),
@@ -353,10 +365,24 @@ impl RepoIndex {
         };
         let row = serde_json::to_vec(&*analysis).ok().map(|json| (h, json));
         self.commit(vec![(rel.to_owned(), h, analysis)]);
-        if let (Some(row), Some(db)) = (row, self.db_lock().as_mut()) {
-            db.save(&[(rel.to_owned(), row)], &[]);
+        if let Some(row) = row {
+            self.save(vec![(rel.to_owned(), row)], &[]);
         }
         Refresh::Changed
+    }
+
+    /// Indexes `fresh`, the analysis service's analysis of `rel` whose content hashes to
+    /// `h`, and (`store`) saves it. Requests do not store: the row left behind has the old
+    /// hash, so a restart re-analyses that one file.
+    fn adopt(&self, rel: &str, h: [u8; 32], fresh: &Arc<FileAnalysis>, store: bool) {
+        let analysis = Arc::new(graph_view((**fresh).clone()));
+        let row = store
+            .then(|| serde_json::to_vec(&*analysis).ok().map(|json| (h, json)))
+            .flatten();
+        self.commit(vec![(rel.to_owned(), h, analysis)]);
+        if let Some(row) = row {
+            self.save(vec![(rel.to_owned(), row)], &[]);
+        }
     }
 
     fn remove(&self, rel: &str) -> Refresh {
@@ -416,7 +442,19 @@ impl RepoIndex {
             return;
         }
         drop(synced);
-        self.verify([file]);
+        // The service's cache holds the bytes `fresh` was made from: their hash says
+        // whether the index is current, and if not, `fresh` is what it should hold (no
+        // second read, no second parse).
+        match fresh.and_then(|f| self.analysis.source_hash_of(file, f).map(|h| (f, h))) {
+            Some((f, h)) if self.indexable(file) => {
+                if self.hashes_lock().get(file) != Some(&h) {
+                    self.adopt(file, h, f, false);
+                }
+            }
+            _ => {
+                self.verify([file]);
+            }
+        }
         if let Some(fresh) = fresh {
             synced = self.synced.lock().unwrap_or_else(|p| p.into_inner());
             if synced.len() >= SYNCED_MAX {
