@@ -244,8 +244,11 @@ pub struct Graph {
     ts: TsPaths,
     /// Module resolutions: (directory, specifier, python) → file. Cleared whenever the set
     /// of paths (or `tsconfig.json`) changes.
-    modules: std::sync::Mutex<HashMap<(String, String, bool), Option<Arc<str>>>>,
+    modules: std::sync::Mutex<ModuleMemo>,
 }
+
+/// (directory, specifier, python) → the file the module resolves to.
+type ModuleMemo = HashMap<(String, String, bool), Option<Arc<str>>>;
 
 /// Most remembered module resolutions (then they start afresh).
 const MODULE_MEMO_MAX: usize = 200_000;
