@@ -11,6 +11,7 @@
 mod client;
 mod daemon;
 mod fixtures;
+mod graph;
 mod liveness;
 mod scenarios;
 mod stats;
@@ -31,6 +32,19 @@ pub struct Options {
     pub repeat: usize,
     /// Run only the liveness measures (`liveness.rs`).
     pub only_liveness: bool,
+    /// Which scenarios: all (default), only the code graph, or all but it.
+    pub graph: GraphChoice,
+}
+
+/// `--graph-only` / `--no-graph`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum GraphChoice {
+    /// Everything.
+    All,
+    /// Only the code-graph scenario.
+    Only,
+    /// Everything but it.
+    Skip,
 }
 
 fn parse_args() -> Result<Options> {
@@ -43,12 +57,15 @@ fn parse_args() -> Result<Options> {
         json: None,
         repeat: 1,
         only_liveness: false,
+        graph: GraphChoice::All,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--quick" => opts.scale_down = 10,
             "--liveness" => opts.only_liveness = true,
+            "--graph-only" => opts.graph = GraphChoice::Only,
+            "--no-graph" => opts.graph = GraphChoice::Skip,
             "--json" => opts.json = Some(args.next().context("--json needs a path")?.into()),
             "--repeat" => {
                 opts.repeat = args
@@ -61,13 +78,15 @@ fn parse_args() -> Result<Options> {
             "--wit" => opts.wit = args.next().context("--wit needs a path")?.into(),
             "-h" | "--help" => {
                 println!(
-                    "wit-bench [--quick] [--liveness] [--repeat N] [--json PATH] [--wit PATH]\n\n\
+                    "wit-bench [--quick] [--liveness] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph]\n\n\
                      Benchmarks the real wit daemon on a generated repository.\n\
                      --quick      run a tenth of the iterations (smoke test)\n\
                      --liveness   run only the liveness measures (heavy declares, wake-ups, idle waiters)\n\
                      --repeat N   run everything N times; report each measure's median run\n\
                      --json PATH  also write the results as JSON\n\
-                     --wit PATH   the wit binary (default: next to this binary)"
+                     --wit PATH   the wit binary (default: next to this binary)\n\
+                     --graph-only only the code-graph scenario (10,000 generated files; 2,000 with --quick)\n\
+                     --no-graph   everything but it"
                 );
                 std::process::exit(0);
             }
@@ -90,7 +109,15 @@ fn main() -> Result<()> {
         if opts.repeat > 1 {
             eprintln!("run {} of {}", i + 1, opts.repeat);
         }
-        let report = scenarios::run_all(&opts)?;
+        let mut report = if opts.graph == GraphChoice::Only {
+            scenarios::Report::default()
+        } else {
+            scenarios::run_all(&opts)?
+        };
+        if opts.graph != GraphChoice::Skip {
+            graph::baseline(&opts, &mut report)?;
+            graph::run(&opts, &mut report)?;
+        }
         if opts.repeat > 1 {
             eprint!("{}", report.table());
         }

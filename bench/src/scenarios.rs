@@ -51,6 +51,16 @@ impl Report {
         });
     }
 
+    /// A row of the code-graph scenario (`graph.rs`).
+    pub(crate) fn row(&mut self, name: &str, value: String, target: &str, json: Value, key: f64) {
+        self.value(name, value, target, json, key);
+    }
+
+    /// A latency row of the code-graph scenario.
+    pub(crate) fn latency_row(&mut self, name: &str, s: &Samples, target: &str) {
+        self.latency(name, s, target);
+    }
+
     pub(crate) fn value(&mut self, name: &str, value: String, target: &str, json: Value, key: f64) {
         self.rows.push(Row {
             name: name.into(),

@@ -639,8 +639,19 @@ path = "/opt/wit/libzig.so"
         );
         assert_eq!(
             err("colour = \"blue\"\n"),
-            "wit.toml:1:1: colour: unknown field `colour`, expected one of `locks`, `analysis`, `guard`, `sessions`, `analyzers`"
+            "wit.toml:1:1: colour: unknown field `colour`, expected one of `locks`, `analysis`, `guard`, `sessions`, `analyzers`, `graph`"
         );
+        let g = Config::parse(
+            "[graph]\ninclude = [\"src/**\"]\nexclude = [\"src/gen/**\"]\n",
+            "wit.toml",
+        )
+        .unwrap()
+        .graph;
+        assert_eq!(
+            (g.include, g.exclude),
+            (vec!["src/**".to_owned()], vec!["src/gen/**".to_owned()])
+        );
+        assert!(err("[graph]\nexlude = []\n").contains("graph.exlude: unknown field"));
         assert_eq!(
             err(
                 "[[analyzers]]\npath = \"a.so\"\n\n[[analyzers]]\npath = \"b.so\"\nextension = [\"b\"]\n"

@@ -107,6 +107,16 @@
 //!   (`Container.name` for methods) of the innermost enclosing named function; `callee`
 //!   the called name as written. Unknown JSON fields are ignored, so later versions can
 //!   add fields without breaking old plugins.
+//!
+//!   **Optional: the code graph** (same ABI version; a plugin that sends none of these
+//!   keeps working, its files giving single-file edges plus the same-directory rule, see
+//!   `wit_graph`). `callSites: [{caller, callee, receiver?, startByte, line}]` (one per
+//!   distinct caller, callee and receiver; `receiver` is the object of a member call as
+//!   written — `fmt` in `fmt.Println()` — or `""` for an expression), `imports:
+//!   [{module, name?, local}]`, `exports: [{name, local?, module?}]` and `bases: [{class,
+//!   base}]`, shaped as [`crate::analysis`] documents them. They are checked like the
+//!   rest: names non-empty and at most 4,096 bytes, positions within the source; a
+//!   violation fails the file's analysis with the reason.
 //! - **Threads.** `analyze`, `id` and `extensions` may be called concurrently from several
 //!   threads; the plugin must be thread safe. Calls never happen during or after unload:
 //!   wit never unloads a plugin.

@@ -302,6 +302,15 @@ impl Analysis {
             .hit(&self.root.join(rel), content.as_bytes())
     }
 
+    /// The SHA-256 of the bytes `analysis` was made from, when it is the cache's current
+    /// analysis of `rel` (for the repository index: the hash that goes with it).
+    pub fn source_hash_of(&self, rel: &str, analysis: &Arc<FileAnalysis>) -> Option<[u8; 32]> {
+        use sha2::Digest;
+        let cache = self.cache_lock();
+        let entry = cache.entries.get(&self.root.join(rel))?;
+        Arc::ptr_eq(&entry.analysis, analysis).then(|| sha2::Sha256::digest(&entry.source).into())
+    }
+
     fn analyse_bytes(&self, rel: &str, key: PathBuf, bytes: &[u8]) -> FileOutcome {
         let Some(analyzer) = self.registry.for_path(rel) else {
             return FileOutcome::Unsupported;

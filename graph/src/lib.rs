@@ -158,18 +158,100 @@ const MAX_CHAIN: usize = 32;
 /// Deepest `depth` of [`Graph::callers`] and [`Graph::callees`].
 pub const MAX_DEPTH: usize = 8;
 
+/// A call site as the graph keeps it: 16 bytes, names interned (see [`Interner`]).
+#[derive(Debug, Clone, Copy)]
+struct Site {
+    /// Index into the file's callers.
+    caller: u32,
+    /// Interned called name.
+    callee: u32,
+    /// 0: a plain call; otherwise the interned receiver + 1.
+    receiver: u32,
+    line: u32,
+}
+
+/// A call site of a file, borrowed from the graph.
+#[derive(Debug, Clone, Copy)]
+pub struct SiteRef<'a> {
+    /// Qualified name of the calling definition.
+    pub caller: &'a str,
+    /// The called name.
+    pub callee: &'a str,
+    /// The receiver (see [`CallSite::receiver`]).
+    pub receiver: Option<&'a str>,
+    /// Zero-based line.
+    pub line: usize,
+}
+
+impl<'a> From<&'a CallSite> for SiteRef<'a> {
+    fn from(c: &'a CallSite) -> Self {
+        SiteRef {
+            caller: &c.caller,
+            callee: &c.callee,
+            receiver: c.receiver.as_deref(),
+            line: c.line,
+        }
+    }
+}
+
+/// Names shared by many files (called names, receivers, callers), stored once.
+#[derive(Default)]
+struct Interner {
+    ids: HashMap<Arc<str>, u32>,
+    names: Vec<Arc<str>>,
+}
+
+impl Interner {
+    fn id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        let name: Arc<str> = Arc::from(name);
+        self.names.push(name.clone());
+        self.ids.insert(name, id);
+        id
+    }
+
+    fn get(&self, name: &str) -> Option<u32> {
+        self.ids.get(name).copied()
+    }
+
+    fn name(&self, id: u32) -> &str {
+        &self.names[id as usize]
+    }
+}
+
+/// What the graph keeps of one file: its analysis without signatures, call edges and call
+/// sites (symbols, imports, exports, bases), and the call sites in compact form.
+struct Entry {
+    analysis: Arc<FileAnalysis>,
+    callers: Box<[u32]>,
+    sites: Box<[Site]>,
+}
+
 /// The repository's files, their analyses, and the indexes that make callers cheap.
 #[derive(Default)]
 pub struct Graph {
-    files: HashMap<Arc<str>, Arc<FileAnalysis>>,
-    /// Called name → files with a call site of that name.
-    by_callee: HashMap<Box<str>, BTreeSet<Arc<str>>>,
+    files: HashMap<Arc<str>, Entry>,
+    names: Interner,
+    /// Interned called name → files with a call site of that name.
+    by_callee: HashMap<u32, BTreeSet<Arc<str>>>,
     /// Name → the other names it is called by somewhere (`import {a as b}`: `a` → `b`;
     /// `export {a as b}`: `a` → `b`; default imports and exports through `default`),
     /// with how many files say so.
     aliases: HashMap<Box<str>, HashMap<Box<str>, usize>>,
     ts: TsPaths,
+    /// Module resolutions: (directory, specifier, python) → file. Cleared whenever the set
+    /// of paths (or `tsconfig.json`) changes.
+    modules: std::sync::Mutex<ModuleMemo>,
 }
+
+/// (directory, specifier, python) → the file the module resolves to.
+type ModuleMemo = HashMap<(String, String, bool), Option<Arc<str>>>;
+
+/// Most remembered module resolutions (then they start afresh).
+const MODULE_MEMO_MAX: usize = 200_000;
 
 impl Graph {
     /// An empty graph.
@@ -180,6 +262,14 @@ impl Graph {
     /// Sets the `tsconfig.json` path aliases.
     pub fn set_ts_paths(&mut self, ts: TsPaths) {
         self.ts = ts;
+        self.forget_modules();
+    }
+
+    fn forget_modules(&mut self) {
+        self.modules
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
     }
 
     /// Number of files.
@@ -192,9 +282,10 @@ impl Graph {
         self.files.is_empty()
     }
 
-    /// The analysis of `file`, if indexed.
+    /// What the graph keeps of `file`'s analysis, if indexed: symbols (without
+    /// signatures), imports, exports and bases; no call edges or call sites.
     pub fn get(&self, file: &str) -> Option<&Arc<FileAnalysis>> {
-        self.files.get(file)
+        self.files.get(file).map(|e| &e.analysis)
     }
 
     /// Every indexed path.
@@ -202,17 +293,71 @@ impl Graph {
         self.files.keys()
     }
 
-    /// Adds or replaces `file`.
+    /// Adds or replaces `file`. The graph keeps a compact copy (see [`Graph::get`]).
     pub fn insert(&mut self, file: &str, analysis: Arc<FileAnalysis>) {
-        self.remove(file);
+        if !self.files.contains_key(file) {
+            self.forget_modules();
+        }
+        self.unlink(file);
         let key: Arc<str> = Arc::from(file);
-        for name in called_names(&analysis) {
+        // Analyses without call sites (plugins of the first ABI) give one plain call per
+        // call edge.
+        let fallback: Vec<CallSite>;
+        let sites: &[CallSite] = if analysis.call_sites.is_empty() {
+            fallback = analysis
+                .calls
+                .iter()
+                .map(|c| CallSite {
+                    caller: c.caller.clone(),
+                    callee: c.callee.clone(),
+                    receiver: None,
+                    start_byte: 0,
+                    line: 0,
+                })
+                .collect();
+            &fallback
+        } else {
+            &analysis.call_sites
+        };
+        let mut callers: Vec<u32> = Vec::new();
+        let mut compact = Vec::with_capacity(sites.len());
+        for c in sites {
+            let caller = self.names.id(&c.caller);
+            let idx = match callers.iter().position(|&x| x == caller) {
+                Some(i) => i,
+                None => {
+                    callers.push(caller);
+                    callers.len() - 1
+                }
+            };
+            let callee = self.names.id(&c.callee);
+            let receiver = c.receiver.as_deref().map_or(0, |r| self.names.id(r) + 1);
+            compact.push(Site {
+                caller: idx as u32,
+                callee,
+                receiver,
+                line: c.line.min(u32::MAX as usize) as u32,
+            });
             self.by_callee
-                .entry(name.into())
+                .entry(callee)
                 .or_default()
                 .insert(key.clone());
         }
-        for (from, to) in renames(&analysis) {
+        let kept = FileAnalysis {
+            symbols: analysis
+                .symbols
+                .iter()
+                .map(|s| wit_core::Symbol {
+                    signature: None,
+                    ..s.clone()
+                })
+                .collect(),
+            imports: analysis.imports.clone(),
+            exports: analysis.exports.clone(),
+            bases: analysis.bases.clone(),
+            ..Default::default()
+        };
+        for (from, to) in renames(&kept) {
             *self
                 .aliases
                 .entry(from.into())
@@ -220,23 +365,38 @@ impl Graph {
                 .entry(to.into())
                 .or_default() += 1;
         }
-        self.files.insert(key, analysis);
+        self.files.insert(
+            key,
+            Entry {
+                analysis: Arc::new(kept),
+                callers: callers.into(),
+                sites: compact.into(),
+            },
+        );
     }
 
     /// Forgets `file` (deleted, renamed away, now ignored).
     pub fn remove(&mut self, file: &str) {
+        if self.files.contains_key(file) {
+            self.forget_modules();
+        }
+        self.unlink(file);
+    }
+
+    /// Drops `file` and its index entries, leaving the module memo alone.
+    fn unlink(&mut self, file: &str) {
         let Some((key, old)) = self.files.remove_entry(file) else {
             return;
         };
-        for name in called_names(&old) {
-            if let Some(set) = self.by_callee.get_mut(name) {
+        for site in old.sites.iter() {
+            if let Some(set) = self.by_callee.get_mut(&site.callee) {
                 set.remove(&key);
                 if set.is_empty() {
-                    self.by_callee.remove(name);
+                    self.by_callee.remove(&site.callee);
                 }
             }
         }
-        for (from, to) in renames(&old) {
+        for (from, to) in renames(&old.analysis) {
             if let Some(map) = self.aliases.get_mut(from) {
                 if let Some(n) = map.get_mut(to) {
                     *n -= 1;
@@ -255,7 +415,7 @@ impl Graph {
     /// transitively (bounded).
     fn called_as<'a>(&'a self, name: &'a str) -> BTreeSet<&'a str> {
         let mut names: BTreeSet<&str> = BTreeSet::new();
-        let mut todo: Vec<&str> = vec![name, "default"];
+        let mut todo: Vec<&str> = vec![name];
         names.insert(name);
         while let Some(n) = todo.pop() {
             if names.len() > 64 {
@@ -272,7 +432,8 @@ impl Graph {
 
     /// The definition `name` addresses in `file`, as a [`SymbolRef`] with its address.
     pub fn symbol(&self, file: &str, name: &str) -> Option<SymbolRef> {
-        let (key, analysis) = self.files.get_key_value(file)?;
+        let (key, entry) = self.files.get_key_value(file)?;
+        let analysis = &entry.analysis;
         let def = analysis.find(name)?;
         Some(SymbolRef {
             file: key.clone(),
@@ -297,13 +458,33 @@ impl Graph {
 
     /// The indexed file the module `spec` names from `from`.
     pub fn module_file(&self, from: &str, spec: &str) -> Option<Arc<str>> {
+        let language = Language::of(from);
+        if language == Language::Other {
+            return None;
+        }
+        // Resolution depends on the directory, the specifier, the language and the set of
+        // paths only (not on contents), so it is remembered until a path comes or goes.
+        let key = (
+            modules::dir(from).to_owned(),
+            spec.to_owned(),
+            language == Language::Python,
+        );
+        let mut memo = self.modules.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(found) = memo.get(&key) {
+            return found.clone();
+        }
         let exists = |p: &str| self.exists(p);
-        let found = match Language::of(from) {
+        let found = match language {
             Language::Script => modules::script_module(from, spec, &self.ts, &exists),
             Language::Python => modules::python_module(from, spec, &exists),
             Language::Other => None,
-        }?;
-        self.key(&found)
+        }
+        .and_then(|f| self.key(&f));
+        if memo.len() >= MODULE_MEMO_MAX {
+            memo.clear();
+        }
+        memo.insert(key, found.clone());
+        found
     }
 
     /// What `name` is bound to at the top level of `file`: a definition of the file, an
@@ -319,7 +500,7 @@ impl Graph {
     }
 
     fn local_binding_in(&self, file: &Arc<str>, name: &str, cx: &mut Cx) -> Option<Binding> {
-        let analysis = self.files.get(file)?;
+        let analysis = self.get(file)?;
         if let Some(def) = analysis
             .symbols
             .iter()
@@ -390,7 +571,7 @@ impl Graph {
     }
 
     fn export_of_in(&self, file: &Arc<str>, name: &str, cx: &mut Cx) -> Option<Binding> {
-        let analysis = self.files.get(file)?;
+        let analysis = self.get(file)?;
         if Language::of(file) != Language::Script || analysis.exports.is_empty() {
             return self.local_binding(file, name, cx);
         }
@@ -442,7 +623,7 @@ impl Graph {
             return None;
         }
         cx.budget -= 1;
-        let analysis = self.files.get(file)?;
+        let analysis = self.get(file)?;
         if include_self
             && let Some(def) = analysis
                 .symbols
@@ -479,14 +660,22 @@ impl Graph {
 
     /// Where the call site `site` of `file` goes, and how that was found.
     pub fn resolve_site(&self, file: &str, site: &CallSite) -> (Target, Resolution) {
+        self.resolve(file, SiteRef::from(site))
+    }
+
+    /// [`Graph::resolve_site`] for a borrowed site.
+    pub fn resolve(&self, file: &str, site: SiteRef<'_>) -> (Target, Resolution) {
         let Some(key) = self.key(file) else {
-            return (Target::Unknown(site.callee.clone()), Resolution::Unresolved);
+            return (
+                Target::Unknown(site.callee.to_owned()),
+                Resolution::Unresolved,
+            );
         };
         if let Some(found) = self.resolve_rules(&key, site, &mut Cx::new()) {
             return (Target::Symbol(found), Resolution::Resolved);
         }
-        let analysis = &self.files[&key];
-        if let Some(def) = analysis.find(&site.callee) {
+        let analysis = &self.files[&key].analysis;
+        if let Some(def) = analysis.find(site.callee) {
             return (
                 Target::Symbol(self.sym_ref(&key, analysis, def)),
                 Resolution::NameOnly,
@@ -501,8 +690,8 @@ impl Graph {
             if !seen.insert(target.clone()) {
                 continue;
             }
-            if let Some(a) = self.files.get(&target)
-                && let Some(def) = a.find(&site.callee)
+            if let Some(a) = self.get(&target)
+                && let Some(def) = a.find(site.callee)
             {
                 return (
                     Target::Symbol(self.sym_ref(&target, a, def)),
@@ -510,13 +699,16 @@ impl Graph {
                 );
             }
         }
-        (Target::Unknown(site.callee.clone()), Resolution::Unresolved)
+        (
+            Target::Unknown(site.callee.to_owned()),
+            Resolution::Unresolved,
+        )
     }
 
-    fn resolve_rules(&self, key: &Arc<str>, site: &CallSite, cx: &mut Cx) -> Option<SymbolRef> {
-        let callee = site.callee.as_str();
+    fn resolve_rules(&self, key: &Arc<str>, site: SiteRef<'_>, cx: &mut Cx) -> Option<SymbolRef> {
+        let callee = site.callee;
         let class = site.caller.rsplit_once('.').map(|(c, _)| c);
-        match site.receiver.as_deref() {
+        match site.receiver {
             None => match self.local_binding(key, callee, cx) {
                 Some(Binding::Symbol(s)) => Some(s),
                 Some(Binding::Module(m)) => match self.export_of(&m, "default", cx) {
@@ -564,7 +756,7 @@ impl Graph {
             .collect();
         candidates.sort();
         candidates.into_iter().find_map(|k| {
-            let a = &self.files[k];
+            let a = &self.files[k].analysis;
             let def = a
                 .symbols
                 .iter()
@@ -573,26 +765,20 @@ impl Graph {
         })
     }
 
-    /// The call sites of `analysis`; for analyses without them (plugins of the first
-    /// ABI), one per call edge, as plain calls.
-    fn sites(analysis: &FileAnalysis) -> std::borrow::Cow<'_, [CallSite]> {
-        if analysis.call_sites.is_empty() && !analysis.calls.is_empty() {
-            std::borrow::Cow::Owned(
-                analysis
-                    .calls
-                    .iter()
-                    .map(|c| CallSite {
-                        caller: c.caller.clone(),
-                        callee: c.callee.clone(),
-                        receiver: None,
-                        start_byte: 0,
-                        line: 0,
-                    })
-                    .collect(),
-            )
-        } else {
-            std::borrow::Cow::Borrowed(&analysis.call_sites)
-        }
+    /// The call sites of `file`.
+    fn sites<'a>(&'a self, file: &str) -> Vec<SiteRef<'a>> {
+        let Some(e) = self.files.get(file) else {
+            return Vec::new();
+        };
+        e.sites
+            .iter()
+            .map(|s| SiteRef {
+                caller: self.names.name(e.callers[s.caller as usize]),
+                callee: self.names.name(s.callee),
+                receiver: (s.receiver > 0).then(|| self.names.name(s.receiver - 1)),
+                line: s.line as usize,
+            })
+            .collect()
     }
 
     /// The address of the caller named `qualified` in `file`.
@@ -609,7 +795,7 @@ impl Graph {
     /// The direct callees of `of`, one edge per distinct target (the best resolution and
     /// the first line win), in call order.
     fn direct_callees(&self, of: &SymbolRef) -> Vec<Edge> {
-        let Some(analysis) = self.files.get(&of.file) else {
+        let Some(analysis) = self.get(&of.file) else {
             return Vec::new();
         };
         let Some(def) = analysis.find(&of.name) else {
@@ -617,11 +803,12 @@ impl Graph {
         };
         let qualified = def.qualified_name();
         let mut out: Vec<Edge> = Vec::new();
-        for site in Self::sites(analysis)
-            .iter()
+        for site in self
+            .sites(&of.file)
+            .into_iter()
             .filter(|s| s.caller == qualified)
         {
-            let (callee, resolution) = self.resolve_site(&of.file, site);
+            let (callee, resolution) = self.resolve(&of.file, site);
             match out.iter_mut().find(|e| e.callee == callee) {
                 Some(e) => e.resolution = e.resolution.min(resolution),
                 None => out.push(Edge {
@@ -638,7 +825,7 @@ impl Graph {
 
     /// The direct callers of `of`: every call site, in any file, resolving to it.
     fn direct_callers(&self, of: &SymbolRef) -> Vec<Edge> {
-        let Some(analysis) = self.files.get(&of.file) else {
+        let Some(analysis) = self.get(&of.file) else {
             return Vec::new();
         };
         let Some(def) = analysis.find(&of.name) else {
@@ -647,22 +834,57 @@ impl Graph {
         let target = Target::Symbol(of.clone());
         let mut out: Vec<Edge> = Vec::new();
         let names = self.called_as(&def.name);
-        let files: BTreeSet<&Arc<str>> = names
+        let ids: Vec<u32> = names.iter().filter_map(|n| self.names.get(n)).collect();
+        let files: BTreeSet<&Arc<str>> = ids
             .iter()
-            .filter_map(|n| self.by_callee.get(*n))
+            .filter_map(|id| self.by_callee.get(id))
             .flatten()
             .collect();
         for file in files {
-            let a = &self.files[file];
-            for site in Self::sites(a)
-                .iter()
-                .filter(|s| names.contains(s.callee.as_str()))
-            {
-                let (callee, resolution) = self.resolve_site(file, site);
+            let entry = &self.files[file];
+            let a = &entry.analysis;
+            // One resolution per distinct (callee, receiver) of the file: the caller does
+            // not change where a plain or member call goes (`this`/`self`/`super` aside,
+            // which depend on the caller's class and are resolved each time).
+            let mut memo: Vec<((u32, u32), (Target, Resolution))> = Vec::new();
+            for s in entry.sites.iter().filter(|s| ids.contains(&s.callee)) {
+                let site = SiteRef {
+                    caller: self.names.name(entry.callers[s.caller as usize]),
+                    callee: self.names.name(s.callee),
+                    receiver: (s.receiver > 0).then(|| self.names.name(s.receiver - 1)),
+                    line: s.line as usize,
+                };
+                // A plain call in another file that defines the name at its top level goes
+                // to that definition, never to ours.
+                if site.receiver.is_none()
+                    && file.as_ref() != of.file.as_ref()
+                    && Language::of(file) != Language::Other
+                    && a.symbols
+                        .iter()
+                        .any(|d| d.container.is_none() && d.name == site.callee)
+                {
+                    continue;
+                }
+                let by_class = matches!(
+                    site.receiver,
+                    Some("this" | "self" | "cls" | "super" | "super()")
+                );
+                let key = (s.callee, s.receiver);
+                let found = match memo.iter().find(|(k, _)| !by_class && *k == key) {
+                    Some((_, hit)) => hit.clone(),
+                    None => {
+                        let got = self.resolve(file, site);
+                        if !by_class {
+                            memo.push((key, got.clone()));
+                        }
+                        got
+                    }
+                };
+                let (callee, resolution) = found;
                 if callee != target {
                     continue;
                 }
-                let caller = self.caller_ref(file, a, &site.caller);
+                let caller = self.caller_ref(file, a, site.caller);
                 match out.iter_mut().find(|e| e.caller == caller) {
                     Some(e) => e.resolution = e.resolution.min(resolution),
                     None => out.push(Edge {
@@ -732,9 +954,9 @@ impl Graph {
     /// unresolved). For the bench's resolution rate.
     pub fn resolution_counts(&self) -> (usize, usize, usize) {
         let mut counts = (0, 0, 0);
-        for (file, analysis) in &self.files {
-            for site in Self::sites(analysis).iter() {
-                match self.resolve_site(file, site).1 {
+        for file in self.files.keys() {
+            for site in self.sites(file) {
+                match self.resolve(file, site).1 {
                     Resolution::Resolved => counts.0 += 1,
                     Resolution::NameOnly => counts.1 += 1,
                     Resolution::Unresolved => counts.2 += 1,
@@ -801,19 +1023,6 @@ fn renames(analysis: &FileAnalysis) -> Vec<(&str, &str)> {
         }
     }
     out
-}
-
-/// The distinct called names of an analysis.
-fn called_names(analysis: &FileAnalysis) -> BTreeSet<&str> {
-    if analysis.call_sites.is_empty() {
-        analysis.calls.iter().map(|c| c.callee.as_str()).collect()
-    } else {
-        analysis
-            .call_sites
-            .iter()
-            .map(|c| c.callee.as_str())
-            .collect()
-    }
 }
 
 #[cfg(test)]

@@ -372,3 +372,27 @@ fn resolution_counts_cover_every_site() {
     ]);
     assert_eq!(g.resolution_counts(), (1, 1, 1));
 }
+
+#[test]
+fn callers_through_a_renamed_default_import_are_found() {
+    let g = graph(&[
+        ("src/db.ts", DB),
+        (
+            "src/b.ts",
+            "import c from './db';\nexport function b() { c(); }\n",
+        ),
+        ("src/other.ts", "export default function unrelated() {}\n"),
+        (
+            "src/d.ts",
+            "import u from './other';\nexport function d() { u(); }\n",
+        ),
+    ]);
+    assert_eq!(
+        callers(&g, "src/db.ts:connect"),
+        ["src/b.ts:b (resolved) L2"]
+    );
+    assert_eq!(
+        callers(&g, "src/other.ts:unrelated"),
+        ["src/d.ts:d (resolved) L2"]
+    );
+}

@@ -203,3 +203,55 @@ fn the_pre_commit_hook_refuses_a_commit_breaking_a_go_contract() {
     assert_eq!(ok.code, 0, "{ok:#?}");
     assert_eq!(r.git(&["log", "-1", "--format=%s"]).trim(), "keep Lookup");
 }
+
+#[test]
+fn go_calls_across_files_of_one_package_resolve_and_warn() {
+    let r = go_repo();
+    r.write(
+        "pkg/a.go",
+        "package pkg\n\nimport \"fmt\"\n\nfunc Run() {\n\thelper()\n\tfmt.Println(\"x\")\n}\n",
+    );
+    r.write("pkg/b.go", "package pkg\n\nfunc helper() {}\n");
+    r.write(
+        "other/c.go",
+        "package other\n\nfunc helper() {}\nfunc Println() {}\n",
+    );
+    r.analyzers(); // starts the daemon
+    let mut c = r.client();
+    crate::support::daemon::wait_until(
+        "the index is built",
+        std::time::Duration::from_secs(60),
+        || c.ok("graph.status", json!({}))["state"] == "ready",
+    );
+    let callees = c.ok("code.callees", json!({"symbolPath": "pkg/a.go:Run"}));
+    let got: Vec<(String, String)> = callees["callees"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["callee"].as_str().unwrap().to_owned(),
+                e["resolution"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("pkg/b.go:helper".to_owned(), "resolved".to_owned()),
+            ("?:Println".to_owned(), "unresolved".to_owned()),
+        ]
+    );
+    c.ok(
+        "lock.acquire",
+        json!({"symbolPath": "pkg/a.go:Run", "sessionId": "A"}),
+    );
+    let lock = c.ok(
+        "lock.acquire",
+        json!({"symbolPath": "pkg/b.go:helper", "sessionId": "B"}),
+    );
+    assert_eq!(
+        lock["warnings"],
+        json!([{"lockedSymbol": "pkg/a.go:Run", "heldBy": "A", "chain": ["pkg/a.go:Run", "pkg/b.go:helper"]}])
+    );
+}

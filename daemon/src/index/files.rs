@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// Most files listed (a bound on memory for absurd trees).
 pub(crate) const MAX_FILES: usize = 200_000;
@@ -22,7 +22,9 @@ impl PathFilter {
         let build = |globs: &[String]| {
             let mut b = GlobSetBuilder::new();
             for g in globs {
-                match Glob::new(g) {
+                // `*` stays within one path component, `**` crosses them (as in
+                // .gitignore).
+                match GlobBuilder::new(g).literal_separator(true).build() {
                     Ok(glob) => {
                         b.add(glob);
                     }

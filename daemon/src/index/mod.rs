@@ -35,7 +35,7 @@ use wit_core::analyzer::source_text;
 use wit_core::text::escape;
 use wit_graph::{Edge, Graph, SymbolRef};
 
-use crate::analysis::Analysis;
+use crate::analysis::{Analysis, FileOutcome};
 use files::PathFilter;
 use persist::IndexDb;
 
@@ -66,7 +66,12 @@ pub(crate) struct RepoIndex {
     db: Mutex<Option<IndexDb>>,
     progress: Progress,
     started: std::time::Instant,
+    /// Per file, the analysis-service analysis the index last verified it against.
+    synced: Mutex<HashMap<String, Arc<FileAnalysis>>>,
 }
+
+/// Most entries of [`RepoIndex::synced`] (then it starts afresh).
+const SYNCED_MAX: usize = 256;
 
 /// What re-reading one file found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +108,7 @@ impl RepoIndex {
             db: Mutex::new(None),
             progress: Progress::default(),
             started: std::time::Instant::now(),
+            synced: Mutex::new(HashMap::new()),
         }
     }
 
@@ -112,7 +118,8 @@ impl RepoIndex {
         let spawned = std::thread::Builder::new()
             .name("wit-index".into())
             .spawn(move || {
-                lower_priority();
+                // (Only the build's workers run at a lower priority: this thread serves
+                // the watcher afterwards, whose latency counts.)
                 // The watcher first, so that no change made during the build is lost
                 // (its events wait until the build is over).
                 let events = watch::Watcher::start(&index.root);
@@ -175,13 +182,12 @@ impl RepoIndex {
         let stored = self
             .db_lock()
             .as_ref()
-            .map(IndexDb::load)
+            .map(IndexDb::hashes)
             .unwrap_or_default();
         let next = AtomicUsize::new(0);
         let workers = std::thread::available_parallelism()
             .map_or(2, |n| n.get())
             .clamp(1, 8);
-        let to_save: Mutex<Vec<(String, persist::Row)>> = Mutex::new(Vec::new());
         std::thread::scope(|scope| {
             for _ in 0..workers {
                 scope.spawn(|| {
@@ -200,13 +206,11 @@ impl RepoIndex {
                         self.progress.done.fetch_add(1, Ordering::Relaxed);
                         if batch.len() >= BATCH {
                             self.commit(std::mem::take(&mut batch));
+                            self.save(std::mem::take(&mut rows), &[]);
                         }
                     }
                     self.commit(batch);
-                    to_save
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .extend(rows);
+                    self.save(rows, &[]);
                 });
             }
         });
@@ -218,9 +222,12 @@ impl RepoIndex {
                 .cloned()
                 .collect()
         };
-        let rows = to_save.into_inner().unwrap_or_else(|p| p.into_inner());
-        if let Some(db) = self.db_lock().as_mut() {
-            db.save(&rows, &gone);
+        self.save(Vec::new(), &gone);
+        // The build's transient buffers (sources, trees, JSON) go back to the system.
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        // SAFETY: malloc_trim only releases free heap memory; it takes no pointers.
+        unsafe {
+            libc::malloc_trim(0);
         }
         let ms = t0.elapsed().as_millis() as u64;
         self.progress.build_ms.store(ms, Ordering::Relaxed);
@@ -233,6 +240,16 @@ impl RepoIndex {
             "repository index built"
         );
         listed
+    }
+
+    /// Stores rows and deletes `gone` in the index database, if there is one.
+    fn save(&self, rows: Vec<(String, persist::Row)>, gone: &[String]) {
+        if rows.is_empty() && gone.is_empty() {
+            return;
+        }
+        if let Some(db) = self.db_lock().as_mut() {
+            db.save(&rows, gone);
+        }
     }
 
     /// Puts a batch of analyses into the graph.
@@ -253,7 +270,7 @@ impl RepoIndex {
     fn load_one(
         &self,
         rel: &str,
-        stored: Option<&persist::Row>,
+        stored: Option<&[u8; 32]>,
     ) -> Option<([u8; 32], Arc<FileAnalysis>, Option<persist::Row>)> {
         let bytes = match wit_boundary::read_repo_file(&self.root, rel, self.limit) {
             Ok(b) => b,
@@ -266,9 +283,9 @@ impl RepoIndex {
             }
         };
         let h = hash(&bytes);
-        if let Some((stored_hash, json)) = stored
-            && *stored_hash == h
-            && let Ok(analysis) = serde_json::from_slice::<FileAnalysis>(json)
+        if stored == Some(&h)
+            && let Some(json) = self.db_lock().as_ref().and_then(|db| db.analysis(rel))
+            && let Ok(analysis) = serde_json::from_slice::<FileAnalysis>(&json)
         {
             self.progress.reused.fetch_add(1, Ordering::Relaxed);
             return Some((h, Arc::new(analysis), None));
@@ -283,7 +300,7 @@ impl RepoIndex {
         let analyzer = self.analysis.registry().for_path(rel)?;
         let text = source_text(bytes).ok()?;
         match analyzer.analyze(text) {
-            Ok(a) => Some(Arc::new(a)),
+            Ok(a) => Some(Arc::new(graph_view(a))),
             Err(e) => {
                 tracing::debug!("not indexed: {}: {}", escape(rel), escape(&e.to_string()));
                 self.progress.failed.fetch_add(1, Ordering::Relaxed);
@@ -328,6 +345,18 @@ impl RepoIndex {
         if indexed == Some(h) {
             return Refresh::Unchanged;
         }
+        // Changed: through the analysis service, which reanalyses a file being edited
+        // incrementally (its cache keeps the last syntax tree), and whose cache holds the
+        // exact bytes it analysed, hashed here so that hash and analysis always match.
+        if let FileOutcome::Analysed(fresh) = self.analysis.analyse_disk(rel, self.limit)
+            && let Some(h) = self.analysis.source_hash_of(rel, &fresh)
+        {
+            if indexed == Some(h) {
+                return Refresh::Unchanged;
+            }
+            self.adopt(rel, h, &fresh, true);
+            return Refresh::Changed;
+        }
         let Some(analysis) = self.analyse(rel, &bytes) else {
             return match indexed {
                 Some(_) => self.remove(rel),
@@ -336,10 +365,24 @@ impl RepoIndex {
         };
         let row = serde_json::to_vec(&*analysis).ok().map(|json| (h, json));
         self.commit(vec![(rel.to_owned(), h, analysis)]);
-        if let (Some(row), Some(db)) = (row, self.db_lock().as_mut()) {
-            db.save(&[(rel.to_owned(), row)], &[]);
+        if let Some(row) = row {
+            self.save(vec![(rel.to_owned(), row)], &[]);
         }
         Refresh::Changed
+    }
+
+    /// Indexes `fresh`, the analysis service's analysis of `rel` whose content hashes to
+    /// `h`, and (`store`) saves it. Requests do not store: the row left behind has the old
+    /// hash, so a restart re-analyses that one file.
+    fn adopt(&self, rel: &str, h: [u8; 32], fresh: &Arc<FileAnalysis>, store: bool) {
+        let analysis = Arc::new(graph_view((**fresh).clone()));
+        let row = store
+            .then(|| serde_json::to_vec(&*analysis).ok().map(|json| (h, json)))
+            .flatten();
+        self.commit(vec![(rel.to_owned(), h, analysis)]);
+        if let Some(row) = row {
+            self.save(vec![(rel.to_owned(), row)], &[]);
+        }
     }
 
     fn remove(&self, rel: &str) -> Refresh {
@@ -365,24 +408,22 @@ impl RepoIndex {
         changed
     }
 
-    /// `f` over the graph, with the files its answer rests on verified first: `file`
-    /// itself, then the files of the answer's edges; when any of them changed, the answer
-    /// is computed again (at most three times, then the last one stands).
-    pub(crate) fn fresh_edges(&self, file: &str, f: impl Fn(&Graph) -> Vec<Edge>) -> Vec<Edge> {
-        self.verify([file]);
+    /// `f` over the graph, with the files its answer rests on verified: `file` itself
+    /// (the caller did it, see [`RepoIndex::verify_with`]), then the files of the
+    /// answer's edges; when any of them changed, the answer is computed again (at most
+    /// three times, then the last one stands).
+    fn fresh_edges(&self, file: &str, f: impl Fn(&Graph) -> Vec<Edge>) -> Vec<Edge> {
         let mut edges = self.read(&f);
         for _ in 0..3 {
-            let files: Vec<String> = edges
-                .iter()
-                .flat_map(|e| {
-                    let mut v = vec![e.caller.file.to_string()];
-                    if let wit_graph::Target::Symbol(s) = &e.callee {
-                        v.push(s.file.to_string());
-                    }
-                    v
-                })
-                .collect();
-            if !self.verify(files.iter().map(String::as_str)) {
+            let mut files: Vec<&str> = Vec::new();
+            for e in &edges {
+                files.push(&e.caller.file);
+                if let wit_graph::Target::Symbol(s) = &e.callee {
+                    files.push(&s.file);
+                }
+            }
+            files.retain(|f2| *f2 != file);
+            if !self.verify(files) {
                 break;
             }
             edges = self.read(&f);
@@ -390,28 +431,64 @@ impl RepoIndex {
         edges
     }
 
+    /// Verifies `file`, unless `fresh` (the analysis service's current analysis of it,
+    /// proven by byte comparison) is the one this index last verified the file against:
+    /// the same analysis means the same content, so no second read is needed.
+    fn verify_with(&self, file: &str, fresh: Option<&Arc<FileAnalysis>>) {
+        let mut synced = self.synced.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(fresh) = fresh
+            && synced.get(file).is_some_and(|s| Arc::ptr_eq(s, fresh))
+        {
+            return;
+        }
+        drop(synced);
+        // The service's cache holds the bytes `fresh` was made from: their hash says
+        // whether the index is current, and if not, `fresh` is what it should hold (no
+        // second read, no second parse).
+        match fresh.and_then(|f| self.analysis.source_hash_of(file, f).map(|h| (f, h))) {
+            Some((f, h)) if self.indexable(file) => {
+                if self.hashes_lock().get(file) != Some(&h) {
+                    self.adopt(file, h, f, false);
+                }
+            }
+            _ => {
+                self.verify([file]);
+            }
+        }
+        if let Some(fresh) = fresh {
+            synced = self.synced.lock().unwrap_or_else(|p| p.into_inner());
+            if synced.len() >= SYNCED_MAX {
+                synced.clear();
+            }
+            synced.insert(file.to_owned(), fresh.clone());
+        }
+    }
+
     /// The callers of `file:name` (verified, see [`RepoIndex::fresh_edges`]), or `None`
-    /// when no such definition is indexed.
+    /// when no such definition is indexed. `fresh`: the caller's current analysis of
+    /// `file`, if it has one (see [`RepoIndex::verify_with`]).
     pub(crate) fn callers(
         &self,
         file: &str,
         name: &str,
         depth: usize,
+        fresh: Option<&Arc<FileAnalysis>>,
     ) -> Option<(SymbolRef, Vec<Edge>)> {
-        self.verify([file]);
+        self.verify_with(file, fresh);
         let target = self.read(|g| g.symbol(file, name))?;
         let edges = self.fresh_edges(file, |g| g.callers(&target, depth));
         Some((target, edges))
     }
 
-    /// The callees of `file:name` (verified).
+    /// The callees of `file:name` (verified, as [`RepoIndex::callers`]).
     pub(crate) fn callees(
         &self,
         file: &str,
         name: &str,
         depth: usize,
+        fresh: Option<&Arc<FileAnalysis>>,
     ) -> Option<(SymbolRef, Vec<Edge>)> {
-        self.verify([file]);
+        self.verify_with(file, fresh);
         let target = self.read(|g| g.symbol(file, name))?;
         let edges = self.fresh_edges(file, |g| g.callees(&target, depth));
         Some((target, edges))
@@ -440,6 +517,19 @@ impl RepoIndex {
     pub(crate) fn resolution_counts(&self) -> (usize, usize, usize) {
         self.read(Graph::resolution_counts)
     }
+}
+
+/// What the index keeps (and persists) of an analysis: no signatures (answers needing
+/// them analyse the file itself) and, when call sites are present, no call edges (they
+/// are the call sites de-duplicated).
+fn graph_view(mut a: FileAnalysis) -> FileAnalysis {
+    for s in &mut a.symbols {
+        s.signature = None;
+    }
+    if !a.call_sites.is_empty() {
+        a.calls = Vec::new();
+    }
+    a
 }
 
 /// Lowers the calling thread's scheduling priority (nice 10), so that the index build

@@ -69,27 +69,34 @@ impl IndexDb {
         }
     }
 
-    /// Every stored row.
-    pub(crate) fn load(&self) -> HashMap<String, Row> {
+    /// The stored content hash of every file (the analyses stay on disk until asked
+    /// for, so that a warm start never holds all of them at once).
+    pub(crate) fn hashes(&self) -> HashMap<String, [u8; 32]> {
         let mut out = HashMap::new();
-        let Ok(mut stmt) = self.conn.prepare("SELECT path, hash, analysis FROM files") else {
+        let Ok(mut stmt) = self.conn.prepare("SELECT path, hash FROM files") else {
             return out;
         };
         let rows = stmt.query_map([], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, Vec<u8>>(1)?,
-                r.get::<_, Vec<u8>>(2)?,
-            ))
+            Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
         });
         if let Ok(rows) = rows {
-            for (path, hash, json) in rows.flatten() {
+            for (path, hash) in rows.flatten() {
                 if let Ok(hash) = <[u8; 32]>::try_from(hash.as_slice()) {
-                    out.insert(path, (hash, json));
+                    out.insert(path, hash);
                 }
             }
         }
         out
+    }
+
+    /// The stored analysis JSON of `path`.
+    pub(crate) fn analysis(&self, path: &str) -> Option<Vec<u8>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT analysis FROM files WHERE path = ?1")
+            .ok()?;
+        stmt.query_row(params![path], |r| r.get::<_, Vec<u8>>(0))
+            .ok()
     }
 
     /// Stores `rows` and deletes `gone`, in one transaction.

@@ -14,6 +14,9 @@ use notify::{EventKind, RecursiveMode, Watcher as _};
 
 use super::{RepoIndex, files};
 
+/// How long the watcher waits after an event before re-reading (see [`Watcher::run`]).
+const DEBOUNCE: std::time::Duration = std::time::Duration::from_millis(15);
+
 /// The watcher and its event queue.
 pub(super) struct Watcher {
     root: PathBuf,
@@ -111,7 +114,12 @@ impl Watcher {
                 }
             };
             take(first, &mut paths);
-            // Whatever else is already queued goes in the same batch.
+            // A short pause first: a request that touches the file right after the write
+            // (the usual case: an agent saves, then locks) re-indexes it from its own
+            // incremental analysis, and this batch then finds it current instead of
+            // parsing it a second time. Well within the 50 ms an edit may take to show.
+            std::thread::sleep(DEBOUNCE);
+            // Whatever else is queued by then goes in the same batch.
             while let Ok(more) = self.events.try_recv() {
                 take(more, &mut paths);
             }

@@ -231,9 +231,9 @@ async fn edges(
     let (found, ready) = state
         .with_index(move |ix| {
             let found = if callers {
-                ix.callers(&f, &n, depth)
+                ix.callers(&f, &n, depth, None)
             } else {
-                ix.callees(&f, &n, depth)
+                ix.callees(&f, &n, depth, None)
             };
             (found, ix.ready())
         })
@@ -289,11 +289,12 @@ pub(crate) async fn caller_spellings(
     state: &AppState,
     file: &str,
     name: &str,
+    fresh: &std::sync::Arc<FileAnalysis>,
 ) -> Result<Vec<Vec<String>>, Failure> {
-    let (file, name) = (file.to_owned(), name.to_owned());
+    let (file, name, fresh) = (file.to_owned(), name.to_owned(), fresh.clone());
     state
         .with_index(move |ix| {
-            let Some((_, edges)) = ix.callers(&file, &name, 1) else {
+            let Some((_, edges)) = ix.callers(&file, &name, 1, Some(&fresh)) else {
                 return Vec::new();
             };
             edges
@@ -310,23 +311,31 @@ pub(crate) async fn caller_spellings(
 pub(crate) async fn cross_file_callees(
     state: &AppState,
     files: &[String],
+    outcomes: &[FileOutcome],
     symbols: &[String],
 ) -> Result<Vec<(String, Vec<String>)>, Failure> {
     if symbols.is_empty() {
         return Ok(Vec::new());
     }
-    let pairs: Vec<(String, String)> = files
+    // Only files that analysed can have callees; their analyses spare the index a read.
+    let pairs: Vec<(String, String, std::sync::Arc<FileAnalysis>)> = files
         .iter()
-        .flat_map(|f| symbols.iter().map(move |s| (f.clone(), s.clone())))
+        .zip(outcomes)
+        .filter_map(|(f, o)| o.analysis().map(|a| (f, a)))
+        .flat_map(|(f, a)| {
+            symbols
+                .iter()
+                .map(move |s| (f.clone(), s.clone(), a.clone()))
+        })
         .collect();
     state
         .with_index(move |ix| {
             let mut out: Vec<(String, Vec<String>)> = Vec::new();
-            for (file, name) in pairs {
+            for (file, name, fresh) in pairs {
                 if !ix.indexable(&file) {
                     continue;
                 }
-                let Some((_, edges)) = ix.callees(&file, &name, 1) else {
+                let Some((_, edges)) = ix.callees(&file, &name, 1, Some(&fresh)) else {
                     continue;
                 };
                 for e in edges {

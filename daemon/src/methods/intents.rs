@@ -142,7 +142,9 @@ pub(crate) async fn declare(
         }
     }
     // Callees in other files, from the code graph (issue 10).
-    for pair in super::graph::cross_file_callees(state, &unique_files, &unique_symbols).await? {
+    for pair in
+        super::graph::cross_file_callees(state, &unique_files, &outcomes, &unique_symbols).await?
+    {
         if !dep_pairs.contains(&pair) {
             dep_pairs.push(pair);
         }

@@ -78,7 +78,7 @@ pub(crate) async fn acquire(
         Some(analysis) => {
             // Callers in every file, from the code graph (issue 10), after v1's same-file
             // ones.
-            let graph = super::graph::caller_spellings(state, sp.file, sp.name).await?;
+            let graph = super::graph::caller_spellings(state, sp.file, sp.name, analysis).await?;
             caller_warnings(
                 state,
                 sp.file,

@@ -33,7 +33,9 @@ use std::collections::HashSet;
 
 use tree_sitter::{Node, Parser};
 use wit_core::signature::canonicalize;
-use wit_core::{AnalyzeError, CallEdge, FileAnalysis, LanguageAnalyzer, Symbol, SymbolKind};
+use wit_core::{
+    AnalyzeError, CallEdge, CallSite, FileAnalysis, LanguageAnalyzer, Symbol, SymbolKind,
+};
 
 /// The Go analyzer: id `go`, extension `go`.
 #[derive(Debug, Default, Clone, Copy)]
@@ -116,6 +118,9 @@ impl LanguageAnalyzer for GoAnalyzer {
 fn analyze_tree(root: Node<'_>, src: &str) -> FileAnalysis {
     let mut symbols = Vec::new();
     let mut raw_calls: Vec<CallEdge> = Vec::new();
+    // Beside each raw call: its receiver (`fmt` in `fmt.Println(…)`, `s` in `s.Save()`) and
+    // where it is, for the call sites wit's code graph resolves across files.
+    let mut raw_sites: Vec<(Option<String>, usize, usize)> = Vec::new();
 
     // Iterative depth-first walk (deeply nested code must not overflow the stack). Each
     // entry carries the qualified name of the named function it sits in, if any.
@@ -165,6 +170,23 @@ fn analyze_tree(root: Node<'_>, src: &str) -> FileAnalysis {
                         caller: caller.clone(),
                         callee,
                     });
+                    let receiver = node
+                        .child_by_field_name("function")
+                        .filter(|f| f.kind() == "selector_expression")
+                        .and_then(|f| f.child_by_field_name("operand"))
+                        .map(|o| {
+                            let t = text(o, src);
+                            // Only names and chains of names; anything else is "other".
+                            if t.len() <= 256
+                                && t.bytes()
+                                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+                            {
+                                t.to_owned()
+                            } else {
+                                String::new()
+                            }
+                        });
+                    raw_sites.push((receiver, node.start_byte(), node.start_position().row));
                 }
             }
             _ => {}
@@ -192,14 +214,32 @@ fn analyze_tree(root: Node<'_>, src: &str) -> FileAnalysis {
         functions.contains(name) || !(PREDECLARED.contains(&name) || types.contains(name))
     };
     let mut seen = HashSet::new();
-    let calls = raw_calls
-        .into_iter()
-        .filter(|e| is_call(&e.callee))
-        .filter(|e| seen.insert(e.clone()))
-        .collect();
+    let mut seen_sites = HashSet::new();
+    let mut calls = Vec::new();
+    let mut call_sites = Vec::new();
+    for (e, (receiver, start_byte, line)) in raw_calls.into_iter().zip(raw_sites) {
+        if !is_call(&e.callee) {
+            continue;
+        }
+        if seen_sites.insert((e.clone(), receiver.clone())) {
+            call_sites.push(CallSite {
+                caller: e.caller.clone(),
+                callee: e.callee.clone(),
+                receiver,
+                start_byte,
+                line,
+            });
+        }
+        if seen.insert(e.clone()) {
+            calls.push(e);
+        }
+    }
+    // Call sites are in walk order; wit wants source order.
+    call_sites.sort_by_key(|c| c.start_byte);
     FileAnalysis {
         symbols,
         calls,
+        call_sites,
         ..Default::default()
     }
 }
