@@ -315,6 +315,22 @@ impl WitDir {
         })
     }
 
+    /// Checks an SQLite database of `.wit/` before SQLite opens it: `name` (created when
+    /// missing) and each companion file SQLite may already have beside it (`-wal`, `-shm`,
+    /// `-journal`) must be a regular file of ours, not a symlink — SQLite itself follows
+    /// symlinks for its companions. Creating the database here (0600) also keeps SQLite
+    /// from creating it with the umask's mode.
+    pub fn check_database(&self, name: &str) -> Result<(), WitDirError> {
+        drop(self.open(name, Access::ReadWrite)?);
+        for suffix in ["-wal", "-shm", "-journal"] {
+            let companion = format!("{name}{suffix}");
+            if std::fs::symlink_metadata(self.file(&companion)).is_ok() {
+                drop(self.open(&companion, Access::ReadWrite)?);
+            }
+        }
+        Ok(())
+    }
+
     /// Opens the file `name` of `.wit/` (see [`Access`]); the directory must have been
     /// checked ([`WitDir::check`] or [`WitDir::ensure`]).
     pub fn open(&self, name: &str, access: Access) -> Result<File, WitDirError> {

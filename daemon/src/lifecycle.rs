@@ -80,7 +80,7 @@ async fn serve(
         placement.state.ensure()?;
         placement.state.check_not_committed()?;
     }
-    check_database_files(&placement.state)?;
+    placement.state.check_database("state.db")?;
     let store = Arc::new(Store::open_in(&placement.state, now_ms())?);
     // wit.toml, then the registry (plugins need the file's list and the trust check).
     let mut config = Config::load(&root);
@@ -177,20 +177,6 @@ async fn repository_gone(wit: WitDir) -> String {
             return format!("{} is gone", wit.dir().display());
         }
     }
-}
-
-/// The state database and SQLite's companion files must be regular files of ours in
-/// `.wit/` (never symlinks): SQLite itself follows symlinks for the `-wal` and `-shm` files.
-/// The database is created here (0600) when missing, so SQLite never creates it with the
-/// umask's mode.
-fn check_database_files(wit: &WitDir) -> Result<(), DaemonError> {
-    drop(wit.open("state.db", Access::ReadWrite)?);
-    for companion in ["state.db-wal", "state.db-shm", "state.db-journal"] {
-        if std::fs::symlink_metadata(wit.file(companion)).is_ok() {
-            drop(wit.open(companion, Access::ReadWrite)?);
-        }
-    }
-    Ok(())
 }
 
 fn take_instance_lock(wit: &WitDir) -> Result<File, DaemonError> {

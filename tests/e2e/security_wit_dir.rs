@@ -206,3 +206,40 @@ fn item1_wit_dir_is_created_0700_and_every_file_in_it_0600() {
         assert!(seen.iter().any(|n| n == expected), "{expected} in {seen:?}");
     }
 }
+
+#[test]
+fn item1_an_index_db_companion_symlink_creates_nothing_outside() {
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("index.wal");
+    let r = CliRepo::new();
+    r.write("src/a.ts", "export function f() { return 1; }\n");
+    r.private_wit_dir();
+    std::fs::write(r.path().join(".wit/index.db"), "").unwrap();
+    std::fs::set_permissions(
+        r.path().join(".wit/index.db"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    r.repo.symlink(&target, ".wit/index.db-wal");
+    // The daemon serves (the index is one of its parts, not a reason to stop): the index
+    // refuses the planted companion, says why, and starts a database of its own.
+    r.wit(Some("a"), &["lock", "src/a.ts:f"]).ok();
+    let mut c =
+        crate::support::client::Client::connect(&r.path().join(".wit/daemon.sock")).unwrap();
+    crate::support::daemon::wait_until(
+        "the index build is over",
+        std::time::Duration::from_secs(60),
+        || c.ok("graph.status", serde_json::json!({}))["state"] == "ready",
+    );
+    assert!(
+        !target.exists(),
+        "index.db-wal created a file outside the repository"
+    );
+    let log = std::fs::read_to_string(r.path().join(".wit/daemon.log")).unwrap();
+    assert!(log.contains("symlink"), "the refusal is logged: {log}");
+    let wal = std::fs::symlink_metadata(r.path().join(".wit/index.db-wal"));
+    assert!(
+        !wal.is_ok_and(|m| m.file_type().is_symlink()),
+        "the planted symlink is gone"
+    );
+}

@@ -306,3 +306,26 @@ fn wit_store_status_names_the_shared_database_and_its_schema() {
         "the main worktree's own: {human}"
     );
 }
+
+#[test]
+fn a_main_worktrees_wit_dir_that_is_a_symlink_is_refused_and_nothing_is_written_there() {
+    use std::os::unix::fs::PermissionsExt;
+    let main = CliRepo::new();
+    main.write("a.ts", "export function f() {}\n");
+    main.write(".gitignore", ".wit/\n");
+    main.git(&["add", "."]);
+    main.git(&["commit", "-q", "-m", "initial"]);
+    let wt = Worktree::add(&main, "wt-evil");
+    // The shared state's directory, planted as a symlink to somewhere else.
+    let elsewhere = TempRepo::new();
+    std::fs::set_permissions(elsewhere.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), main.path().join(".wit")).unwrap();
+    let out = wt.wit(A, &["lock", "a.ts:f"]);
+    assert_ne!(out.code, 0, "{out:#?}");
+    assert!(out.stderr.contains("symlink"), "{out:#?}");
+    assert_eq!(
+        std::fs::read_dir(elsewhere.path()).unwrap().count(),
+        0,
+        "nothing written where the symlink points"
+    );
+}

@@ -11,7 +11,6 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, OpenFlags, params};
 use wit_boundary::WitDir;
-use wit_boundary::witdir::Access;
 
 /// The file name under `.wit/`.
 pub(crate) const FILE: &str = "index.db";
@@ -30,27 +29,29 @@ impl IndexDb {
     /// Opens (creating if needed) `.wit/index.db`; a file that is not a usable index is
     /// replaced by an empty one.
     pub(crate) fn open(wit: &WitDir) -> Result<Self, String> {
-        // Created through the boundary (owner-only, never through a symlink), then opened
-        // by SQLite without following symlinks.
-        drop(
-            wit.open(FILE, Access::ReadWrite)
-                .map_err(|e| e.to_string())?,
-        );
+        // Created and checked through the boundary (owner-only, never through a symlink,
+        // companions included), then opened by SQLite without following symlinks.
         let path = wit.file(FILE);
         let flags = OpenFlags::default() | OpenFlags::SQLITE_OPEN_NOFOLLOW;
-        let open = || -> rusqlite::Result<Connection> {
-            let conn = Connection::open_with_flags(&path, flags)?;
-            conn.pragma_update(None, "journal_mode", "WAL")?;
-            conn.pragma_update(None, "synchronous", "NORMAL")?;
-            conn.busy_timeout(std::time::Duration::from_secs(5))?;
-            let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-            if version != FORMAT {
-                conn.execute_batch(
-                    "DROP TABLE IF EXISTS files;
-                     CREATE TABLE files (path TEXT PRIMARY KEY, hash BLOB NOT NULL, analysis BLOB NOT NULL);",
-                )?;
-                conn.pragma_update(None, "user_version", FORMAT)?;
-            }
+        let open = || -> Result<Connection, String> {
+            wit.check_database(FILE).map_err(|e| e.to_string())?;
+            let sqlite = |e: rusqlite::Error| e.to_string();
+            let conn = Connection::open_with_flags(&path, flags).map_err(sqlite)?;
+            let setup = || -> rusqlite::Result<()> {
+                conn.pragma_update(None, "journal_mode", "WAL")?;
+                conn.pragma_update(None, "synchronous", "NORMAL")?;
+                conn.busy_timeout(std::time::Duration::from_secs(5))?;
+                let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+                if version != FORMAT {
+                    conn.execute_batch(
+                        "DROP TABLE IF EXISTS files;
+                         CREATE TABLE files (path TEXT PRIMARY KEY, hash BLOB NOT NULL, analysis BLOB NOT NULL);",
+                    )?;
+                    conn.pragma_update(None, "user_version", FORMAT)?;
+                }
+                Ok(())
+            };
+            setup().map_err(sqlite)?;
             Ok(conn)
         };
         match open() {
@@ -60,11 +61,7 @@ impl IndexDb {
                 let _ = wit.remove(FILE);
                 let _ = wit.remove("index.db-wal");
                 let _ = wit.remove("index.db-shm");
-                drop(
-                    wit.open(FILE, Access::ReadWrite)
-                        .map_err(|e| e.to_string())?,
-                );
-                open().map(|conn| Self { conn }).map_err(|e| e.to_string())
+                open().map(|conn| Self { conn })
             }
         }
     }
