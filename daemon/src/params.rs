@@ -277,16 +277,16 @@ impl<'a> Params<'a> {
         }
     }
 
-    /// A required array of lease patterns (see [`crate::leases::pattern`]), each checked,
-    /// in their normal form; at most `max` of them.
-    pub fn lease_patterns(&mut self, field: &str, max: usize) -> Option<Vec<String>> {
+    /// A required array of lease patterns (see [`crate::leases::pattern`]), each checked
+    /// and compiled; at most `max` of them.
+    pub fn lease_patterns(&mut self, field: &str, max: usize) -> Option<crate::leases::Patterns> {
         let raw = self.str_array(field, true, 1, true)?;
         if raw.len() > max {
             self.fail(field, format!("must have at most {max} patterns"));
             return None;
         }
         match crate::leases::Patterns::parse(&raw) {
-            Ok(patterns) => Some(patterns.texts()),
+            Ok(patterns) => Some(patterns),
             Err((i, why)) => {
                 self.fail(field, format!("item {i}: {why}"));
                 None

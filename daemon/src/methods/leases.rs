@@ -62,21 +62,31 @@ pub(crate) fn exclusive_over(
         .find(|l| l.patterns().covers(file)))
 }
 
-/// Every exclusive lease of sessions other than `me` covering some of `files`, each
-/// with the files it covers (at most [`MAX_LISTED_FILES`] listed) and their count.
+/// Every exclusive lease of sessions other than `me` covering some of `files` (see
+/// [`covering_files`]).
 pub(crate) fn exclusive_over_files(
     tx: &rusqlite::Connection,
     files: &[String],
     me: &str,
     now: i64,
 ) -> Result<Vec<Value>, Failure> {
-    let held = leases::exclusive_of_others(tx, me, now)?;
+    Ok(covering_files(
+        leases::exclusive_of_others(tx, me, now)?,
+        files,
+        now,
+    ))
+}
+
+/// Those of `held` covering some of `files`, each as [`lease_json`] with the files it
+/// covers (at most [`MAX_LISTED_FILES`] listed) and their count; each file is matched
+/// once against one set of every lease's patterns.
+fn covering_files(held: Vec<LeaseRow>, files: &[String], now: i64) -> Vec<Value> {
     if held.is_empty() {
-        return Ok(Vec::new());
+        return Vec::new();
     }
     let lists: Vec<Patterns> = held.iter().map(LeaseRow::patterns).collect();
     let Some(covering) = crate::leases::Covering::new(&lists) else {
-        return Ok(Vec::new());
+        return Vec::new();
     };
     let mut covered: Vec<Vec<&String>> = vec![Vec::new(); held.len()];
     let mut scratch = Vec::new();
@@ -95,7 +105,7 @@ pub(crate) fn exclusive_over_files(
         item["fileCount"] = json!(covered.len());
         out.push(item);
     }
-    Ok(out)
+    out
 }
 
 /// `lease.acquire`.
@@ -124,12 +134,11 @@ pub(crate) async fn acquire(
             // taking over an expired lease always leaves its record first.
             purge_expired(tx)?;
             let now = now_ms();
-            let mine = Patterns::parse(&paths).map_err(|(_, e)| Failure::internal(e))?;
             let mut conflicts = Vec::new();
             for other in leases::list(tx, None, now)? {
                 if other.session_id != session
                     && mode.conflicts_with(other.mode)
-                    && mine.overlaps(&other.patterns())
+                    && paths.overlaps(&other.patterns())
                 {
                     let mut item = lease_json(&other, now);
                     item["kind"] = json!("lease");
@@ -139,7 +148,7 @@ pub(crate) async fn acquire(
             if mode == Mode::Exclusive {
                 for lock in locks::list(tx, None, now)? {
                     let file = lock.symbol_path.split_once(':').map_or("", |(f, _)| f);
-                    if lock.session_id != session && mine.covers(file) {
+                    if lock.session_id != session && paths.covers(file) {
                         conflicts.push(json!({
                             "kind": "lock",
                             "symbolPath": lock.symbol_path,
@@ -160,7 +169,7 @@ pub(crate) async fn acquire(
                 id: uuid::Uuid::new_v4().to_string(),
                 session_id: session,
                 mode,
-                paths,
+                paths: paths.texts(),
                 reason,
                 acquired_at: now,
                 expires_at: now.saturating_add(ttl),
@@ -371,19 +380,9 @@ pub(crate) async fn query(state: &AppState, params: &Map<String, Value>) -> Resu
             Ok((now, leases::list(conn, session.as_deref(), now)?))
         })
         .await?;
-    let mut out = Vec::new();
-    for lease in rows {
-        let mut item = lease_json(&lease, now);
-        if let Some(files) = &files {
-            let patterns = lease.patterns();
-            let covered: Vec<&String> = files.iter().filter(|f| patterns.covers(f)).collect();
-            if covered.is_empty() {
-                continue;
-            }
-            item["files"] = json!(covered.iter().take(MAX_LISTED_FILES).collect::<Vec<_>>());
-            item["fileCount"] = json!(covered.len());
-        }
-        out.push(item);
-    }
+    let out = match &files {
+        Some(files) => covering_files(rows, files, now),
+        None => rows.iter().map(|l| lease_json(l, now)).collect(),
+    };
     Ok(json!({ "leases": out }))
 }
