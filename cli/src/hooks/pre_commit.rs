@@ -155,85 +155,83 @@ async fn check_contracts(
     paths: &[git::StagedPath],
     style: &Style,
 ) -> Outcome {
+    // Every extension some analyzer (built-in or plugin) handles: files of other types
+    // cannot hold contracts.
+    let extensions: Vec<String> = match client
+        .call::<AnalyzerList>("analyzers.list", json!({}))
+        .await
     {
-        // Every extension some analyzer (built-in or plugin) handles: files of other types
-        // cannot hold contracts.
-        let extensions: Vec<String> = match client
-            .call::<AnalyzerList>("analyzers.list", json!({}))
-            .await
-        {
-            Ok(list) => list
-                .analyzers
-                .into_iter()
-                .flat_map(|a| a.extensions)
-                .collect(),
-            Err(CallError::Rpc(e)) if e.kind() == Some(ErrorCode::MethodNotFound) => {
-                BUILTIN_EXTENSIONS.iter().map(|s| s.to_string()).collect()
-            }
-            Err(e) => return Outcome::Skipped(e.to_string()),
-        };
-        // What to send: files some analyzer reads. A path that is not UTF-8 cannot be
-        // named by any contract (symbol paths are UTF-8 strings), so skipping it loses
-        // nothing, and it must not stop the others being checked.
-        let mut wanted = Vec::new();
-        for staged in paths {
-            let Some(path) = staged.utf8() else { continue };
-            let ext = path.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
-            if extensions.iter().any(|e| e.eq_ignore_ascii_case(ext)) {
-                wanted.push((path, staged.deleted));
-            }
+        Ok(list) => list
+            .analyzers
+            .into_iter()
+            .flat_map(|a| a.extensions)
+            .collect(),
+        Err(CallError::Rpc(e)) if e.kind() == Some(ErrorCode::MethodNotFound) => {
+            BUILTIN_EXTENSIONS.iter().map(|s| s.to_string()).collect()
         }
-        let to_read: Vec<&[u8]> = wanted
-            .iter()
-            .filter(|(_, deleted)| !deleted)
-            .map(|(p, _)| p.as_bytes())
-            .collect();
-        let mut contents = match git::staged_contents(&repo.root, &to_read) {
-            Ok(c) => c.into_iter(),
-            Err(e) => return Outcome::Skipped(format!("reading the staged files: {e}")),
-        };
-        let mut files = Vec::with_capacity(wanted.len());
-        for (path, deleted) in wanted {
-            // A deleted file is checked as empty: its contracts' symbols are gone.
-            let bytes = if deleted {
-                Vec::new()
-            } else {
-                match contents.next() {
-                    Some(Ok(bytes)) => bytes,
-                    // One unreadable file is reported and skipped; the rest are checked.
-                    Some(Err(e)) => {
-                        eprintln!("wit: {} not checked: {e}", escape(path));
-                        continue;
-                    }
-                    None => return Outcome::Skipped("reading the staged files: too few".into()),
-                }
-            };
-            // Content that is not UTF-8 text holds no symbols an analyzer would find.
-            if let Ok(content) = String::from_utf8(bytes) {
-                files.push(StagedFile {
-                    path: path.to_owned(),
-                    content,
-                });
-            }
+        Err(e) => return Outcome::Skipped(e.to_string()),
+    };
+    // What to send: files some analyzer reads. A path that is not UTF-8 cannot be
+    // named by any contract (symbol paths are UTF-8 strings), so skipping it loses
+    // nothing, and it must not stop the others being checked.
+    let mut wanted = Vec::new();
+    for staged in paths {
+        let Some(path) = staged.utf8() else { continue };
+        let ext = path.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+        if extensions.iter().any(|e| e.eq_ignore_ascii_case(ext)) {
+            wanted.push((path, staged.deleted));
         }
-        if files.is_empty() {
-            return Outcome::Clean;
-        }
-        let found = match check_in_batches(client, files).await {
-            Ok(found) => found,
-            Err(f) => return Outcome::Skipped(f.human()),
-        };
-        for path in &found.too_large {
-            eprintln!(
-                "wit: {} not checked: too large to send to the daemon",
-                escape(path)
-            );
-        }
-        let violations = found.violations;
-        if violations.is_empty() {
-            Outcome::Clean
+    }
+    let to_read: Vec<&[u8]> = wanted
+        .iter()
+        .filter(|(_, deleted)| !deleted)
+        .map(|(p, _)| p.as_bytes())
+        .collect();
+    let mut contents = match git::staged_contents(&repo.root, &to_read) {
+        Ok(c) => c.into_iter(),
+        Err(e) => return Outcome::Skipped(format!("reading the staged files: {e}")),
+    };
+    let mut files = Vec::with_capacity(wanted.len());
+    for (path, deleted) in wanted {
+        // A deleted file is checked as empty: its contracts' symbols are gone.
+        let bytes = if deleted {
+            Vec::new()
         } else {
-            Outcome::Violations(describe_violations(&violations, style))
+            match contents.next() {
+                Some(Ok(bytes)) => bytes,
+                // One unreadable file is reported and skipped; the rest are checked.
+                Some(Err(e)) => {
+                    eprintln!("wit: {} not checked: {e}", escape(path));
+                    continue;
+                }
+                None => return Outcome::Skipped("reading the staged files: too few".into()),
+            }
+        };
+        // Content that is not UTF-8 text holds no symbols an analyzer would find.
+        if let Ok(content) = String::from_utf8(bytes) {
+            files.push(StagedFile {
+                path: path.to_owned(),
+                content,
+            });
         }
+    }
+    if files.is_empty() {
+        return Outcome::Clean;
+    }
+    let found = match check_in_batches(client, files).await {
+        Ok(found) => found,
+        Err(f) => return Outcome::Skipped(f.human()),
+    };
+    for path in &found.too_large {
+        eprintln!(
+            "wit: {} not checked: too large to send to the daemon",
+            escape(path)
+        );
+    }
+    let violations = found.violations;
+    if violations.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Violations(describe_violations(&violations, style))
     }
 }
