@@ -190,8 +190,16 @@ pub(crate) async fn watch_others(state: std::sync::Arc<crate::state::AppState>) 
     // from checkpointing and removing the WAL when the daemon stops.
     let mut conn: Option<rusqlite::Connection> = None;
     let mut seen: Option<i64> = None;
+    // Whether another daemon may write, looked up again every IDLE_CHECK (a directory
+    // read), not on every poll.
+    let mut shared = state.placement.may_be_shared();
+    let mut checked = tokio::time::Instant::now();
     loop {
-        if !state.placement.may_be_shared() {
+        if checked.elapsed() >= IDLE_CHECK {
+            shared = state.placement.may_be_shared();
+            checked = tokio::time::Instant::now();
+        }
+        if !shared {
             conn = None;
             tokio::time::sleep(IDLE_CHECK).await;
             continue;
