@@ -474,10 +474,7 @@ impl RepoIndex {
         depth: usize,
         fresh: Option<&Arc<FileAnalysis>>,
     ) -> Option<(SymbolRef, Vec<Edge>)> {
-        self.verify_with(file, fresh);
-        let target = self.read(|g| g.symbol(file, name))?;
-        let edges = self.fresh_edges(file, |g| g.callers(&target, depth));
-        Some((target, edges))
+        self.edges_of(file, name, fresh, |g, target| g.callers(target, depth))
     }
 
     /// The callees of `file:name` (verified, as [`RepoIndex::callers`]).
@@ -488,9 +485,20 @@ impl RepoIndex {
         depth: usize,
         fresh: Option<&Arc<FileAnalysis>>,
     ) -> Option<(SymbolRef, Vec<Edge>)> {
+        self.edges_of(file, name, fresh, |g, target| g.callees(target, depth))
+    }
+
+    /// `file:name` and the edges `walk` finds from it, verified.
+    fn edges_of(
+        &self,
+        file: &str,
+        name: &str,
+        fresh: Option<&Arc<FileAnalysis>>,
+        walk: impl Fn(&Graph, &SymbolRef) -> Vec<Edge>,
+    ) -> Option<(SymbolRef, Vec<Edge>)> {
         self.verify_with(file, fresh);
         let target = self.read(|g| g.symbol(file, name))?;
-        let edges = self.fresh_edges(file, |g| g.callees(&target, depth));
+        let edges = self.fresh_edges(file, |g| walk(g, &target));
         Some((target, edges))
     }
 
