@@ -534,11 +534,15 @@ fn import_intent(new: &Connection, r: &[Value]) -> rusqlite::Result<Option<usize
     }
     // Our canonical form, whatever separators the old row had at its ends.
     let files_text = format!(",{},", list.join(","));
+    // One row per distinct file; `file_set` lists them (see the schema).
+    let mut seen = std::collections::HashSet::new();
+    let distinct: Vec<&str> = list.into_iter().filter(|f| seen.insert(*f)).collect();
+    let file_set = serde_json::to_string(&distinct).unwrap_or_else(|_| "[]".to_owned());
     let inserted = new
         .prepare_cached(
             "INSERT OR IGNORE INTO intents (id, session_id, description, files, symbols,
-                 start_byte, end_byte, status, declared_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                 start_byte, end_byte, status, declared_at, updated_at, file_set)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         )?
         .execute((
             &id,
@@ -551,23 +555,23 @@ fn import_intent(new: &Connection, r: &[Value]) -> rusqlite::Result<Option<usize
             &status,
             declared,
             updated,
+            &file_set,
         ))?;
     if inserted == 0 {
         return Ok(Some(0));
     }
+    let seq = new.last_insert_rowid();
     // The first implementation kept one range for the whole intent (the union over its
     // files) and compared it on every shared file; giving each file that range keeps
     // exactly the conflicts it reported (ours are per file: see intent_files).
     let range = start.zip(end);
     let live = status == "declared" || status == "active";
     let mut stmt = new.prepare_cached(
-        "INSERT OR IGNORE INTO intent_files (intent_id, file, file_key, start_byte, end_byte, live)
-         VALUES (?1, ?2, wit_key(?2), ?3, ?4, ?5)",
+        "INSERT OR IGNORE INTO intent_files (file_key, live, intent_seq, file, start_byte, end_byte)
+         VALUES (wit_key(?2), ?5, ?1, ?2, ?3, ?4)",
     )?;
-    // One row per distinct file (intent_files has no unique key: see the schema).
-    let mut seen = std::collections::HashSet::new();
-    for file in list.into_iter().filter(|f| seen.insert(*f)) {
-        stmt.execute((&id, file, range.map(|r| r.0), range.map(|r| r.1), live))?;
+    for file in distinct {
+        stmt.execute((seq, file, range.map(|r| r.0), range.map(|r| r.1), live))?;
     }
     Ok(Some(1))
 }

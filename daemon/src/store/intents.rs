@@ -28,28 +28,39 @@ const COLUMNS: &str = "id, session_id, description, files, symbols, start_byte, 
 /// [`overlapping_live_of_others`] read through `json_each`, so that a declare of many files
 /// is a few statements, not a few per file: the file-level ones as plain strings (the
 /// usual case, the cheapest to read), the ones with a byte range as `[file, start, end]`.
+/// Both are in the order of their `wit_key`, the order of `intent_files`' key, so that
+/// the insert and the lookups walk its b-tree from one end to the other instead of
+/// jumping about it. `set` is every file, the intent's `file_set` column.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FileRows {
     plain: String,
     ranged: String,
+    set: String,
 }
 
 impl FileRows {
     /// Encodes `files` (distinct files).
     pub(crate) fn new(files: &[FileRange]) -> Self {
-        let plain: Vec<&str> = files
+        let mut keyed: Vec<(i64, &FileRange)> = files
             .iter()
-            .filter(|f| f.range.is_none())
-            .map(|f| f.file.as_str())
+            .map(|f| (super::schema::file_key(&f.file), f))
             .collect();
-        let ranged: Vec<(&str, i64, i64)> = files
+        keyed.sort_unstable_by_key(|(key, _)| *key);
+        let plain: Vec<&str> = keyed
             .iter()
-            .filter_map(|f| f.range.map(|(s, e)| (f.file.as_str(), s, e)))
+            .filter(|(_, f)| f.range.is_none())
+            .map(|(_, f)| f.file.as_str())
             .collect();
+        let ranged: Vec<(&str, i64, i64)> = keyed
+            .iter()
+            .filter_map(|(_, f)| f.range.map(|(s, e)| (f.file.as_str(), s, e)))
+            .collect();
+        let set: Vec<&str> = files.iter().map(|f| f.file.as_str()).collect();
         let encode = |v: serde_json::Result<String>| v.unwrap_or_else(|_| "[]".to_owned());
         Self {
             plain: encode(serde_json::to_string(&plain)),
             ranged: encode(serde_json::to_string(&ranged)),
+            set: encode(serde_json::to_string(&set)),
         }
     }
 }
@@ -61,7 +72,8 @@ pub(crate) fn insert(
     files: &FileRows,
 ) -> rusqlite::Result<()> {
     conn.prepare_cached(&format!(
-        "INSERT INTO intents ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+        "INSERT INTO intents ({COLUMNS}, file_set)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
     ))?
     .execute((
         &record.intent_id,
@@ -74,39 +86,42 @@ pub(crate) fn insert(
         record.status.as_str(),
         record.declared_at,
         record.updated_at,
+        &files.set,
     ))?;
+    let seq = conn.last_insert_rowid();
+    let live = record.status.is_live();
     conn.prepare_cached(
-        "INSERT INTO intent_files (intent_id, file, file_key)
-         SELECT ?1, value, wit_key(value) FROM json_each(?2)",
+        "INSERT INTO intent_files (file_key, live, intent_seq, file)
+         SELECT wit_key(value), ?3, ?1, value FROM json_each(?2)",
     )?
-    .execute((&record.intent_id, &files.plain))?;
+    .execute((seq, &files.plain, live))?;
     conn.prepare_cached(
-        "INSERT INTO intent_files (intent_id, file, file_key, start_byte, end_byte)
-         SELECT ?1, value ->> 0, wit_key(value ->> 0), value ->> 1, value ->> 2
+        "INSERT INTO intent_files (file_key, live, intent_seq, file, start_byte, end_byte)
+         SELECT wit_key(value ->> 0), ?3, ?1, value ->> 0, value ->> 1, value ->> 2
          FROM json_each(?2)",
     )?
-    .execute((&record.intent_id, &files.ranged))?;
+    .execute((seq, &files.ranged, live))?;
     Ok(())
 }
 
 /// The overlap queries of [`overlapping_live_of_others`]: the files are walked once
-/// (`CROSS JOIN` keeps that order), each an index lookup of the live rows on that file.
+/// (`CROSS JOIN` keeps that order), each a seek of the live rows on that file.
 /// A file-level file of mine overlaps every live intent on it; a ranged one those that are
 /// file-level there or whose range intersects (`start < otherEnd && end > otherStart`).
 pub(crate) const OVERLAP_SQL: [&str; 2] = [
-    "SELECT i.rowid, i.id, i.session_id, i.description
+    "SELECT i.seq, i.id, i.session_id, i.description
      FROM json_each(?1) AS j
      CROSS JOIN intent_files AS f
      CROSS JOIN intents AS i
      WHERE f.file_key = wit_key(j.value) AND f.live = 1 AND f.file = j.value
-       AND i.id = f.intent_id AND i.session_id <> ?2
+       AND i.seq = f.intent_seq AND i.session_id <> ?2
        AND i.status IN ('declared', 'active')",
-    "SELECT i.rowid, i.id, i.session_id, i.description
+    "SELECT i.seq, i.id, i.session_id, i.description
      FROM json_each(?1) AS j
      CROSS JOIN intent_files AS f
      CROSS JOIN intents AS i
      WHERE f.file_key = wit_key(j.value ->> 0) AND f.live = 1 AND f.file = j.value ->> 0
-       AND i.id = f.intent_id AND i.session_id <> ?2
+       AND i.seq = f.intent_seq AND i.session_id <> ?2
        AND i.status IN ('declared', 'active')
        AND (f.start_byte IS NULL OR f.end_byte IS NULL
             OR (j.value ->> 1 < f.end_byte AND j.value ->> 2 > f.start_byte))",
@@ -143,18 +158,40 @@ pub(crate) fn get(conn: &Connection, intent_id: &str) -> rusqlite::Result<Option
         .optional()
 }
 
-/// Sets the status and `updated_at` of an intent.
+/// Sets the status and `updated_at` of an intent, and whether its files count in
+/// overlap checks (its rows are found by key from its `file_set`).
 pub(crate) fn set_status(
     conn: &Connection,
     intent_id: &str,
     status: IntentStatus,
     now_ms: i64,
 ) -> rusqlite::Result<()> {
-    conn.prepare_cached("UPDATE intents SET status = ?2, updated_at = ?3 WHERE id = ?1")?
-        .execute((intent_id, status.as_str(), now_ms))?;
-    let live = matches!(status, IntentStatus::Declared | IntentStatus::Active);
-    conn.prepare_cached("UPDATE intent_files SET live = ?2 WHERE intent_id = ?1")?
-        .execute((intent_id, live))?;
+    let Some((seq, was_live, file_set)) = conn
+        .prepare_cached(
+            "SELECT seq, status IN ('declared', 'active'), file_set FROM intents WHERE id = ?1",
+        )?
+        .query_row([intent_id], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, bool>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })
+        .optional()?
+    else {
+        return Ok(());
+    };
+    conn.prepare_cached("UPDATE intents SET status = ?2, updated_at = ?3 WHERE seq = ?1")?
+        .execute((seq, status.as_str(), now_ms))?;
+    let live = status.is_live();
+    if live != was_live {
+        conn.prepare_cached(
+            "UPDATE intent_files SET live = ?3
+             WHERE file_key IN (SELECT wit_key(value) FROM json_each(?2))
+               AND live = ?4 AND intent_seq = ?1",
+        )?
+        .execute((seq, &file_set, live, was_live))?;
+    }
     Ok(())
 }
 
@@ -168,10 +205,10 @@ pub(crate) fn query(
     conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM intents i
          WHERE (?1 IS NULL OR session_id = ?1)
-           AND (?2 IS NULL OR i.id IN (SELECT f.intent_id FROM intent_files f
-                                       WHERE f.file_key = wit_key(?2) AND f.file = ?2))
+           AND (?2 IS NULL OR i.seq IN (SELECT f.intent_seq FROM intent_files f
+                                        WHERE f.file_key = wit_key(?2) AND f.file = ?2))
            AND ((?3 IS NULL AND status IN ('declared', 'active')) OR status = ?3)
-         ORDER BY declared_at, rowid"
+         ORDER BY declared_at, seq"
     ))?
     .query_map((session_id, file, status.map(IntentStatus::as_str)), record)?
     .collect()

@@ -419,6 +419,29 @@ mod tests {
             ["i3", "i1", "i2"]
         );
 
+        // An intent that is no longer live stops overlapping, and overlaps again if its
+        // rows come back live (the flip finds them through its file_set).
+        let set = |id: &str, status: IntentStatus| {
+            store
+                .write(|tx| intents::set_status(tx, id, status, 2).map_err(StoreError::from))
+                .unwrap()
+        };
+        set("i1", IntentStatus::Abandoned);
+        assert_eq!(overlapping(&[range("b.ts", None)]), ["i3"]);
+        set("i3", IntentStatus::Resolved);
+        assert_eq!(overlapping(&[range("b.ts", None)]), Vec::<String>::new());
+        let dead: i64 = store
+            .with(|c| {
+                c.query_row(
+                    "SELECT COUNT(*) FROM intent_files WHERE live = 0",
+                    [],
+                    |r| r.get(0),
+                )
+                .map_err(StoreError::from)
+            })
+            .unwrap();
+        assert_eq!(dead, 3, "i1's two files and i3's one");
+
         // The plan: the files are walked once, each an index lookup (never a scan of
         // intent_files or intents).
         for sql in intents::OVERLAP_SQL {
@@ -432,14 +455,35 @@ mod tests {
                 .unwrap();
             let plan = plan.join("\n");
             assert!(
-                plan.contains("SEARCH f USING INDEX intent_files_by_key"),
+                plan.contains("SEARCH f USING PRIMARY KEY (file_key=? AND live=?)"),
                 "{plan}"
             );
-            assert!(plan.contains("SEARCH i USING INDEX"), "{plan}");
+            assert!(
+                plan.contains("SEARCH i USING INTEGER PRIMARY KEY"),
+                "{plan}"
+            );
             assert!(
                 !plan.contains("SCAN f") && !plan.contains("SCAN i"),
                 "{plan}"
             );
         }
+        // A status change seeks each of the intent's rows by its whole key.
+        let plan: String = store
+            .with(|c| {
+                let mut stmt = c.prepare(
+                    "EXPLAIN QUERY PLAN UPDATE intent_files SET live = ?3
+                     WHERE file_key IN (SELECT wit_key(value) FROM json_each(?2))
+                       AND live = ?4 AND intent_seq = ?1",
+                )?;
+                stmt.query_map((1, "[]", 0, 1), |r| r.get::<_, String>(3))?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+                    .map_err(StoreError::from)
+            })
+            .unwrap()
+            .join("\n");
+        assert!(
+            plan.contains("USING PRIMARY KEY (file_key=? AND live=? AND intent_seq=?)"),
+            "{plan}"
+        );
     }
 }

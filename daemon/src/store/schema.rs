@@ -179,6 +179,54 @@ ALTER TABLE intent_files_keyed RENAME TO intent_files;
 CREATE INDEX intent_files_by_intent ON intent_files(intent_id);
 CREATE INDEX intent_files_by_key ON intent_files(file_key, live);
 "#,
+    r#"
+-- One b-tree per declared file instead of three (the table, the text index by intent, the
+-- index by key): the per-file rows are a WITHOUT ROWID table keyed by what the overlap
+-- check seeks, (file_key, live), then the intent's integer number. A declare writes its
+-- rows in key order, so each page it touches takes a run of them. Status changes find an
+-- intent's rows through its own list of distinct files (`file_set`, JSON), so no index by
+-- intent is kept. Intents get an explicit integer key (`seq`): VACUUM may renumber plain
+-- rowids, and intent_files refers to it.
+CREATE TABLE intents_numbered (
+    seq         INTEGER PRIMARY KEY,
+    id          TEXT NOT NULL UNIQUE,
+    session_id  TEXT NOT NULL,
+    description TEXT NOT NULL,
+    files       TEXT NOT NULL,
+    symbols     TEXT NOT NULL,
+    start_byte  INTEGER,
+    end_byte    INTEGER,
+    status      TEXT NOT NULL,
+    declared_at INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL,
+    file_set    TEXT NOT NULL DEFAULT '[]'
+);
+INSERT INTO intents_numbered (seq, id, session_id, description, files, symbols, start_byte,
+                              end_byte, status, declared_at, updated_at, file_set)
+    SELECT i.rowid, i.id, i.session_id, i.description, i.files, i.symbols, i.start_byte,
+           i.end_byte, i.status, i.declared_at, i.updated_at,
+           (SELECT json_group_array(d.file) FROM (SELECT DISTINCT f.file FROM intent_files f
+                                                   WHERE f.intent_id = i.id) AS d)
+    FROM intents i;
+CREATE TABLE intent_files_numbered (
+    file_key   INTEGER NOT NULL,
+    live       INTEGER NOT NULL,
+    intent_seq INTEGER NOT NULL,
+    file       TEXT NOT NULL,
+    start_byte INTEGER,
+    end_byte   INTEGER,
+    PRIMARY KEY (file_key, live, intent_seq, file)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO intent_files_numbered
+    SELECT f.file_key, f.live, i.seq, f.file, f.start_byte, f.end_byte
+    FROM intent_files f JOIN intents_numbered i ON i.id = f.intent_id;
+DROP TABLE intent_files;
+DROP TABLE intents;
+ALTER TABLE intents_numbered RENAME TO intents;
+ALTER TABLE intent_files_numbered RENAME TO intent_files;
+CREATE INDEX intents_by_session ON intents(session_id);
+CREATE INDEX intents_by_status ON intents(status);
+"#,
 ];
 
 /// SQLite's automatic checkpoint threshold (its default), restored after a heavy write
@@ -253,34 +301,65 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_plain_intent_files_migration_keeps_every_row() {
+    fn the_intent_files_migrations_keep_every_row() {
+        // Rows written by schema 9 (plain per-file rows), carried through the integer key
+        // (10) and the numbered WITHOUT ROWID table (11).
         let mut conn = Connection::open_in_memory().unwrap();
-        let before = MIGRATIONS.len() - 1;
+        register_functions(&conn).unwrap();
+        let before = 9;
         for sql in &MIGRATIONS[..before] {
             conn.execute_batch(sql).unwrap();
         }
         conn.pragma_update(None, "user_version", before as i64)
             .unwrap();
         conn.execute_batch(
-            "INSERT INTO intents VALUES ('i1', 's', 'd', ',a,b,', '[]', NULL, NULL, 'resolved', 1, 1);
+            "INSERT INTO intents VALUES ('i0', 's', 'd', ',z,', '[]', NULL, NULL, 'declared', 1, 1);
+             INSERT INTO intents VALUES ('i1', 's', 'd', ',a,b,a,', '[]', NULL, NULL, 'resolved', 2, 2);
              INSERT INTO intent_files (intent_id, file, start_byte, end_byte, live)
-                 VALUES ('i1', 'a', 1, 5, 0), ('i1', 'b', NULL, NULL, 0);",
+                 VALUES ('i1', 'a', 1, 5, 0), ('i1', 'b', NULL, NULL, 0), ('i0', 'z', NULL, NULL, 1);",
         )
         .unwrap();
         migrate(&mut conn).unwrap();
-        type Row = (String, String, Option<i64>, Option<i64>, i64);
+        type Row = (String, String, i64, Option<i64>, Option<i64>, i64);
         let rows: Vec<Row> = conn
-            .prepare("SELECT intent_id, file, start_byte, end_byte, live FROM intent_files ORDER BY file")
+            .prepare(
+                "SELECT i.id, f.file, f.file_key, f.start_byte, f.end_byte, f.live
+                 FROM intent_files f JOIN intents i ON i.seq = f.intent_seq ORDER BY f.file",
+            )
             .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+            .query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            })
             .unwrap()
             .collect::<rusqlite::Result<_>>()
             .unwrap();
         assert_eq!(
             rows,
             [
-                ("i1".into(), "a".into(), Some(1), Some(5), 0),
-                ("i1".into(), "b".into(), None, None, 0)
+                ("i1".into(), "a".into(), file_key("a"), Some(1), Some(5), 0),
+                ("i1".into(), "b".into(), file_key("b"), None, None, 0),
+                ("i0".into(), "z".into(), file_key("z"), None, None, 1),
+            ]
+        );
+        let sets: Vec<(String, i64, String)> = conn
+            .prepare("SELECT id, seq, file_set FROM intents ORDER BY seq")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(
+            sets,
+            [
+                ("i0".into(), 1, r#"["z"]"#.into()),
+                ("i1".into(), 2, r#"["a","b"]"#.into())
             ]
         );
         let version: i64 = conn
