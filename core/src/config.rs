@@ -69,6 +69,20 @@ pub struct Config {
     pub analyzers: Vec<AnalyzerConfig>,
     /// `[graph]`.
     pub graph: GraphConfig,
+    /// `[store]`.
+    pub store: StoreConfig,
+}
+
+/// The `[store]` table: which shared state this repository's daemons use.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StoreConfig {
+    /// `project`: the key under which this repository's state is shared in a PostgreSQL
+    /// store (default: derived from the `origin` remote).
+    pub project: Option<String>,
+    /// `url`: a PostgreSQL store. A committed file alone never decides where state goes:
+    /// the daemon honours it only once `wit trust` has pinned it (see the daemon's
+    /// `store::target`); `WIT_STORE_URL` or the user's own config win over it.
+    pub url: Option<String>,
 }
 
 /// The `[graph]` table: which files the repository code graph indexes, beyond git's own
@@ -227,6 +241,10 @@ impl Config {
             config.graph.include = graph.include;
             config.graph.exclude = graph.exclude;
         }
+        if let Some(store) = raw.store {
+            config.store.project = store.project.filter(|p| !p.trim().is_empty());
+            config.store.url = store.url.filter(|u| !u.trim().is_empty());
+        }
         if let Some(guard) = raw.guard {
             if let Some(fail_closed) = guard.fail_closed {
                 config.guard.fail_closed = fail_closed;
@@ -358,6 +376,14 @@ struct RawConfig {
     #[serde(default)]
     analyzers: Vec<RawAnalyzer>,
     graph: Option<RawGraph>,
+    store: Option<RawStore>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStore {
+    project: Option<String>,
+    url: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -639,7 +665,7 @@ path = "/opt/wit/libzig.so"
         );
         assert_eq!(
             err("colour = \"blue\"\n"),
-            "wit.toml:1:1: colour: unknown field `colour`, expected one of `locks`, `analysis`, `guard`, `sessions`, `analyzers`, `graph`"
+            "wit.toml:1:1: colour: unknown field `colour`, expected one of `locks`, `analysis`, `guard`, `sessions`, `analyzers`, `graph`, `store`"
         );
         let g = Config::parse(
             "[graph]\ninclude = [\"src/**\"]\nexclude = [\"src/gen/**\"]\n",

@@ -38,6 +38,10 @@ pub enum DaemonError {
     /// The state database could not be opened or migrated.
     #[error("state database: {0}")]
     Store(#[from] rusqlite::Error),
+    /// The shared (PostgreSQL) store could not be reached or refused; the message names
+    /// it by host and database only.
+    #[error("{0}")]
+    SharedStore(String),
 }
 
 impl DaemonError {

@@ -17,7 +17,7 @@ use crate::error::DaemonError;
 use crate::purge;
 use crate::server;
 use crate::state::{AppState, now_ms};
-use crate::store::Store;
+use crate::store::{Backend, Store};
 use wit_boundary::WitDir;
 use wit_boundary::witdir::Access;
 
@@ -80,10 +80,29 @@ async fn serve(
         placement.state.ensure()?;
         placement.state.check_not_committed()?;
     }
-    placement.state.check_database("state.db")?;
-    let store = Arc::new(Store::open_in(&placement.state, now_ms())?);
-    // wit.toml, then the registry (plugins need the file's list and the trust check).
+    // wit.toml, then the store it and the environment name, then the registry (plugins
+    // need the file's list and the trust check).
     let mut config = Config::load(&root);
+    let store = match crate::store::target::resolve(
+        placement.main_worktree.as_deref().unwrap_or(&root),
+        &config.parsed.store,
+    ) {
+        crate::store::target::StoreTarget::Sqlite => {
+            placement.state.check_database("state.db")?;
+            Backend::Sqlite(Arc::new(Store::open_in(&placement.state, now_ms())?))
+        }
+        crate::store::target::StoreTarget::Postgres { url, project } => {
+            let pg = crate::store::pg::PgStore::connect(&url, &project)
+                .await
+                .map_err(DaemonError::SharedStore)?;
+            tracing::info!(
+                "state shared in the PostgreSQL store {} (project {})",
+                pg.shown(),
+                wit_core::text::escape(&project)
+            );
+            Backend::Postgres(Arc::new(pg))
+        }
+    };
     let (registry, plugins) = analysis::build_registry(&root, &config.parsed);
     config.plugins = plugins;
     let openrpc = crate::discover::document();
@@ -128,7 +147,14 @@ async fn serve(
     }
 
     let purger = tokio::spawn(purge::run(state.clone()));
-    let others = tokio::spawn(crate::worktree::watch_others(state.clone()));
+    // Commits of other processes: other worktrees' daemons through SQLite's data
+    // version, other machines' daemons through PostgreSQL's notifications.
+    let others = match &state.store {
+        Backend::Sqlite(_) => tokio::spawn(crate::worktree::watch_others(state.clone())),
+        Backend::Postgres(pg) => {
+            tokio::spawn(crate::store::pg::listen(pg.clone(), state.events.clone()))
+        }
+    };
     let gone = repository_gone(wit.clone());
     server::serve(listener, state, async {
         tokio::select! {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::state::{AppState, now_ms};
+use crate::state::AppState;
 use crate::store::locks;
 
 /// Runs forever (abort the task to stop it), purging every `config.purge_interval`.
@@ -14,12 +14,12 @@ pub(crate) async fn run(state: Arc<AppState>) {
         interval.tick().await;
         let purged = state
             .write(|tx| {
-                let expired = locks::purge_expired(tx, now_ms())?;
+                let expired = locks::purge_expired(tx, tx.now_ms())?;
                 // Nothing is released silently: each expiry is an event.
                 for l in &expired {
                     crate::store::audit::record(
                         tx,
-                        now_ms(),
+                        tx.now_ms(),
                         "expired",
                         &l.symbol_path,
                         &l.session_id,

@@ -3,13 +3,12 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use rusqlite::{Connection, Transaction};
-
 use crate::analysis::{Analysis, FileOutcome};
 use crate::config::Config;
 use crate::methods::Failure;
-use crate::store::Store;
+use crate::store::Backend;
 use crate::store::batch::{Batcher, Finish, Job};
+use crate::store::db::Db;
 use wit_boundary::WitDir;
 use wit_core::text::escape;
 
@@ -21,8 +20,8 @@ pub(crate) struct AppState {
     pub wit: WitDir,
     /// Settings.
     pub config: Config,
-    /// SQLite.
-    pub store: Arc<Store>,
+    /// The coordination state: SQLite (this machine) or PostgreSQL (shared).
+    pub store: Backend,
     /// Analyzers and parse cache.
     pub analysis: Arc<Analysis>,
     /// Unix ms at startup.
@@ -41,21 +40,32 @@ pub(crate) struct AppState {
 }
 
 impl AppState {
-    /// Runs a read (or a non-transactional call): inline when the connection is free (a
-    /// short indexed query), else on the blocking pool.
+    /// Runs a read (or a non-transactional call). SQLite: inline when the connection is
+    /// free (a short indexed query), else on the blocking pool. PostgreSQL: on the
+    /// blocking pool, with a connection of the pool.
     pub async fn read<T, F>(&self, f: F) -> Result<T, Failure>
     where
         T: Send + 'static,
-        F: FnOnce(&mut Connection) -> Result<T, Failure> + Send + 'static,
+        F: FnOnce(&dyn Db) -> Result<T, Failure> + Send + 'static,
     {
-        let f = match self.store.try_with(f) {
-            Ok(done) => return done,
-            Err(f) => f,
-        };
-        let store = self.store.clone();
-        tokio::task::spawn_blocking(move || store.with(f))
-            .await
-            .map_err(Failure::from_join)?
+        match &self.store {
+            Backend::Sqlite(store) => {
+                let f = match store.try_with(move |c: &mut rusqlite::Connection| f(&*c)) {
+                    Ok(done) => return done,
+                    Err(f) => f,
+                };
+                let store = store.clone();
+                tokio::task::spawn_blocking(move || store.with(f))
+                    .await
+                    .map_err(Failure::from_join)?
+            }
+            Backend::Postgres(store) => {
+                let store = store.clone();
+                tokio::task::spawn_blocking(move || store.read(f))
+                    .await
+                    .map_err(Failure::from_join)?
+            }
+        }
     }
 
     /// Runs `f` as one atomic write: in its own savepoint of a transaction shared with
@@ -64,7 +74,7 @@ impl AppState {
     pub async fn write<T, F>(&self, f: F) -> Result<T, Failure>
     where
         T: Send + 'static,
-        F: FnOnce(&Transaction<'_>) -> Result<T, Failure> + Send + 'static,
+        F: FnOnce(&dyn Db) -> Result<T, Failure> + Send + 'static,
     {
         self.write_sized(false, f).await
     }
@@ -74,7 +84,7 @@ impl AppState {
     pub async fn write_sized<T, F>(&self, heavy: bool, f: F) -> Result<T, Failure>
     where
         T: Send + 'static,
-        F: FnOnce(&Transaction<'_>) -> Result<T, Failure> + Send + 'static,
+        F: FnOnce(&dyn Db) -> Result<T, Failure> + Send + 'static,
     {
         let (send, recv) = tokio::sync::oneshot::channel::<Result<T, Failure>>();
         let job: Job = Box::new(move |tx| {
@@ -88,7 +98,10 @@ impl AppState {
             });
             (ok, finish)
         });
-        Batcher::submit(&self.store, job, heavy);
+        match &self.store {
+            Backend::Sqlite(store) => Batcher::submit(store, job, heavy),
+            Backend::Postgres(store) => Batcher::submit(store, job, heavy),
+        }
         let result = recv
             .await
             .unwrap_or_else(|_| Err(Failure::internal("the write was cancelled")));

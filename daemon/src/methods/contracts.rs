@@ -8,6 +8,7 @@
 //! the new signature) left the file uncommittable: the old accepted contract still refused
 //! the new signature and could not be rejected.
 
+use crate::store::db::Db;
 use serde_json::{Map, Value, json};
 use wit_core::SymbolPath;
 use wit_core::protocol::{
@@ -122,7 +123,7 @@ pub(crate) async fn respond(
             if contract.proposer_session_id == session {
                 return Err(Failure::bare(ErrorCode::SelfAcceptNotAllowed));
             }
-            let now = now_ms();
+            let now = tx.now_ms();
             contracts::respond(tx, &contract_id, status, &session, now)?;
             event(
                 tx,
@@ -213,7 +214,7 @@ pub(crate) async fn withdraw(
                 &session,
                 &reason,
                 None,
-                now_ms(),
+                tx.now_ms(),
             )?;
             event(
                 tx,
@@ -249,7 +250,7 @@ pub(crate) async fn withdraw(
 /// The contract `contract_id` when its status is one of `open`: else CONTRACT_NOT_FOUND,
 /// or CONTRACT_ALREADY_RESOLVED with its status (the order both methods specify).
 fn open_contract(
-    conn: &rusqlite::Connection,
+    conn: &dyn Db,
     contract_id: &str,
     open: &[ContractStatus],
 ) -> Result<ContractRecord, Failure> {

@@ -1,5 +1,6 @@
 //! `intent.declare`, `intent.update`, `intent.query`.
 
+use crate::store::db::{Db, DbExt, args};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -187,7 +188,7 @@ pub(crate) async fn declare(
     let worktree = state.worktree_name();
     let items = state
         .write_sized(is_heavy(params), move |tx| {
-            let now = now_ms();
+            let now = tx.now_ms();
             // Stamped when written, so that declaration times follow the order in which
             // intents are stored (a heavy declare is prepared while others are written).
             let mut record = record;
@@ -316,7 +317,7 @@ pub(crate) async fn update(
                     json!({ "current": intent.status.as_str(), "requested": requested.as_str() }),
                 ));
             }
-            let now = now_ms().max(intent.updated_at);
+            let now = tx.now_ms().max(intent.updated_at);
             intents::set_status(tx, &intent_id, requested, now)?;
             event(
                 tx,
@@ -359,18 +360,12 @@ pub(crate) async fn query(state: &AppState, params: &Map<String, Value>) -> Resu
 }
 
 /// When `session` ended at or after `since` (Unix ms), and why.
-fn ended_after(
-    conn: &rusqlite::Connection,
-    session: &str,
-    since: i64,
-) -> Result<Option<(i64, String)>, Failure> {
-    use rusqlite::OptionalExtension;
-    Ok(conn
-        .prepare_cached(
-            "SELECT ended_at, reason FROM ended_sessions WHERE session_id = ?1 AND ended_at >= ?2",
-        )?
-        .query_row((session, since), |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?)
+fn ended_after(conn: &dyn Db, session: &str, since: i64) -> Result<Option<(i64, String)>, Failure> {
+    Ok(conn.query_opt(
+        "SELECT ended_at, reason FROM ended_sessions WHERE session_id = ?1 AND ended_at >= ?2",
+        args![session, since],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?)
 }
 
 /// `intent.abandon {intentId, sessionId, reason?, force?}` (extension): closes an intent
@@ -424,7 +419,7 @@ pub(crate) async fn abandon(
                     json!({ "current": intent.status.as_str(), "requested": "abandoned" }),
                 ));
             }
-            let now = now_ms().max(intent.updated_at);
+            let now = tx.now_ms().max(intent.updated_at);
             intents::set_status(tx, &intent_id, IntentStatus::Abandoned, now)?;
             if !own {
                 let action = if ended.is_some() {
@@ -468,11 +463,8 @@ pub(crate) async fn abandon(
 
 /// Abandons every live intent of `session` inside a write (`session.end` with
 /// `abandonIntents`); returns their ids.
-pub(crate) fn abandon_all_of(
-    tx: &rusqlite::Connection,
-    session: &str,
-) -> Result<Vec<String>, Failure> {
-    let now = now_ms();
+pub(crate) fn abandon_all_of(tx: &dyn Db, session: &str) -> Result<Vec<String>, Failure> {
+    let now = tx.now_ms();
     let mut ids = Vec::new();
     for intent in intents::query(tx, Some(session), None, None)? {
         let at = now.max(intent.updated_at);

@@ -12,6 +12,7 @@
 //! lease is a LOCK_CONFLICT (with `lease` in its data), and `intent.declare` lists the
 //! exclusive leases of others over its files in `leaseConflicts`.
 
+use crate::store::db::Db;
 use serde_json::{Map, Value, json};
 use wit_core::protocol::{ErrorCode, iso8601_millis};
 
@@ -19,7 +20,7 @@ use super::locks::MAX_TTL_MS;
 use super::{Failure, event, validated};
 use crate::leases::{Mode, Patterns};
 use crate::params::Params;
-use crate::state::{AppState, now_ms};
+use crate::state::AppState;
 use crate::store::leases::{self, LeaseRow};
 use crate::store::{audit, locks};
 
@@ -52,7 +53,7 @@ pub(crate) fn lease_json(lease: &LeaseRow, now: i64) -> Value {
 /// The first exclusive lease of a session other than `me` covering `file`: what keeps
 /// `me` from locking a symbol of it.
 pub(crate) fn exclusive_over(
-    tx: &rusqlite::Connection,
+    tx: &dyn Db,
     file: &str,
     me: &str,
     now: i64,
@@ -65,7 +66,7 @@ pub(crate) fn exclusive_over(
 /// Every exclusive lease of sessions other than `me` covering some of `files` (see
 /// [`covering_files`]).
 pub(crate) fn exclusive_over_files(
-    tx: &rusqlite::Connection,
+    tx: &dyn Db,
     files: &[String],
     me: &str,
     now: i64,
@@ -133,7 +134,7 @@ pub(crate) async fn acquire(
             // Expired leases are audited now rather than at the next purge, so that
             // taking over an expired lease always leaves its record first.
             purge_expired(tx)?;
-            let now = now_ms();
+            let now = tx.now_ms();
             let mut conflicts = Vec::new();
             for other in leases::list(tx, None, now)? {
                 if other.session_id != session
@@ -196,7 +197,7 @@ pub(crate) async fn acquire(
 
 /// The unexpired lease `id` held by `session`, or the error saying why not (with how it
 /// was forced away, when it was).
-fn held(tx: &rusqlite::Connection, id: &str, session: &str, now: i64) -> Result<LeaseRow, Failure> {
+fn held(tx: &dyn Db, id: &str, session: &str, now: i64) -> Result<LeaseRow, Failure> {
     match leases::get(tx, id, now)? {
         Some(lease) if lease.session_id == session => Ok(lease),
         Some(lease) => Err(Failure::domain(
@@ -224,7 +225,7 @@ pub(crate) async fn renew(state: &AppState, params: &Map<String, Value>) -> Resu
     let ttl = ttl.unwrap_or(state.config.default_lock_ttl_ms) as i64;
     state
         .write(move |tx| {
-            let now = now_ms();
+            let now = tx.now_ms();
             let mut lease = held(tx, &id, &session, now)?;
             lease.expires_at = now.saturating_add(ttl);
             leases::set_expiry(tx, &id, lease.expires_at)?;
@@ -252,7 +253,7 @@ pub(crate) async fn release(
     let (id, session) = (validated(id)?, validated(session)?);
     state
         .write(move |tx| {
-            let lease = held(tx, &id, &session, now_ms())?;
+            let lease = held(tx, &id, &session, tx.now_ms())?;
             leases::delete(tx, &id)?;
             event(
                 tx,
@@ -279,7 +280,7 @@ pub(crate) async fn force_release(
     let (id, session, reason) = (validated(id)?, validated(session)?, validated(reason)?);
     state
         .write(move |tx| {
-            let now = now_ms();
+            let now = tx.now_ms();
             let Some(lease) = leases::get(tx, &id, now)? else {
                 return Err(Failure::bare(ErrorCode::LeaseNotFound));
             };
@@ -301,12 +302,12 @@ pub(crate) async fn force_release(
 /// Releases every lease of `session` inside a write (its session ended): audited, an
 /// event each. Returns their ids.
 pub(crate) fn release_all_of(
-    tx: &rusqlite::Connection,
+    tx: &dyn Db,
     session: &str,
     reason: &str,
     stale: bool,
 ) -> Result<Vec<String>, Failure> {
-    let now = now_ms();
+    let now = tx.now_ms();
     let mut released = Vec::new();
     for lease in leases::list(tx, Some(session), now)? {
         leases::delete(tx, &lease.id)?;
@@ -333,8 +334,8 @@ pub(crate) fn release_all_of(
 }
 
 /// Deletes expired leases inside a write (the purge task): audited, an event each.
-pub(crate) fn purge_expired(tx: &rusqlite::Connection) -> Result<usize, Failure> {
-    let now = now_ms();
+pub(crate) fn purge_expired(tx: &dyn Db) -> Result<usize, Failure> {
+    let now = tx.now_ms();
     let expired = leases::purge_expired(tx, now)?;
     for lease in &expired {
         audit::record(
@@ -376,7 +377,7 @@ pub(crate) async fn query(state: &AppState, params: &Map<String, Value>) -> Resu
     }
     let (now, rows) = state
         .read(move |conn| {
-            let now = now_ms();
+            let now = conn.now_ms();
             Ok((now, leases::list(conn, session.as_deref(), now)?))
         })
         .await?;

@@ -15,13 +15,14 @@
 //!   (`intent.abandon`, audited).
 //! - `audit.query {since?, sessionId?, limit?}`: the audit log.
 
+use crate::store::db::{Db, DbExt, args};
 use serde_json::{Map, Value, json};
 use wit_core::protocol::{ErrorCode, iso8601_millis};
 
 use super::locks::MAX_TTL_MS;
 use super::{Failure, event, validated};
 use crate::params::Params;
-use crate::state::{AppState, now_ms};
+use crate::state::AppState;
 use crate::store::{audit, locks};
 
 /// Most audit records one answer carries.
@@ -38,7 +39,7 @@ pub(crate) async fn renew(state: &AppState, params: &Map<String, Value>) -> Resu
     let ttl = ttl.unwrap_or(state.config.default_lock_ttl_ms) as i64;
     state
         .write(move |tx| {
-            let now = now_ms();
+            let now = tx.now_ms();
             let Some(lock) = locks::get(tx, &symbol_path, now)? else {
                 return Err(Failure::bare(ErrorCode::LockNotFound));
             };
@@ -85,7 +86,7 @@ pub(crate) async fn force_release(
     );
     state
         .write(move |tx| {
-            let now = now_ms();
+            let now = tx.now_ms();
             let Some(lock) = locks::get(tx, &symbol_path, now)? else {
                 return Err(Failure::bare(ErrorCode::LockNotFound));
             };
@@ -124,12 +125,7 @@ pub(crate) struct Forced<'a> {
 
 impl Forced<'_> {
     /// Records it, inside the write; `data` adds to the event's `{by, reason}`.
-    pub(crate) fn record(
-        &self,
-        tx: &rusqlite::Connection,
-        now: i64,
-        mut data: Value,
-    ) -> Result<(), Failure> {
+    pub(crate) fn record(&self, tx: &dyn Db, now: i64, mut data: Value) -> Result<(), Failure> {
         audit::record(
             tx,
             now,
@@ -212,12 +208,12 @@ pub(crate) struct Ended {
 /// may abandon its intents), then records `session.ended`. `stale`: the daemon ended it
 /// because its heartbeats stopped.
 pub(crate) fn end_session(
-    tx: &rusqlite::Connection,
+    tx: &dyn Db,
     session: &str,
     reason: &str,
     stale: bool,
 ) -> Result<Ended, Failure> {
-    let now = now_ms();
+    let now = tx.now_ms();
     let held = locks::list(tx, Some(session), now)?;
     let mut released = Vec::new();
     for lock in held {
@@ -242,15 +238,17 @@ pub(crate) fn end_session(
         released.push(lock.symbol_path);
     }
     let leases = super::leases::release_all_of(tx, session, reason, stale)?;
-    tx.prepare_cached("DELETE FROM heartbeats WHERE session_id = ?1")?
-        .execute([session])?;
+    tx.execute(
+        "DELETE FROM heartbeats WHERE session_id = ?1",
+        args![session],
+    )?;
     crate::store::sessions::forget(tx, session)?;
-    tx.prepare_cached(
+    tx.execute(
         "INSERT INTO ended_sessions (session_id, ended_at, reason) VALUES (?1, ?2, ?3)
          ON CONFLICT(session_id) DO UPDATE SET ended_at = excluded.ended_at,
              reason = excluded.reason",
-    )?
-    .execute((session, now, reason))?;
+        args![session, now, reason],
+    )?;
     event(
         tx,
         "session.ended",
@@ -284,13 +282,13 @@ pub(crate) async fn heartbeat(
     let worktree = state.worktree_name();
     state
         .write(move |tx| {
-            let now = now_ms();
+            let now = tx.now_ms();
             super::session_seen(tx, &session, &worktree, now)?;
-            tx.prepare_cached(
+            tx.execute(
                 "INSERT INTO heartbeats (session_id, last_at) VALUES (?1, ?2)
                  ON CONFLICT(session_id) DO UPDATE SET last_at = excluded.last_at",
-            )?
-            .execute((&session, now))?;
+                args![&session, now],
+            )?;
             Ok(json!({ "sessionId": session, "at": now, "timeoutMs": timeout }))
         })
         .await
@@ -298,15 +296,13 @@ pub(crate) async fn heartbeat(
 
 /// Ends the sessions whose heartbeats stopped longer than `timeout_ms` ago (the purge
 /// task calls it); returns them.
-pub(crate) fn end_stale_sessions(
-    tx: &rusqlite::Connection,
-    timeout_ms: u64,
-) -> Result<Vec<String>, Failure> {
-    let cutoff = now_ms() - timeout_ms as i64;
-    let stale: Vec<String> = tx
-        .prepare_cached("SELECT session_id FROM heartbeats WHERE last_at < ?1")?
-        .query_map([cutoff], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+pub(crate) fn end_stale_sessions(tx: &dyn Db, timeout_ms: u64) -> Result<Vec<String>, Failure> {
+    let cutoff = tx.now_ms() - timeout_ms as i64;
+    let stale: Vec<String> = tx.query_map(
+        "SELECT session_id FROM heartbeats WHERE last_at < ?1",
+        args![cutoff],
+        |r| r.get(0),
+    )?;
     for session in &stale {
         end_session(tx, session, "its heartbeats stopped", true)?;
     }

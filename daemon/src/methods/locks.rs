@@ -139,7 +139,7 @@ async fn try_take(
     let worktree = state.worktree_name();
     state
         .write(move |tx| {
-            let now = now_ms();
+            let now = tx.now_ms();
             let Some((canonical, others)) = aliases.split_first() else {
                 return Err(Failure::internal("a symbol path without a spelling"));
             };
@@ -249,7 +249,7 @@ async fn wait_for_lock(
 async fn current_holder(state: &AppState, symbol_path: &str) -> Result<Option<LockRow>, Failure> {
     let path = symbol_path.to_owned();
     state
-        .read(move |conn| Ok(locks::get(conn, &path, now_ms())?))
+        .read(move |conn| Ok(locks::get(conn, &path, conn.now_ms())?))
         .await
 }
 
@@ -301,7 +301,7 @@ async fn caller_warnings(
     let (locked, me) = (locked.to_owned(), session.to_owned());
     state
         .read(move |conn| {
-            let now = now_ms();
+            let now = conn.now_ms();
             let mut warnings = Vec::new();
             for candidates in candidate_lists {
                 for candidate in candidates {
@@ -365,7 +365,7 @@ async fn release_one_of(
 ) -> Result<(), Failure> {
     state
         .write(move |tx| {
-            let now = now_ms();
+            let now = tx.now_ms();
             for path in &spellings {
                 let Some(lock) = locks::get(tx, path, now)? else {
                     continue;
@@ -402,7 +402,7 @@ pub(crate) async fn query(state: &AppState, params: &Map<String, Value>) -> Resu
     p.finish()?;
     let (now, rows) = state
         .read(move |conn| {
-            let now = now_ms();
+            let now = conn.now_ms();
             Ok((now, locks::list(conn, session.as_deref(), now)?))
         })
         .await?;

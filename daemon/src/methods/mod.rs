@@ -12,6 +12,7 @@ pub(crate) mod register;
 pub(crate) mod status;
 pub(crate) mod symbols;
 
+use crate::store::db::Db;
 use serde::Serialize;
 use serde_json::{Value, json};
 use wit_core::protocol::{ErrorCode, RpcError};
@@ -65,6 +66,16 @@ impl From<rusqlite::Error> for Failure {
     }
 }
 
+impl From<crate::store::db::DbError> for Failure {
+    fn from(e: crate::store::db::DbError) -> Self {
+        match e {
+            // Already names the store (host and database, never credentials).
+            crate::store::db::DbError::Postgres(m) => Failure::internal(m),
+            other => Failure::internal(format!("state database: {other}")),
+        }
+    }
+}
+
 impl From<StoreError> for Failure {
     fn from(e: StoreError) -> Self {
         Failure::internal(e)
@@ -74,7 +85,7 @@ impl From<StoreError> for Failure {
 /// Records, inside a write, that `session` acts from `worktree`; the first act of a
 /// session (or the first after it ended) is a `session.started` event.
 pub(crate) fn session_seen(
-    tx: &rusqlite::Connection,
+    tx: &dyn Db,
     session: &str,
     worktree: &str,
     now: i64,
@@ -103,12 +114,12 @@ pub(crate) fn validated<T>(v: Option<T>) -> Result<T, Failure> {
 
 /// Records an event in the write that makes the change (see `store::events`).
 pub(crate) fn event(
-    tx: &rusqlite::Connection,
+    tx: &dyn Db,
     kind: &str,
     session_id: Option<&str>,
     subject: &str,
     data: Value,
 ) -> Result<(), Failure> {
-    crate::store::events::append(tx, crate::state::now_ms(), kind, session_id, subject, &data)?;
+    crate::store::events::append(tx, tx.now_ms(), kind, session_id, subject, &data)?;
     Ok(())
 }

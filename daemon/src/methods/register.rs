@@ -5,7 +5,7 @@ use wit_core::protocol::Registered;
 
 use super::{Failure, to_value, validated};
 use crate::params::Params;
-use crate::state::{AppState, now_ms};
+use crate::state::AppState;
 use crate::store::agents;
 
 /// `register {name, sessionId}` → `{agentId}`; re-registering renames, same id.
@@ -21,7 +21,7 @@ pub(crate) async fn register(
     let worktree = state.worktree_name();
     let agent_id = state
         .write(move |tx| {
-            let now = now_ms();
+            let now = tx.now_ms();
             super::session_seen(tx, &session, &worktree, now)?;
             Ok(agents::register(tx, &session, &name, now)?)
         })

@@ -15,11 +15,11 @@ pub(crate) async fn status(state: &AppState) -> Result<Value, Failure> {
     let (locks, intents, contracts, leases, worktrees) = state
         .read(|conn| {
             Ok((
-                locks::count(conn, now_ms())?,
+                locks::count(conn, conn.now_ms())?,
                 intents::count_live(conn)?,
                 contracts::count(conn)?,
-                leases::count(conn, now_ms())?,
-                crate::store::sessions::active_worktrees(conn, now_ms())?,
+                leases::count(conn, conn.now_ms())?,
+                crate::store::sessions::active_worktrees(conn, conn.now_ms())?,
             ))
         })
         .await?;
@@ -176,19 +176,35 @@ fn failed_json(state: &AppState) -> Value {
 /// latencyUs}`: which store this daemon uses and how fast one round trip to it is (a
 /// read of the schema version on the blocking pool, timed there).
 pub(crate) async fn store_status(state: &AppState) -> Result<Value, Failure> {
+    use crate::store::db::{DbExt, args};
+    let version_sql = match &state.store {
+        crate::store::Backend::Sqlite(_) => "PRAGMA user_version",
+        crate::store::Backend::Postgres(_) => "SELECT version FROM schema_version",
+    };
     let (version, micros) = state
-        .read(|conn| {
+        .read(move |conn| {
             let started = std::time::Instant::now();
-            let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+            let version: i64 = conn.query_row(version_sql, args![], |r| r.get(0))?;
             Ok((version, started.elapsed().as_micros() as u64))
         })
         .await?;
-    Ok(json!({
-        "backend": "sqlite",
-        "database": state.placement.state.database().display().to_string(),
-        "sharedWith": state.placement.main_worktree.as_ref().map(|p| p.display().to_string()),
-        "reachable": true,
-        "schemaVersion": version,
-        "latencyUs": micros,
-    }))
+    Ok(match &state.store {
+        crate::store::Backend::Sqlite(_) => json!({
+            "backend": "sqlite",
+            "database": state.placement.state.database().display().to_string(),
+            "sharedWith": state.placement.main_worktree.as_ref().map(|p| p.display().to_string()),
+            "reachable": true,
+            "schemaVersion": version,
+            "latencyUs": micros,
+        }),
+        crate::store::Backend::Postgres(pg) => json!({
+            "backend": "postgres",
+            "database": pg.shown(),
+            "project": pg.project(),
+            "sharedWith": Value::Null,
+            "reachable": true,
+            "schemaVersion": version,
+            "latencyUs": micros,
+        }),
+    })
 }

@@ -3,7 +3,7 @@
 //! and why, so that nothing is released silently. Written in the same transaction as the
 //! release.
 
-use rusqlite::{Connection, OptionalExtension};
+use super::db::{Db, DbExt, DbResult, Row, args};
 use serde::Serialize;
 
 /// One audit record.
@@ -28,56 +28,56 @@ pub(crate) struct AuditRecord {
 
 /// Records one release.
 pub(crate) fn record(
-    conn: &Connection,
+    db: &dyn Db,
     at: i64,
     action: &str,
     symbol_path: &str,
     holder: &str,
     by: Option<&str>,
     reason: &str,
-) -> rusqlite::Result<()> {
-    conn.prepare_cached(
+) -> DbResult<()> {
+    db.execute(
         "INSERT INTO audit (at, action, symbol_path, holder, by_session, reason)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?
-    .execute((at, action, symbol_path, holder, by, reason))?;
+        args![at, action, symbol_path, holder, by, reason],
+    )?;
     Ok(())
 }
 
 /// Records after `since`, oldest first, optionally about one session (as holder or as
 /// the one who released).
 pub(crate) fn query(
-    conn: &Connection,
+    db: &dyn Db,
     since: i64,
     session: Option<&str>,
     limit: usize,
-) -> rusqlite::Result<Vec<AuditRecord>> {
-    conn.prepare_cached(
+) -> DbResult<Vec<AuditRecord>> {
+    db.query_map(
         "SELECT id, at, action, symbol_path, holder, by_session, reason FROM audit
          WHERE id > ?1 AND (?2 IS NULL OR holder = ?2 OR by_session = ?2)
          ORDER BY id LIMIT ?3",
-    )?
-    .query_map((since, session, limit as i64), row)?
-    .collect()
+        args![since, session, limit as i64],
+        row,
+    )
 }
 
 /// The latest forced release of `symbol_path` held by `holder`, if any: how a former
 /// holder learns why its lock is gone.
 pub(crate) fn last_forced(
-    conn: &Connection,
+    db: &dyn Db,
     symbol_path: &str,
     holder: &str,
-) -> rusqlite::Result<Option<AuditRecord>> {
-    conn.prepare_cached(
+) -> DbResult<Option<AuditRecord>> {
+    db.query_opt(
         "SELECT id, at, action, symbol_path, holder, by_session, reason FROM audit
          WHERE symbol_path = ?1 AND holder = ?2 AND action = 'forced'
          ORDER BY id DESC LIMIT 1",
-    )?
-    .query_row((symbol_path, holder), row)
-    .optional()
+        args![symbol_path, holder],
+        row,
+    )
 }
 
-fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRecord> {
+fn row(r: &Row) -> DbResult<AuditRecord> {
     Ok(AuditRecord {
         id: r.get(0)?,
         at: r.get(1)?,

@@ -19,9 +19,9 @@ use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use rusqlite::Transaction;
 use tokio::sync::Notify;
 
+use super::db::{Db, args};
 use super::{Store, StoreError};
 
 /// Called once the batch's commit is known: `Ok` when it committed.
@@ -29,7 +29,17 @@ pub(crate) type Finish = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
 
 /// One queued write: runs its statements, says whether they succeeded (else they are
 /// rolled back), and returns how to answer once the commit is done.
-pub(crate) type Job = Box<dyn FnOnce(&Transaction<'_>) -> (bool, Finish) + Send>;
+pub(crate) type Job = Box<dyn FnOnce(&dyn Db) -> (bool, Finish) + Send>;
+
+/// A store that runs batches of jobs: SQLite's (below) and PostgreSQL's (`store::pg`).
+pub(crate) trait BatchTarget: Send + Sync + 'static {
+    /// Its queue.
+    fn batcher(&self) -> &Batcher;
+    /// Runs the batch right now if that needs no waiting; `Err(jobs)` otherwise.
+    fn try_run_batch(&self, jobs: Vec<Job>) -> Result<(), Vec<Job>>;
+    /// Runs the batch, waiting as needed (blocking; called on the blocking pool).
+    fn run_batch(&self, jobs: Vec<Job>, heavy: bool);
+}
 
 /// The queue of pending writes and its writer.
 #[derive(Default)]
@@ -46,8 +56,8 @@ impl Batcher {
     /// Queues `job`, starting the writer task on first use (call from the runtime or the
     /// blocking pool). A `heavy` job (thousands of rows) runs with its batch on the
     /// blocking pool.
-    pub(crate) fn submit(store: &Arc<Store>, job: Job, heavy: bool) {
-        let batcher = &store.batcher;
+    pub(crate) fn submit<S: BatchTarget>(store: &Arc<S>, job: Job, heavy: bool) {
+        let batcher = store.batcher();
         {
             let mut queue = batcher.queue.lock().unwrap_or_else(|p| p.into_inner());
             queue.push(job);
@@ -70,12 +80,12 @@ impl Batcher {
 }
 
 /// The writer task: forever, waits for jobs and commits them in batches.
-async fn writer(store: Arc<Store>) {
+async fn writer<S: BatchTarget>(store: Arc<S>) {
     loop {
-        store.batcher.ready.notified().await;
+        store.batcher().ready.notified().await;
         // Let the connections that are ready right now queue their writes too.
         tokio::task::yield_now().await;
-        let (jobs, heavy) = store.batcher.take();
+        let (jobs, heavy) = store.batcher().take();
         if jobs.is_empty() {
             continue;
         }
@@ -93,7 +103,11 @@ async fn writer(store: Arc<Store>) {
     }
 }
 
-impl Store {
+impl BatchTarget for Store {
+    fn batcher(&self) -> &Batcher {
+        &self.batcher
+    }
+
     /// Runs a batch inline if neither the connection nor SQLite's write lock is taken;
     /// `Err(jobs)` otherwise.
     fn try_run_batch(&self, jobs: Vec<Job>) -> Result<(), Vec<Job>> {
@@ -112,7 +126,7 @@ impl Store {
             }
             super::Begin::Began(tx) => tx,
         };
-        let finishes = run_jobs(&tx, jobs);
+        let finishes = run_jobs(&*tx, jobs);
         let result = tx.commit().map_err(StoreError::from);
         drop(guard);
         finish_all(finishes, result);
@@ -140,7 +154,7 @@ impl Store {
         }
         let mut finishes = Vec::new();
         let result = self.write(|tx| {
-            finishes = run_jobs(tx, jobs);
+            finishes = run_jobs(&**tx, jobs);
             Ok::<_, StoreError>(())
         });
         finish_all(finishes, result);
@@ -158,7 +172,7 @@ impl Store {
 }
 
 /// Runs each job in its own savepoint, rolling back the ones that fail or panic.
-fn run_jobs(tx: &Transaction<'_>, jobs: Vec<Job>) -> Vec<Finish> {
+pub(crate) fn run_jobs(tx: &dyn Db, jobs: Vec<Job>) -> Vec<Finish> {
     let mut finishes = Vec::with_capacity(jobs.len());
     for job in jobs {
         if let Err(e) = exec(tx, "SAVEPOINT job") {
@@ -182,13 +196,14 @@ fn run_jobs(tx: &Transaction<'_>, jobs: Vec<Job>) -> Vec<Finish> {
     finishes
 }
 
-/// Runs one statement through the statement cache (`execute_batch` would compile it again
-/// for every job).
-fn exec(tx: &Transaction<'_>, sql: &str) -> rusqlite::Result<()> {
-    tx.prepare_cached(sql)?.execute([]).map(drop)
+/// Runs one statement (through the statement cache: `execute_batch` would compile it
+/// again for every job).
+fn exec(tx: &dyn Db, sql: &str) -> Result<(), super::db::DbError> {
+    tx.execute(sql, args![]).map(drop)
 }
 
-fn finish_all(finishes: Vec<Finish>, result: Result<(), StoreError>) {
+/// Answers every job of a batch with its commit's outcome.
+pub(crate) fn finish_all(finishes: Vec<Finish>, result: Result<(), StoreError>) {
     let shared = result.map_err(|e| e.to_string());
     for finish in finishes {
         finish(match &shared {

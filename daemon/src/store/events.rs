@@ -2,7 +2,7 @@
 //! the same transaction as the change it describes (so an event exists exactly when its
 //! change was committed, and a rolled-back savepoint takes its events with it).
 
-use rusqlite::Connection;
+use super::db::{Db, DbExt, DbResult, args};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -27,54 +27,71 @@ pub(crate) struct Event {
 }
 
 /// Appends an event (inside the write that makes the change); returns its sequence number.
+/// The number is the last one plus one, read in the same write: writes are serialized
+/// (SQLite's write lock; PostgreSQL's advisory lock of the project), and a rolled-back
+/// write takes its number with it, so the log has no gap (a sequence object would leave
+/// one behind every rollback).
 pub(crate) fn append(
-    conn: &Connection,
+    db: &dyn Db,
     at: i64,
     kind: &str,
     session_id: Option<&str>,
     subject: &str,
     data: &Value,
-) -> rusqlite::Result<i64> {
-    conn.prepare_cached(
-        "INSERT INTO events (at, kind, session_id, subject, data) VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?
-    .execute((at, kind, session_id, subject, data.to_string()))?;
-    Ok(conn.last_insert_rowid())
+) -> DbResult<i64> {
+    let data = data.to_string();
+    db.query_row(
+        "INSERT INTO events (seq, at, kind, session_id, subject, data)
+         VALUES ((SELECT COALESCE(MAX(seq), 0) + 1 FROM events), ?1, ?2, ?3, ?4, ?5)
+         RETURNING seq",
+        args![at, kind, session_id, subject, &data],
+        |r| r.get(0),
+    )
 }
 
 /// Events after `since`, oldest first, at most `limit`, optionally only of `kinds` and of
 /// `session_id`.
 pub(crate) fn since(
-    conn: &Connection,
+    db: &dyn Db,
     since: i64,
     limit: usize,
     kinds: Option<&[String]>,
     session_id: Option<&str>,
-) -> rusqlite::Result<Vec<Event>> {
+) -> DbResult<Vec<Event>> {
     let kinds_json = kinds.map(|k| serde_json::to_string(k).unwrap_or_else(|_| "[]".into()));
-    conn.prepare_cached(
+    let sql = db.dialect().pick(
         "SELECT seq, at, kind, session_id, subject, data FROM events
          WHERE seq > ?1
            AND (?2 IS NULL OR kind IN (SELECT value FROM json_each(?2)))
            AND (?3 IS NULL OR session_id = ?3)
          ORDER BY seq LIMIT ?4",
-    )?
-    .query_map((since, kinds_json, session_id, limit as i64), |r| {
-        let data: String = r.get(5)?;
-        Ok(Event {
-            seq: r.get(0)?,
-            at: r.get(1)?,
-            kind: r.get(2)?,
-            session_id: r.get(3)?,
-            subject: r.get(4)?,
-            data: serde_json::from_str(&data).unwrap_or(Value::Null),
-        })
-    })?
-    .collect()
+        "SELECT seq, at, kind, session_id, subject, data FROM events
+         WHERE seq > ?1
+           AND (?2::text IS NULL
+                OR kind IN (SELECT jsonb_array_elements_text(?2::text::jsonb)))
+           AND (?3::text IS NULL OR session_id = ?3)
+         ORDER BY seq LIMIT ?4",
+    );
+    db.query_map(
+        sql,
+        args![since, &kinds_json, session_id, limit as i64],
+        |r| {
+            let data: String = r.get(5)?;
+            Ok(Event {
+                seq: r.get(0)?,
+                at: r.get(1)?,
+                kind: r.get(2)?,
+                session_id: r.get(3)?,
+                subject: r.get(4)?,
+                data: serde_json::from_str(&data).unwrap_or(Value::Null),
+            })
+        },
+    )
 }
 
 /// The last sequence number written (0 when none).
-pub(crate) fn last_seq(conn: &Connection) -> rusqlite::Result<i64> {
-    conn.prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM events")?
-        .query_row([], |r| r.get(0))
+pub(crate) fn last_seq(db: &dyn Db) -> DbResult<i64> {
+    db.query_row("SELECT COALESCE(MAX(seq), 0) FROM events", args![], |r| {
+        r.get(0)
+    })
 }

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 
-use rusqlite::{Connection, OptionalExtension};
+use super::db::{Db, DbError, DbExt, DbResult, Dialect, Row, args};
 use wit_core::protocol::{IntentRecord, IntentStatus};
 
 /// One declared file of an intent with that file's byte range (`None`: file-level).
@@ -66,46 +66,51 @@ impl FileRows {
 }
 
 /// Stores a new intent and its files.
-pub(crate) fn insert(
-    conn: &Connection,
-    record: &IntentRecord,
-    files: &FileRows,
-) -> rusqlite::Result<()> {
-    conn.prepare_cached(&format!(
-        "INSERT INTO intents ({COLUMNS}, file_set)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
-    ))?
-    .execute((
-        &record.intent_id,
-        &record.session_id,
-        &record.description,
-        &record.files,
-        &record.symbols,
-        record.start_byte,
-        record.end_byte,
-        record.status.as_str(),
-        record.declared_at,
-        record.updated_at,
-        &files.set,
-    ))?;
-    let seq = conn.last_insert_rowid();
+pub(crate) fn insert(db: &dyn Db, record: &IntentRecord, files: &FileRows) -> DbResult<()> {
+    let seq: i64 = db.query_row(
+        &format!(
+            "INSERT INTO intents ({COLUMNS}, file_set)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING seq"
+        ),
+        args![
+            &record.intent_id,
+            &record.session_id,
+            &record.description,
+            &record.files,
+            &record.symbols,
+            record.start_byte,
+            record.end_byte,
+            record.status.as_str(),
+            record.declared_at,
+            record.updated_at,
+            &files.set
+        ],
+        |r| r.get(0),
+    )?;
     let live = record.status.is_live();
-    conn.prepare_cached(
-        "INSERT INTO intent_files (file_key, live, intent_seq, file)
-         SELECT wit_key(value), ?3, ?1, value FROM json_each(?2)",
-    )?
-    .execute((seq, &files.plain, live))?;
-    conn.prepare_cached(
-        "INSERT INTO intent_files (file_key, live, intent_seq, file, start_byte, end_byte)
-         SELECT wit_key(value ->> 0), ?3, ?1, value ->> 0, value ->> 1, value ->> 2
-         FROM json_each(?2)",
-    )?
-    .execute((seq, &files.ranged, live))?;
+    let [plain, ranged] = match db.dialect() {
+        Dialect::Sqlite => [
+            "INSERT INTO intent_files (file_key, live, intent_seq, file)
+             SELECT wit_key(value), ?3, ?1, value FROM json_each(?2)",
+            "INSERT INTO intent_files (file_key, live, intent_seq, file, start_byte, end_byte)
+             SELECT wit_key(value ->> 0), ?3, ?1, value ->> 0, value ->> 1, value ->> 2
+             FROM json_each(?2)",
+        ],
+        Dialect::Postgres => [
+            "INSERT INTO intent_files (file, live, intent_seq)
+             SELECT value, ?3, ?1 FROM jsonb_array_elements_text(?2::text::jsonb) AS j(value)",
+            "INSERT INTO intent_files (file, live, intent_seq, start_byte, end_byte)
+             SELECT value ->> 0, ?3, ?1, (value ->> 1)::bigint, (value ->> 2)::bigint
+             FROM jsonb_array_elements(?2::text::jsonb) AS j(value)",
+        ],
+    };
+    db.execute(plain, args![seq, &files.plain, live])?;
+    db.execute(ranged, args![seq, &files.ranged, live])?;
     Ok(())
 }
 
-/// The overlap queries of [`overlapping_live_of_others`]: the files are walked once
-/// (`CROSS JOIN` keeps that order), each a seek of the live rows on that file.
+/// The overlap queries of [`overlapping_live_of_others`] in SQLite: the files are walked
+/// once (`CROSS JOIN` keeps that order), each a seek of the live rows on that file.
 /// A file-level file of mine overlaps every live intent on it; a ranged one those that are
 /// file-level there or whose range intersects (`start < otherEnd && end > otherStart`).
 pub(crate) const OVERLAP_SQL: [&str; 2] = [
@@ -127,18 +132,37 @@ pub(crate) const OVERLAP_SQL: [&str; 2] = [
             OR (j.value ->> 1 < f.end_byte AND j.value ->> 2 > f.start_byte))",
 ];
 
+/// [`OVERLAP_SQL`] in PostgreSQL, whose `intent_files` is keyed by the path itself.
+const OVERLAP_SQL_PG: [&str; 2] = [
+    "SELECT i.seq, i.id, i.session_id, i.description
+     FROM jsonb_array_elements_text(?1::text::jsonb) AS j(value)
+     JOIN intent_files AS f ON f.file = j.value AND f.live = 1
+     JOIN intents AS i ON i.seq = f.intent_seq
+     WHERE i.session_id <> ?2 AND i.status IN ('declared', 'active')",
+    "SELECT i.seq, i.id, i.session_id, i.description
+     FROM jsonb_array_elements(?1::text::jsonb) AS j(value)
+     JOIN intent_files AS f ON f.file = j.value ->> 0 AND f.live = 1
+     JOIN intents AS i ON i.seq = f.intent_seq
+     WHERE i.session_id <> ?2 AND i.status IN ('declared', 'active')
+       AND (f.start_byte IS NULL OR f.end_byte IS NULL
+            OR ((j.value ->> 1)::bigint < f.end_byte
+                AND (j.value ->> 2)::bigint > f.start_byte))",
+];
+
 /// Declared/active intents of sessions other than `session_id` that overlap `files` on a
 /// shared file (see [`OVERLAP_SQL`]); each once, in declaration order.
 pub(crate) fn overlapping_live_of_others(
-    conn: &Connection,
+    db: &dyn Db,
     files: &FileRows,
     session_id: &str,
-) -> rusqlite::Result<Vec<Overlapping>> {
+) -> DbResult<Vec<Overlapping>> {
+    let statements = match db.dialect() {
+        Dialect::Sqlite => OVERLAP_SQL,
+        Dialect::Postgres => OVERLAP_SQL_PG,
+    };
     let mut found: BTreeMap<i64, Overlapping> = BTreeMap::new();
-    for (sql, json) in OVERLAP_SQL.iter().zip([&files.plain, &files.ranged]) {
-        let mut stmt = conn.prepare_cached(sql)?;
-        let mut rows = stmt.query((json, session_id))?;
-        while let Some(r) = rows.next()? {
+    for (sql, json) in statements.iter().zip([&files.plain, &files.ranged]) {
+        for r in db.rows(sql, args![json, session_id])? {
             if let Entry::Vacant(slot) = found.entry(r.get(0)?) {
                 slot.insert(Overlapping {
                     intent_id: r.get(1)?,
@@ -152,75 +176,83 @@ pub(crate) fn overlapping_live_of_others(
 }
 
 /// The intent `intent_id`.
-pub(crate) fn get(conn: &Connection, intent_id: &str) -> rusqlite::Result<Option<IntentRecord>> {
-    conn.prepare_cached(&format!("SELECT {COLUMNS} FROM intents WHERE id = ?1"))?
-        .query_row([intent_id], record)
-        .optional()
+pub(crate) fn get(db: &dyn Db, intent_id: &str) -> DbResult<Option<IntentRecord>> {
+    db.query_opt(
+        &format!("SELECT {COLUMNS} FROM intents WHERE id = ?1"),
+        args![intent_id],
+        record,
+    )
 }
 
 /// Sets the status and `updated_at` of an intent, and whether its files count in
 /// overlap checks (its rows are found by key from its `file_set`).
 pub(crate) fn set_status(
-    conn: &Connection,
+    db: &dyn Db,
     intent_id: &str,
     status: IntentStatus,
     now_ms: i64,
-) -> rusqlite::Result<()> {
-    let Some((seq, was_live, file_set)) = conn
-        .prepare_cached(
-            "SELECT seq, status IN ('declared', 'active'), file_set FROM intents WHERE id = ?1",
-        )?
-        .query_row([intent_id], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, bool>(1)?,
-                r.get::<_, String>(2)?,
-            ))
-        })
-        .optional()?
+) -> DbResult<()> {
+    let Some((seq, was_live, file_set)) = db.query_opt(
+        "SELECT seq, status IN ('declared', 'active'), file_set FROM intents WHERE id = ?1",
+        args![intent_id],
+        |r| Ok((r.get::<i64>(0)?, r.get::<bool>(1)?, r.get::<String>(2)?)),
+    )?
     else {
         return Ok(());
     };
-    conn.prepare_cached("UPDATE intents SET status = ?2, updated_at = ?3 WHERE seq = ?1")?
-        .execute((seq, status.as_str(), now_ms))?;
+    db.execute(
+        "UPDATE intents SET status = ?2, updated_at = ?3 WHERE seq = ?1",
+        args![seq, status.as_str(), now_ms],
+    )?;
     let live = status.is_live();
     if live != was_live {
-        conn.prepare_cached(
+        let sql = db.dialect().pick(
             "UPDATE intent_files SET live = ?3
              WHERE file_key IN (SELECT wit_key(value) FROM json_each(?2))
                AND live = ?4 AND intent_seq = ?1",
-        )?
-        .execute((seq, &file_set, live, was_live))?;
+            "UPDATE intent_files SET live = ?3
+             WHERE file IN (SELECT jsonb_array_elements_text(?2::text::jsonb))
+               AND live = ?4 AND intent_seq = ?1",
+        );
+        db.execute(sql, args![seq, &file_set, live, was_live])?;
     }
     Ok(())
 }
 
 /// Intents matching every given filter; without `status`, declared and active ones.
 pub(crate) fn query(
-    conn: &Connection,
+    db: &dyn Db,
     session_id: Option<&str>,
     file: Option<&str>,
     status: Option<IntentStatus>,
-) -> rusqlite::Result<Vec<IntentRecord>> {
-    conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM intents i
-         WHERE (?1 IS NULL OR session_id = ?1)
-           AND (?2 IS NULL OR i.seq IN (SELECT f.intent_seq FROM intent_files f
-                                        WHERE f.file_key = wit_key(?2) AND f.file = ?2))
-           AND ((?3 IS NULL AND status IN ('declared', 'active')) OR status = ?3)
-         ORDER BY declared_at, seq"
-    ))?
-    .query_map((session_id, file, status.map(IntentStatus::as_str)), record)?
-    .collect()
+) -> DbResult<Vec<IntentRecord>> {
+    let by_file = db.dialect().pick(
+        "SELECT f.intent_seq FROM intent_files f WHERE f.file_key = wit_key(?2) AND f.file = ?2",
+        "SELECT f.intent_seq FROM intent_files f WHERE f.file = ?2",
+    );
+    db.query_map(
+        &format!(
+            "SELECT {COLUMNS} FROM intents i
+             WHERE (?1 IS NULL OR session_id = ?1)
+               AND (?2 IS NULL OR i.seq IN ({by_file}))
+               AND ((?3 IS NULL AND status IN ('declared', 'active')) OR status = ?3)
+             ORDER BY declared_at, seq"
+        ),
+        args![session_id, file, status.map(IntentStatus::as_str)],
+        record,
+    )
 }
 
 /// Number of declared and active intents.
-pub(crate) fn count_live(conn: &Connection) -> rusqlite::Result<i64> {
-    conn.prepare_cached("SELECT COUNT(*) FROM intents WHERE status IN ('declared', 'active')")?
-        .query_row([], |r| r.get(0))
+pub(crate) fn count_live(db: &dyn Db) -> DbResult<i64> {
+    db.query_row(
+        "SELECT COUNT(*) FROM intents WHERE status IN ('declared', 'active')",
+        args![],
+        |r| r.get(0),
+    )
 }
 
-fn record(r: &rusqlite::Row<'_>) -> rusqlite::Result<IntentRecord> {
+fn record(r: &Row) -> DbResult<IntentRecord> {
     let status: String = r.get(7)?;
     Ok(IntentRecord {
         intent_id: r.get(0)?,
@@ -230,12 +262,9 @@ fn record(r: &rusqlite::Row<'_>) -> rusqlite::Result<IntentRecord> {
         symbols: r.get(4)?,
         start_byte: r.get(5)?,
         end_byte: r.get(6)?,
-        status: IntentStatus::parse(&status).ok_or_else(|| {
-            rusqlite::Error::FromSqlConversionFailure(
-                7,
-                rusqlite::types::Type::Text,
-                format!("unknown intent status {status:?}").into(),
-            )
+        status: IntentStatus::parse(&status).ok_or_else(|| DbError::Invalid {
+            column: 7,
+            reason: format!("unknown intent status {status:?}"),
         })?,
         declared_at: r.get(8)?,
         updated_at: r.get(9)?,

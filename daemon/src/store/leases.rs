@@ -1,7 +1,7 @@
 //! Leases. A lease whose `expires_at <= now` is absent for every purpose; the purge task
 //! deletes it later (audited as expired).
 
-use rusqlite::{Connection, OptionalExtension};
+use super::db::{Db, DbError, DbExt, DbResult, Row, args};
 
 use crate::leases::{Mode, Patterns};
 
@@ -35,102 +35,100 @@ impl LeaseRow {
 const COLUMNS: &str = "id, session_id, mode, paths, reason, acquired_at, expires_at";
 
 /// Stores a new lease.
-pub(crate) fn insert(conn: &Connection, lease: &LeaseRow) -> rusqlite::Result<()> {
-    let paths = serde_json::to_string(&lease.paths)
-        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(e.into()))?;
-    conn.prepare_cached(&format!(
-        "INSERT INTO leases ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
-    ))?
-    .execute((
-        &lease.id,
-        &lease.session_id,
-        lease.mode.as_str(),
-        paths,
-        &lease.reason,
-        lease.acquired_at,
-        lease.expires_at,
-    ))?;
+pub(crate) fn insert(db: &dyn Db, lease: &LeaseRow) -> DbResult<()> {
+    let paths = serde_json::to_string(&lease.paths).map_err(|e| DbError::Invalid {
+        column: 3,
+        reason: e.to_string(),
+    })?;
+    db.execute(
+        &format!("INSERT INTO leases ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
+        args![
+            &lease.id,
+            &lease.session_id,
+            lease.mode.as_str(),
+            &paths,
+            &lease.reason,
+            lease.acquired_at,
+            lease.expires_at
+        ],
+    )?;
     Ok(())
 }
 
 /// The unexpired lease `id`.
-pub(crate) fn get(conn: &Connection, id: &str, now_ms: i64) -> rusqlite::Result<Option<LeaseRow>> {
-    conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM leases WHERE id = ?1 AND expires_at > ?2"
-    ))?
-    .query_row((id, now_ms), row)
-    .optional()
+pub(crate) fn get(db: &dyn Db, id: &str, now_ms: i64) -> DbResult<Option<LeaseRow>> {
+    db.query_opt(
+        &format!("SELECT {COLUMNS} FROM leases WHERE id = ?1 AND expires_at > ?2"),
+        args![id, now_ms],
+        row,
+    )
 }
 
 /// Unexpired leases, optionally of one session, oldest first.
-pub(crate) fn list(
-    conn: &Connection,
-    session_id: Option<&str>,
-    now_ms: i64,
-) -> rusqlite::Result<Vec<LeaseRow>> {
-    conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM leases WHERE expires_at > ?1 AND (?2 IS NULL OR session_id = ?2)
+pub(crate) fn list(db: &dyn Db, session_id: Option<&str>, now_ms: i64) -> DbResult<Vec<LeaseRow>> {
+    db.query_map(
+        &format!(
+            "SELECT {COLUMNS} FROM leases WHERE expires_at > ?1 AND (?2 IS NULL OR session_id = ?2)
          ORDER BY acquired_at, id"
-    ))?
-    .query_map((now_ms, session_id), row)?
-    .collect()
+        ),
+        args![now_ms, session_id],
+        row,
+    )
 }
 
 /// Unexpired exclusive leases of sessions other than `me`: what a lock, an intent, an
 /// edit or a commit of `me` must stay out of.
-pub(crate) fn exclusive_of_others(
-    conn: &Connection,
-    me: &str,
-    now_ms: i64,
-) -> rusqlite::Result<Vec<LeaseRow>> {
-    conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM leases
+pub(crate) fn exclusive_of_others(db: &dyn Db, me: &str, now_ms: i64) -> DbResult<Vec<LeaseRow>> {
+    db.query_map(
+        &format!(
+            "SELECT {COLUMNS} FROM leases
          WHERE expires_at > ?1 AND mode = 'exclusive' AND session_id <> ?2
          ORDER BY acquired_at, id"
-    ))?
-    .query_map((now_ms, me), row)?
-    .collect()
+        ),
+        args![now_ms, me],
+        row,
+    )
 }
 
 /// Sets a new expiry.
-pub(crate) fn set_expiry(conn: &Connection, id: &str, expires_at: i64) -> rusqlite::Result<()> {
-    conn.prepare_cached("UPDATE leases SET expires_at = ?2 WHERE id = ?1")?
-        .execute((id, expires_at))?;
+pub(crate) fn set_expiry(db: &dyn Db, id: &str, expires_at: i64) -> DbResult<()> {
+    db.execute(
+        "UPDATE leases SET expires_at = ?2 WHERE id = ?1",
+        args![id, expires_at],
+    )?;
     Ok(())
 }
 
 /// Deletes the lease `id`.
-pub(crate) fn delete(conn: &Connection, id: &str) -> rusqlite::Result<()> {
-    conn.prepare_cached("DELETE FROM leases WHERE id = ?1")?
-        .execute([id])?;
+pub(crate) fn delete(db: &dyn Db, id: &str) -> DbResult<()> {
+    db.execute("DELETE FROM leases WHERE id = ?1", args![id])?;
     Ok(())
 }
 
 /// Number of unexpired leases.
-pub(crate) fn count(conn: &Connection, now_ms: i64) -> rusqlite::Result<i64> {
-    conn.prepare_cached("SELECT COUNT(*) FROM leases WHERE expires_at > ?1")?
-        .query_row([now_ms], |r| r.get(0))
+pub(crate) fn count(db: &dyn Db, now_ms: i64) -> DbResult<i64> {
+    db.query_row(
+        "SELECT COUNT(*) FROM leases WHERE expires_at > ?1",
+        args![now_ms],
+        |r| r.get(0),
+    )
 }
 
 /// Deletes expired leases; returns them.
-pub(crate) fn purge_expired(conn: &Connection, now_ms: i64) -> rusqlite::Result<Vec<LeaseRow>> {
-    let expired: Vec<LeaseRow> = conn
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM leases WHERE expires_at <= ?1"
-        ))?
-        .query_map([now_ms], row)?
-        .collect::<rusqlite::Result<_>>()?;
-    conn.prepare_cached("DELETE FROM leases WHERE expires_at <= ?1")?
-        .execute([now_ms])?;
+pub(crate) fn purge_expired(db: &dyn Db, now_ms: i64) -> DbResult<Vec<LeaseRow>> {
+    let expired = db.query_map(
+        &format!("SELECT {COLUMNS} FROM leases WHERE expires_at <= ?1 ORDER BY expires_at, id"),
+        args![now_ms],
+        row,
+    )?;
+    db.execute("DELETE FROM leases WHERE expires_at <= ?1", args![now_ms])?;
     Ok(expired)
 }
 
-fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<LeaseRow> {
+fn row(r: &Row) -> DbResult<LeaseRow> {
     let mode: String = r.get(2)?;
     let paths: String = r.get(3)?;
-    let bad = |i: usize, what: String| {
-        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, what.into())
-    };
+    let bad = |column: usize, reason: String| DbError::Invalid { column, reason };
     Ok(LeaseRow {
         id: r.get(0)?,
         session_id: r.get(1)?,

@@ -12,16 +12,15 @@ pub(crate) mod agents;
 pub(crate) mod audit;
 pub(crate) mod batch;
 pub(crate) mod contracts;
+pub(crate) mod db;
 pub(crate) mod events;
 mod first_impl;
 pub(crate) mod intents;
 pub(crate) mod leases;
 pub(crate) mod locks;
-#[allow(dead_code)] // Wired in with the PostgreSQL store (issue 13, in progress).
 pub(crate) mod pg;
 mod schema;
 pub(crate) mod sessions;
-#[allow(dead_code)] // Wired in with the PostgreSQL store (issue 13, in progress).
 pub(crate) mod target;
 
 use std::path::Path;
@@ -38,7 +37,26 @@ pub use first_impl::IMPORT_NOTE;
 /// How long a write waits for SQLite's write lock held by another process.
 pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The open state database.
+/// The coordination state of a daemon: which backend holds it.
+#[derive(Clone)]
+pub(crate) enum Backend {
+    /// `.wit/state.db` (the default; shared by the worktrees of one repository).
+    Sqlite(std::sync::Arc<Store>),
+    /// A PostgreSQL database shared by daemons on many machines.
+    Postgres(std::sync::Arc<pg::PgStore>),
+}
+
+impl Backend {
+    /// Closes the store (SQLite checkpoints its WAL; the pool's connections close as the
+    /// process ends).
+    pub(crate) fn close(&self) {
+        if let Backend::Sqlite(store) = self {
+            store.close();
+        }
+    }
+}
+
+/// The open SQLite state database.
 pub(crate) struct Store {
     conn: Mutex<Option<Connection>>,
     batcher: batch::Batcher,
@@ -56,6 +74,9 @@ pub(crate) enum StoreError {
     /// A batch of writes could not be committed (see [`batch`]).
     #[error("committing the write failed: {0}")]
     Commit(String),
+    /// A statement failed (either backend).
+    #[error(transparent)]
+    Db(#[from] db::DbError),
 }
 
 impl Store {

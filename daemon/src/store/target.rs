@@ -13,7 +13,8 @@
 //! serves many repositories: `[store] project` of `wit.toml`, else derived from the git
 //! remote `origin` (scheme, credentials, port and a trailing `.git` dropped, lower-cased:
 //! `git@github.com:acme/api.git` and `https://user:tok@github.com/Acme/api` are both
-//! `github.com/acme/api`), else the repository's directory name.
+//! `github.com/acme/api`), else the checkout's path (without a remote, nothing says that
+//! two checkouts are one repository).
 
 /// Where a daemon keeps its state.
 #[derive(Clone, PartialEq, Eq)]
@@ -40,6 +41,72 @@ impl std::fmt::Debug for StoreTarget {
                 .finish(),
         }
     }
+}
+
+/// The environment variable naming a PostgreSQL store.
+pub(crate) const URL_VAR: &str = "WIT_STORE_URL";
+
+/// Which store the daemon of `root` uses: `WIT_STORE_URL`, else `[store] url` of the
+/// user's own `~/.config/wit/config.toml` (`$XDG_CONFIG_HOME` respected), else SQLite.
+/// `[store] url` in the repository's `wit.toml` is not honoured by itself (module docs):
+/// it is logged, with how to use it. The project key is `[store] project` of `wit.toml`,
+/// else derived from the `origin` remote, else the root's directory name.
+pub(crate) fn resolve(root: &std::path::Path, file: &wit_core::config::StoreConfig) -> StoreTarget {
+    let url = std::env::var(URL_VAR)
+        .ok()
+        .filter(|u| !u.trim().is_empty())
+        .or_else(user_config_url);
+    let Some(url) = url else {
+        if let Some(named) = &file.url {
+            tracing::warn!(
+                "wit.toml names a PostgreSQL store ({}), which a committed file cannot decide \
+                 alone: serving from .wit/state.db; to share state there, set {URL_VAR} or \
+                 [store] url in ~/.config/wit/config.toml",
+                wit_core::text::escape(&shown(named))
+            );
+        }
+        return StoreTarget::Sqlite;
+    };
+    let remote = std::process::Command::new("git")
+        .args(["config", "--get", "remote.origin.url"])
+        .current_dir(root)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok());
+    // Without a remote nothing says that two checkouts are one repository: each shares
+    // only with itself (and its worktrees, which pass the main worktree's path).
+    let fallback = root.display().to_string();
+    StoreTarget::Postgres {
+        url,
+        project: project_key(file.project.as_deref(), remote.as_deref(), &fallback),
+    }
+}
+
+/// `[store] url` of the user's own configuration file, if it names one.
+fn user_config_url() -> Option<String> {
+    let dir = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|d| !d.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".config"))
+        })?;
+    let text = std::fs::read_to_string(dir.join("wit").join("config.toml")).ok()?;
+    let value: toml::Table = match text.parse() {
+        Ok(v) => v,
+        Err(e) => {
+            tracing::warn!("~/.config/wit/config.toml is not valid TOML: {e}");
+            return None;
+        }
+    };
+    value
+        .get("store")?
+        .get("url")?
+        .as_str()
+        .map(str::to_owned)
+        .filter(|u| !u.trim().is_empty())
 }
 
 /// The host (and port) and database of a PostgreSQL URL or key-value connection string,
@@ -83,15 +150,16 @@ pub(crate) fn shown(url: &str) -> String {
     }
 }
 
-/// The project key from `[store] project`, else the `origin` remote, else `dir_name`.
-pub(crate) fn project_key(explicit: Option<&str>, remote: Option<&str>, dir_name: &str) -> String {
+/// The project key from `[store] project`, else the `origin` remote, else `fallback`
+/// (the checkout's path).
+pub(crate) fn project_key(explicit: Option<&str>, remote: Option<&str>, fallback: &str) -> String {
     if let Some(p) = explicit.map(str::trim).filter(|p| !p.is_empty()) {
         return p.to_owned();
     }
     if let Some(key) = remote.and_then(normalize_remote) {
         return key;
     }
-    dir_name.to_owned()
+    fallback.to_owned()
 }
 
 /// `host/path` of a git remote URL, without scheme, credentials, port, `.git`, case.

@@ -69,6 +69,7 @@ pub fn wit_command(cwd: &Path, session: Option<&str>, args: &[&str]) -> Command 
 
 /// Removes what would leak from the developer's environment into a test.
 pub fn clean_env(cmd: &mut Command) {
+    super::store::apply(cmd);
     for var in [
         "WIT_SESSION",
         "CLAUDE_SESSION_ID",

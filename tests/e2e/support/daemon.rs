@@ -28,6 +28,7 @@ pub fn daemon_command(root: &Path) -> Command {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    super::store::apply(&mut cmd);
     cmd
 }
 

@@ -16,6 +16,7 @@
 //!   user), recording what reaches it; [`fake_peer::other_user`] makes a second user.
 //! - [`sse::EventStream`]: a server-sent-events reader for `GET /events`.
 //! - [`stand_in::OldDaemon`]: a stand-in daemon of another wit version on a repo's socket.
+//! - [`store`]: which store the daemons under test use (`WIT_TEST_STORE`).
 
 #![allow(dead_code)]
 
@@ -30,6 +31,7 @@ pub mod pty;
 pub mod repo;
 pub mod sse;
 pub mod stand_in;
+pub mod store;
 
 /// Path of the `wit` binary under test.
 pub fn wit_bin() -> &'static str {

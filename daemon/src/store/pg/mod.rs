@@ -31,3 +31,6 @@
 //!   switch in the e2e support, one database per test on one `wit_testkit` cluster).
 
 pub(crate) mod schema;
+pub(crate) mod store;
+
+pub(crate) use store::{PgStore, listen};

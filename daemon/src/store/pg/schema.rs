@@ -1,7 +1,8 @@
 //! PostgreSQL schema and forward migrations, versioned per project.
 //!
 //! The same tables as SQLite's (`store/schema.rs`), written for PostgreSQL: `BIGSERIAL`
-//! sequence numbers (events, audit), `BIGINT` Unix milliseconds. Migrations run under one
+//! numbers where gaps do not matter (audit, intents, contracts), `BIGINT` Unix milliseconds and
+//! 0/1 flags (the store modules' integers are 64-bit on both backends). Migrations run under one
 //! transaction-scoped advisory lock ([`MIGRATION_LOCK`]), so daemons starting at the same
 //! moment migrate once, in turn — one lock for every project, since creating the shared
 //! `public.wit_projects` concurrently would race in PostgreSQL's catalog.
@@ -23,7 +24,8 @@ CREATE TABLE locks (
 CREATE INDEX locks_by_session ON locks(session_id);
 CREATE INDEX locks_by_expiry ON locks(expires_at);
 CREATE TABLE intents (
-    id          TEXT PRIMARY KEY,
+    seq         BIGSERIAL PRIMARY KEY,
+    id          TEXT NOT NULL UNIQUE,
     session_id  TEXT NOT NULL,
     description TEXT NOT NULL,
     files       TEXT NOT NULL,
@@ -32,20 +34,23 @@ CREATE TABLE intents (
     end_byte    BIGINT,
     status      TEXT NOT NULL,
     declared_at BIGINT NOT NULL,
-    updated_at  BIGINT NOT NULL
+    updated_at  BIGINT NOT NULL,
+    file_set    TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX intents_by_session ON intents(session_id);
 CREATE INDEX intents_by_status ON intents(status);
+-- Keyed by the path itself (SQLite's integer path hash is a function of its own), then
+-- whether the intent is live, then the intent: what the overlap check seeks.
 CREATE TABLE intent_files (
-    intent_id  TEXT NOT NULL REFERENCES intents(id) ON DELETE CASCADE,
     file       TEXT NOT NULL,
+    live       BIGINT NOT NULL,
+    intent_seq BIGINT NOT NULL,
     start_byte BIGINT,
     end_byte   BIGINT,
-    live       BOOLEAN NOT NULL DEFAULT TRUE
+    PRIMARY KEY (file, live, intent_seq)
 );
-CREATE INDEX intent_files_by_intent ON intent_files(intent_id);
-CREATE INDEX intent_files_live_by_file ON intent_files(file, live);
 CREATE TABLE contracts (
+    seq                  BIGSERIAL UNIQUE,
     id                   TEXT PRIMARY KEY,
     proposer_session_id  TEXT NOT NULL,
     symbol_path          TEXT NOT NULL,
@@ -62,8 +67,10 @@ CREATE TABLE contracts (
 );
 CREATE INDEX contracts_by_symbol ON contracts(symbol_path);
 CREATE INDEX contracts_by_file_status ON contracts(file, status);
+-- `seq` is assigned by the writer as the last one plus one, under the project's write
+-- lock (store::events): gap-free, which a sequence object is not.
 CREATE TABLE events (
-    seq        BIGSERIAL PRIMARY KEY,
+    seq        BIGINT PRIMARY KEY,
     at         BIGINT NOT NULL,
     kind       TEXT NOT NULL,
     session_id TEXT,
