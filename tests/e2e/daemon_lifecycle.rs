@@ -26,7 +26,11 @@ fn wit_dir_is_0700_and_the_socket_0600() {
         .parse()
         .unwrap();
     assert_eq!(pid, d.pid());
-    assert!(repo.wit_dir().join("state.db").exists());
+    // The state is in .wit/state.db, or in the shared store and not on disk at all.
+    assert_eq!(
+        repo.wit_dir().join("state.db").exists(),
+        !crate::support::store::is_postgres()
+    );
     let log = std::fs::read_to_string(repo.wit_dir().join("daemon.log")).unwrap();
     assert!(log.contains("serving"), "{log}");
 }

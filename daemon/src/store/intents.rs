@@ -132,16 +132,22 @@ pub(crate) const OVERLAP_SQL: [&str; 2] = [
             OR (j.value ->> 1 < f.end_byte AND j.value ->> 2 > f.start_byte))",
 ];
 
-/// [`OVERLAP_SQL`] in PostgreSQL, whose `intent_files` is keyed by the path itself.
+/// [`OVERLAP_SQL`] in PostgreSQL, whose `intent_files` is keyed by the path itself. Each
+/// file's rows are a lateral subquery behind `OFFSET 0` (which keeps the planner from
+/// flattening it): one primary-key probe per file, whatever the table's statistics say —
+/// right after a big declare they still describe an empty table, and the plain join
+/// became a nested loop over every row for every file.
 const OVERLAP_SQL_PG: [&str; 2] = [
     "SELECT i.seq, i.id, i.session_id, i.description
      FROM jsonb_array_elements_text(?1::text::jsonb) AS j(value)
-     JOIN intent_files AS f ON f.file = j.value AND f.live = 1
+     CROSS JOIN LATERAL (SELECT f.intent_seq FROM intent_files AS f
+                         WHERE f.file = j.value AND f.live = 1 OFFSET 0) AS f
      JOIN intents AS i ON i.seq = f.intent_seq
      WHERE i.session_id <> ?2 AND i.status IN ('declared', 'active')",
     "SELECT i.seq, i.id, i.session_id, i.description
      FROM jsonb_array_elements(?1::text::jsonb) AS j(value)
-     JOIN intent_files AS f ON f.file = j.value ->> 0 AND f.live = 1
+     CROSS JOIN LATERAL (SELECT f.intent_seq, f.start_byte, f.end_byte FROM intent_files AS f
+                         WHERE f.file = j.value ->> 0 AND f.live = 1 OFFSET 0) AS f
      JOIN intents AS i ON i.seq = f.intent_seq
      WHERE i.session_id <> ?2 AND i.status IN ('declared', 'active')
        AND (f.start_byte IS NULL OR f.end_byte IS NULL

@@ -36,8 +36,12 @@ use crate::store::{StoreError, events};
 
 /// Connections in the pool.
 const POOL_SIZE: usize = 4;
-/// The deadline of one statement (a store that stopped answering fails the request).
-const STATEMENT_DEADLINE: Duration = Duration::from_secs(10);
+/// The server aborts a statement running longer (`statement_timeout`), so that the
+/// transaction fails cleanly instead of holding the project's write lock.
+const SERVER_STATEMENT_TIMEOUT_MS: u64 = 10_000;
+/// The deadline of one round trip on our side: a store that stopped answering (a lost
+/// network, a stopped server that did not close its sockets) fails the request.
+const STATEMENT_DEADLINE: Duration = Duration::from_secs(15);
 /// How long connecting may take.
 const CONNECT_DEADLINE: Duration = Duration::from_secs(5);
 /// Pauses between attempts to get a connection.
@@ -76,7 +80,10 @@ impl PgStore {
         config.keepalives_idle(Duration::from_secs(30));
         // Every connection works in the project's schema: one statement text serves every
         // project, and nothing else in the database is reachable by accident.
-        config.options(format!("-c search_path={schema}"));
+        config.options(format!(
+            "-c search_path={schema} -c statement_timeout={SERVER_STATEMENT_TIMEOUT_MS} \
+             -c client_min_messages=warning"
+        ));
         let (mut client, connection) = config.connect(NoTls).await.map_err(|e| {
             format!(
                 "cannot reach the PostgreSQL store {at}: {}",
@@ -163,7 +170,12 @@ impl PgStore {
             {
                 Ok(Ok(client)) => return Ok(client),
                 Ok(Err(e)) => last = Some(e.to_string()),
-                Err(_) => last = Some("no connection within 10 s".to_owned()),
+                Err(_) => {
+                    last = Some(format!(
+                        "no connection within {} s",
+                        STATEMENT_DEADLINE.as_secs()
+                    ))
+                }
             }
         }
         Err(DbError::Postgres(format!(
@@ -338,16 +350,29 @@ impl Db for Unavailable {
 }
 
 /// `?N` → `$N` (statements are written in SQLite's spelling; none has a `?` in a literal).
+/// A parameter tested with `?N IS NULL` becomes `$N::text IS NULL`: PostgreSQL cannot
+/// infer a type from `IS NULL` alone, and every such parameter of the store is an
+/// optional text filter (a session, a file, a status, a symbol path).
 fn dollar_parameters(sql: &str) -> String {
-    let mut out = String::with_capacity(sql.len());
-    let mut chars = sql.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '?' && chars.peek().is_some_and(char::is_ascii_digit) {
-            out.push('$');
-        } else {
-            out.push(c);
+    let mut out = String::with_capacity(sql.len() + 16);
+    let mut rest = sql;
+    while let Some(at) = rest.find('?') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            out.push('?');
+            rest = after;
+            continue;
+        }
+        out.push('$');
+        out.push_str(&after[..digits]);
+        rest = &after[digits..];
+        if rest.starts_with(" IS NULL") {
+            out.push_str("::text");
         }
     }
+    out.push_str(rest);
     out
 }
 
@@ -493,6 +518,10 @@ mod tests {
         assert_eq!(
             dollar_parameters("SELECT ?1, ?12 WHERE a = ?2 AND b IS NULL"),
             "SELECT $1, $12 WHERE a = $2 AND b IS NULL"
+        );
+        assert_eq!(
+            dollar_parameters("WHERE (?2 IS NULL OR s = ?2) AND x ?| y"),
+            "WHERE ($2::text IS NULL OR s = $2) AND x ?| y"
         );
     }
 }
