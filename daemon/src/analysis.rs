@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use wit_boundary::RepoFileError;
 use wit_core::text::escape;
@@ -84,6 +84,8 @@ struct CacheEntry {
     cost: usize,
     /// Recency, for eviction.
     used: u64,
+    /// SHA-256 of `source`, computed when first asked for (by the repository index).
+    hash: Option<[u8; 32]>,
 }
 
 impl CacheEntry {
@@ -127,6 +129,10 @@ pub(crate) struct Cache {
     states: usize,
     state_bytes: usize,
     clock: u64,
+    /// Files being analysed right now, outside the lock. A second analysis of the same
+    /// file waits for the first (see [`Analysis::analyse_bytes`]) instead of parsing it
+    /// again from scratch (the first one holds the file's incremental state).
+    busy: std::collections::HashSet<PathBuf>,
 }
 
 impl Cache {
@@ -175,6 +181,7 @@ impl Cache {
             analyzer: analyzer.to_owned(),
             cost,
             used: self.clock,
+            hash: None,
         };
         self.add_counts(&entry, 1);
         if let Some(old) = self.entries.insert(key, entry) {
@@ -240,6 +247,8 @@ pub(crate) struct Analysis {
     root: PathBuf,
     registry: Registry,
     cache: Mutex<Cache>,
+    /// Signalled whenever a file leaves [`Cache::busy`].
+    done: Condvar,
 }
 
 impl Analysis {
@@ -249,6 +258,7 @@ impl Analysis {
             root,
             registry,
             cache: Mutex::new(Cache::default()),
+            done: Condvar::new(),
         }
     }
 
@@ -287,6 +297,14 @@ impl Analysis {
         self.analyse_bytes(rel, self.root.join(rel), &bytes)
     }
 
+    /// Analyses `bytes`, the content of `rel` its caller has just read from disk (through
+    /// the boundary), with the cache and incremental state of [`Analysis::analyse_disk`]:
+    /// for the repository index, which has hashed these very bytes, so that the analysis
+    /// and the hash it records always describe the same content (no second read).
+    pub fn analyse_read(&self, rel: &str, bytes: &[u8]) -> FileOutcome {
+        self.analyse_bytes(rel, self.root.join(rel), bytes)
+    }
+
     /// Analyses `content` as if it were the file `rel`, never touching the disk. Shares
     /// the cache with disk analyses: the same bytes under the same path give the same
     /// analysis wherever they came from.
@@ -306,9 +324,17 @@ impl Analysis {
     /// analysis of `rel` (for the repository index: the hash that goes with it).
     pub fn source_hash_of(&self, rel: &str, analysis: &Arc<FileAnalysis>) -> Option<[u8; 32]> {
         use sha2::Digest;
-        let cache = self.cache_lock();
-        let entry = cache.entries.get(&self.root.join(rel))?;
-        Arc::ptr_eq(&entry.analysis, analysis).then(|| sha2::Sha256::digest(&entry.source).into())
+        let mut cache = self.cache_lock();
+        let entry = cache.entries.get_mut(&self.root.join(rel))?;
+        if !Arc::ptr_eq(&entry.analysis, analysis) {
+            return None;
+        }
+        // Once per content: every request on an unchanged file asks again.
+        Some(
+            *entry
+                .hash
+                .get_or_insert_with(|| sha2::Sha256::digest(&entry.source).into()),
+        )
     }
 
     fn analyse_bytes(&self, rel: &str, key: PathBuf, bytes: &[u8]) -> FileOutcome {
@@ -317,30 +343,71 @@ impl Analysis {
         };
         let mut state = {
             let mut cache = self.cache_lock();
-            if let Some(hit) = cache.hit(&key, bytes) {
-                return FileOutcome::Analysed(hit);
+            // One analysis of a file at a time: a request racing the index's watcher (or
+            // another request) over a just-edited file would otherwise find no state (the
+            // other holds it) and parse the whole file afresh, on a CPU the other needs.
+            // Waiting instead gives a cache hit (same bytes) or an incremental reanalysis
+            // from the state the first one puts back. The wait is bounded by the
+            // analysis's own time budget.
+            loop {
+                if let Some(hit) = cache.hit(&key, bytes) {
+                    return FileOutcome::Analysed(hit);
+                }
+                if !cache.busy.contains(&key) {
+                    break;
+                }
+                cache = self.done.wait(cache).unwrap_or_else(|p| p.into_inner());
             }
+            cache.busy.insert(key.clone());
             cache.take_state(&key, analyzer.id())
         };
-        let text = match source_text(bytes) {
-            Ok(t) => t,
-            Err(e) => return FileOutcome::Failed(e.to_string()),
+        // Leaves `busy` however the analysis ends (a plugin's panic included).
+        let busy = Busy {
+            analysis: self,
+            key: &key,
         };
-        match analyzer.analyze_incremental(text, &mut state) {
+        let result = source_text(bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|text| {
+                analyzer
+                    .analyze_incremental(text, &mut state)
+                    .map_err(|e| e.to_string())
+            });
+        let outcome = match result {
             Ok(a) => {
                 let analysis = Arc::new(a);
-                self.cache_lock()
-                    .insert(key, bytes, analysis.clone(), state, analyzer.id());
+                self.cache_lock().insert(
+                    key.clone(),
+                    bytes,
+                    analysis.clone(),
+                    state,
+                    analyzer.id(),
+                );
                 FileOutcome::Analysed(analysis)
             }
-            Err(e) => FileOutcome::Failed(e.to_string()),
-        }
+            Err(e) => FileOutcome::Failed(e),
+        };
+        drop(busy);
+        outcome
     }
 
     fn cache_lock(&self) -> std::sync::MutexGuard<'_, Cache> {
         // The cache's invariants hold between statements that cannot panic, so a poisoned
         // lock still guards a consistent cache.
         self.cache.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Marks a file as being analysed until dropped (see [`Cache::busy`]).
+struct Busy<'a> {
+    analysis: &'a Analysis,
+    key: &'a Path,
+}
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        self.analysis.cache_lock().busy.remove(self.key);
+        self.analysis.done.notify_all();
     }
 }
 
@@ -433,6 +500,47 @@ mod tests {
             analysis.analyse_disk("a.ts", LIMIT),
             FileOutcome::NotFound
         ));
+    }
+
+    /// Concurrent analyses of one file wait for each other instead of parsing it twice:
+    /// the same bytes give one analysis (the second is a cache hit), the file leaves the
+    /// busy set, and bytes read by the caller are analysed as given.
+    #[test]
+    fn concurrent_analyses_of_one_file_share_one_parse_and_read_bytes_are_analysed_as_given() {
+        let (dir, analysis) = service();
+        let source: String = (0..300)
+            .map(|i| {
+                format!(
+                    "export function f{i}(a: number) {{ return f{}(a); }}\n",
+                    i + 1
+                )
+            })
+            .collect();
+        std::fs::write(dir.path().join("a.ts"), &source).unwrap();
+        let outcomes: Vec<FileOutcome> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..4)
+                .map(|_| s.spawn(|| analysis.analyse_disk("a.ts", LIMIT)))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let first = outcomes[0].analysis().expect("analysed");
+        assert_eq!(first.symbols.len(), 300);
+        for o in &outcomes {
+            assert!(Arc::ptr_eq(first, o.analysis().unwrap()));
+        }
+        assert!(analysis.cache_lock().busy.is_empty());
+        // Bytes the caller read (here: not what is on disk) are what gets analysed, and
+        // the hash the cache reports is theirs.
+        let read = "function other() {}\n";
+        let got = analysis.analyse_read("a.ts", read.as_bytes());
+        assert_eq!(names(&got), ["other"]);
+        use sha2::Digest;
+        let expected: [u8; 32] = sha2::Sha256::digest(read.as_bytes()).into();
+        assert_eq!(
+            analysis.source_hash_of("a.ts", got.analysis().unwrap()),
+            Some(expected)
+        );
+        assert_eq!(analysis.source_hash_of("a.ts", first), None);
     }
 
     #[test]

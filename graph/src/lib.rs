@@ -298,8 +298,18 @@ impl Graph {
         if !self.files.contains_key(file) {
             self.forget_modules();
         }
-        self.unlink(file);
-        let key: Arc<str> = Arc::from(file);
+        // The old version's distinct called names, to update `by_callee` by difference:
+        // a file re-indexed after an edit mostly calls the same names, and each
+        // `by_callee` update is a B-tree operation on paths.
+        let old_callees = self
+            .files
+            .get(file)
+            .map(|e| distinct_callees(&e.sites))
+            .unwrap_or_default();
+        let key: Arc<str> = match self.unlink_keeping_callees(file) {
+            Some(key) => key,
+            None => Arc::from(file),
+        };
         // Analyses without call sites (plugins of the first ABI) give one plain call per
         // call edge.
         let fallback: Vec<CallSite>;
@@ -338,10 +348,19 @@ impl Graph {
                 receiver,
                 line: c.line.min(u32::MAX as usize) as u32,
             });
-            self.by_callee
-                .entry(callee)
-                .or_default()
-                .insert(key.clone());
+        }
+        let new_callees = distinct_callees(&compact);
+        for id in old_callees
+            .iter()
+            .filter(|id| new_callees.binary_search(id).is_err())
+        {
+            self.drop_callee(*id, &key);
+        }
+        for &id in new_callees
+            .iter()
+            .filter(|id| old_callees.binary_search(id).is_err())
+        {
+            self.by_callee.entry(id).or_default().insert(key.clone());
         }
         let kept = FileAnalysis {
             symbols: analysis
@@ -385,17 +404,20 @@ impl Graph {
 
     /// Drops `file` and its index entries, leaving the module memo alone.
     fn unlink(&mut self, file: &str) {
-        let Some((key, old)) = self.files.remove_entry(file) else {
+        let Some(callees) = self.files.get(file).map(|e| distinct_callees(&e.sites)) else {
             return;
         };
-        for site in old.sites.iter() {
-            if let Some(set) = self.by_callee.get_mut(&site.callee) {
-                set.remove(&key);
-                if set.is_empty() {
-                    self.by_callee.remove(&site.callee);
-                }
+        if let Some(key) = self.unlink_keeping_callees(file) {
+            for id in callees {
+                self.drop_callee(id, &key);
             }
         }
+    }
+
+    /// Drops `file` and its aliases, but not its `by_callee` entries (the caller updates
+    /// them); returns the file's key.
+    fn unlink_keeping_callees(&mut self, file: &str) -> Option<Arc<str>> {
+        let (key, old) = self.files.remove_entry(file)?;
         for (from, to) in renames(&old.analysis) {
             if let Some(map) = self.aliases.get_mut(from) {
                 if let Some(n) = map.get_mut(to) {
@@ -407,6 +429,17 @@ impl Graph {
                 if map.is_empty() {
                     self.aliases.remove(from);
                 }
+            }
+        }
+        Some(key)
+    }
+
+    /// `file` no longer calls the interned name `id`.
+    fn drop_callee(&mut self, id: u32, file: &Arc<str>) {
+        if let Some(set) = self.by_callee.get_mut(&id) {
+            set.remove(file);
+            if set.is_empty() {
+                self.by_callee.remove(&id);
             }
         }
     }
@@ -803,11 +836,25 @@ impl Graph {
         };
         let qualified = def.qualified_name();
         let mut out: Vec<Edge> = Vec::new();
-        for site in self
-            .sites(&of.file)
-            .into_iter()
-            .filter(|s| s.caller == qualified)
+        // Only the definition's own sites (a file has many callers; comparing interned
+        // ids spares a string comparison and a site reference per other site).
+        let Some(entry) = self.files.get(of.file.as_ref()) else {
+            return Vec::new();
+        };
+        let Some(caller) = self.names.get(&qualified) else {
+            return Vec::new();
+        };
+        for s in entry
+            .sites
+            .iter()
+            .filter(|s| entry.callers[s.caller as usize] == caller)
         {
+            let site = SiteRef {
+                caller: self.names.name(caller),
+                callee: self.names.name(s.callee),
+                receiver: (s.receiver > 0).then(|| self.names.name(s.receiver - 1)),
+                line: s.line as usize,
+            };
             let (callee, resolution) = self.resolve(&of.file, site);
             match out.iter_mut().find(|e| e.callee == callee) {
                 Some(e) => e.resolution = e.resolution.min(resolution),
@@ -1002,6 +1049,14 @@ fn distance(a: &str, b: &str) -> usize {
         prev = cur;
     }
     prev[b.len()]
+}
+
+/// The distinct interned called names of `sites`, sorted.
+fn distinct_callees(sites: &[Site]) -> Vec<u32> {
+    let mut ids: Vec<u32> = sites.iter().map(|s| s.callee).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
 }
 
 /// The renames an analysis declares: (name, another name it is called by).

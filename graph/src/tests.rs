@@ -396,3 +396,62 @@ fn callers_through_a_renamed_default_import_are_found() {
         ["src/d.ts:d (resolved) L2"]
     );
 }
+
+/// Re-inserting a file updates the callee index by difference: names it stopped calling
+/// lose it, names it started calling gain it, names it still calls keep it, and removing
+/// it afterwards leaves nothing behind.
+#[test]
+fn a_reinserted_file_gains_and_loses_exactly_the_callers_its_edit_changed() {
+    let registry = wit_analyzers::builtin_registry();
+    let analyse = |path: &str, source: &str| {
+        Arc::new(registry.for_path(path).unwrap().analyze(source).unwrap())
+    };
+    let mut g = graph(&[("src/db.ts", DB)]);
+    let v1 =
+        "import { query, connect } from './db';\nexport function a() { query('x'); connect(); }\n";
+    let v2 = "import { query, Repo } from './db';\nexport function a() { query('y'); new Repo().find('1'); }\n";
+    g.insert("src/api.ts", analyse("src/api.ts", v1));
+    assert_eq!(
+        callers(&g, "src/db.ts:query"),
+        [
+            "src/api.ts:a (resolved) L2",
+            "src/db.ts:Repo.load (resolved) L6"
+        ]
+    );
+    assert_eq!(
+        callers(&g, "src/db.ts:connect"),
+        ["src/api.ts:a (resolved) L2"]
+    );
+    assert!(callers(&g, "src/db.ts:Repo.find").is_empty());
+    g.insert("src/api.ts", analyse("src/api.ts", v2));
+    assert_eq!(
+        callers(&g, "src/db.ts:query"),
+        [
+            "src/api.ts:a (resolved) L2",
+            "src/db.ts:Repo.load (resolved) L6"
+        ]
+    );
+    assert!(callers(&g, "src/db.ts:connect").is_empty());
+    assert_eq!(
+        callers(&g, "src/db.ts:Repo.find"),
+        ["src/api.ts:a (resolved) L2"]
+    );
+    assert_eq!(
+        callees(&g, "src/api.ts:a"),
+        [
+            "src/db.ts:query (resolved)",
+            "src/db.ts:Repo.find (resolved)"
+        ]
+    );
+    g.remove("src/api.ts");
+    assert_eq!(
+        callers(&g, "src/db.ts:query"),
+        ["src/db.ts:Repo.load (resolved) L6"]
+    );
+    assert!(callers(&g, "src/db.ts:Repo.find").is_empty());
+    assert!(
+        g.by_callee
+            .values()
+            .all(|files| !files.iter().any(|f| f.as_ref() == "src/api.ts"))
+    );
+}

@@ -346,40 +346,34 @@ impl RepoIndex {
             return Refresh::Unchanged;
         }
         // Changed: through the analysis service, which reanalyses a file being edited
-        // incrementally (its cache keeps the last syntax tree), and whose cache holds the
-        // exact bytes it analysed, hashed here so that hash and analysis always match.
-        if let FileOutcome::Analysed(fresh) = self.analysis.analyse_disk(rel, self.limit)
-            && let Some(h) = self.analysis.source_hash_of(rel, &fresh)
-        {
-            if indexed == Some(h) {
-                return Refresh::Unchanged;
+        // incrementally (its cache keeps the last syntax tree), given the bytes just read
+        // and hashed, so that hash and analysis always match without a second read (a
+        // second read could see a newer version, and the hash would then need a full
+        // analysis of its own).
+        match self.analysis.analyse_read(rel, &bytes) {
+            FileOutcome::Analysed(fresh) => {
+                self.adopt(rel, h, &fresh, true);
+                Refresh::Changed
             }
-            self.adopt(rel, h, &fresh, true);
-            return Refresh::Changed;
-        }
-        let Some(analysis) = self.analyse(rel, &bytes) else {
-            return match indexed {
+            _ => match indexed {
                 Some(_) => self.remove(rel),
                 None => Refresh::Skipped,
-            };
-        };
-        let row = serde_json::to_vec(&*analysis).ok().map(|json| (h, json));
-        self.commit(vec![(rel.to_owned(), h, analysis)]);
-        if let Some(row) = row {
-            self.save(vec![(rel.to_owned(), row)], &[]);
+            },
         }
-        Refresh::Changed
     }
 
     /// Indexes `fresh`, the analysis service's analysis of `rel` whose content hashes to
     /// `h`, and (`store`) saves it. Requests do not store: the row left behind has the old
     /// hash, so a restart re-analyses that one file.
     fn adopt(&self, rel: &str, h: [u8; 32], fresh: &Arc<FileAnalysis>, store: bool) {
-        let analysis = Arc::new(graph_view((**fresh).clone()));
+        // The graph keeps its own compact copy (no signatures, call sites packed), so it
+        // takes the service's analysis as it is; only the stored row needs the index's
+        // view, and only when there is one to store.
         let row = store
-            .then(|| serde_json::to_vec(&*analysis).ok().map(|json| (h, json)))
-            .flatten();
-        self.commit(vec![(rel.to_owned(), h, analysis)]);
+            .then(|| serde_json::to_vec(&graph_view((**fresh).clone())).ok())
+            .flatten()
+            .map(|json| (h, json));
+        self.commit(vec![(rel.to_owned(), h, fresh.clone())]);
         if let Some(row) = row {
             self.save(vec![(rel.to_owned(), row)], &[]);
         }
