@@ -43,4 +43,5 @@ mod security_init;
 mod security_output;
 mod security_socket;
 mod security_wit_dir;
+mod shared_store;
 mod worktrees;

@@ -177,7 +177,16 @@ pub(crate) fn run_jobs(tx: &dyn Db, jobs: Vec<Job>) -> Vec<Finish> {
     for job in jobs {
         if let Err(e) = exec(tx, "SAVEPOINT job") {
             tracing::error!("starting a savepoint: {e}");
-            // The job is dropped: its caller sees a cancelled request.
+            // Run against a store that refuses every statement, so that the caller gets
+            // the reason (and the batch's failed commit) instead of a cancelled request.
+            let failing = super::db::Failing {
+                reason: e.to_string(),
+                dialect: tx.dialect(),
+            };
+            match std::panic::catch_unwind(AssertUnwindSafe(|| job(&failing))) {
+                Ok((_, finish)) => finishes.push(finish),
+                Err(_) => tracing::error!("a write request panicked; it was rolled back"),
+            }
             continue;
         }
         let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| job(tx)));

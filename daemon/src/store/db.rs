@@ -298,6 +298,33 @@ impl Db for rusqlite::Connection {
     }
 }
 
+/// A store that cannot run statements right now: every one fails with why. A job handed
+/// it still runs to its end, so that its caller is answered with that reason.
+pub(crate) struct Failing {
+    /// Why (names the store).
+    pub reason: String,
+    /// The dialect of the store it stands for.
+    pub dialect: Dialect,
+}
+
+impl Db for Failing {
+    fn execute(&self, _: &str, _: &[Arg<'_>]) -> DbResult<usize> {
+        Err(DbError::Postgres(self.reason.clone()))
+    }
+
+    fn rows(&self, _: &str, _: &[Arg<'_>]) -> DbResult<Vec<Row>> {
+        Err(DbError::Postgres(self.reason.clone()))
+    }
+
+    fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    fn now_ms(&self) -> i64 {
+        crate::state::now_ms()
+    }
+}
+
 /// A transaction is its connection (`Store::write` hands out one).
 impl Db for rusqlite::Transaction<'_> {
     fn execute(&self, sql: &str, args: &[Arg<'_>]) -> DbResult<usize> {

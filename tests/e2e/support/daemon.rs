@@ -35,7 +35,12 @@ pub fn daemon_command(root: &Path) -> Command {
 impl Daemon {
     /// Starts a daemon on `root` and waits until it answers `ping`.
     pub fn start(root: &Path) -> Self {
-        let child = daemon_command(root).spawn().expect("spawn wit daemon run");
+        Self::start_with(root, daemon_command(root))
+    }
+
+    /// Starts `cmd` (a [`daemon_command`] for `root`, adjusted) and waits until it answers.
+    pub fn start_with(root: &Path, mut cmd: Command) -> Self {
+        let child = cmd.spawn().expect("spawn wit daemon run");
         let mut daemon = Self {
             child: Some(child),
             socket: root.join(".wit").join("daemon.sock"),

@@ -30,7 +30,7 @@ use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 use tokio_postgres::{AsyncMessage, NoTls};
 
 use crate::store::batch::{BatchTarget, Batcher, Finish, Job, finish_all, run_jobs};
-use crate::store::db::{Arg, Cell, Db, DbError, DbResult, Dialect, Row};
+use crate::store::db::{Arg, Cell, Db, DbError, DbResult, Dialect, Failing, Row};
 use crate::store::target::{schema_name, shown};
 use crate::store::{StoreError, events};
 
@@ -50,6 +50,9 @@ const RETRIES: [Duration; 3] = [
     Duration::from_millis(200),
     Duration::from_millis(400),
 ];
+
+/// A batch that ran: how to answer each job, and whether it committed.
+type RanBatch = (Vec<Finish>, DbResult<()>);
 
 /// An open PostgreSQL store.
 pub(crate) struct PgStore {
@@ -149,7 +152,12 @@ impl PgStore {
     ) -> Result<T, E> {
         let mut client = match self.client() {
             Ok(c) => c,
-            Err(e) => return f(&Unavailable(e)),
+            Err(e) => {
+                return f(&Failing {
+                    reason: e.to_string(),
+                    dialect: Dialect::Postgres,
+                });
+            }
         };
         let tx = self
             .wait(client.build_transaction().read_only(true).start())
@@ -210,7 +218,7 @@ impl PgStore {
     fn try_batch(
         &self,
         jobs: Vec<Job>,
-    ) -> Result<(Vec<Finish>, DbResult<()>), (Vec<Job>, DbError)> {
+    ) -> Result<RanBatch, (Vec<Job>, DbError)> {
         let mut client = match self.client() {
             Ok(c) => c,
             Err(e) => return Err((jobs, e)),
@@ -257,11 +265,21 @@ impl BatchTarget for PgStore {
                 // Unreachable: each job runs against a store that answers every statement
                 // with the error, so its caller learns why, by the store's name.
                 tracing::warn!("{e}");
-                let failing = Unavailable(e);
-                let finishes = run_jobs(&failing, jobs);
+                let failing = Failing {
+                    reason: e.to_string(),
+                    dialect: Dialect::Postgres,
+                };
+                let finishes: Vec<Finish> = jobs
+                    .into_iter()
+                    .filter_map(|job| {
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&failing)))
+                            .ok()
+                            .map(|(_, finish)| finish)
+                    })
+                    .collect();
                 finish_all(
                     finishes,
-                    Err(StoreError::Db(DbError::Postgres(failing.0.to_string()))),
+                    Err(StoreError::Db(DbError::Postgres(failing.reason))),
                 );
             }
         }
@@ -325,27 +343,6 @@ impl Db for PgTx<'_> {
                 }
             }
         })
-    }
-}
-
-/// The store while it cannot be reached: every statement fails with why.
-struct Unavailable(DbError);
-
-impl Db for Unavailable {
-    fn execute(&self, _: &str, _: &[Arg<'_>]) -> DbResult<usize> {
-        Err(DbError::Postgres(self.0.to_string()))
-    }
-
-    fn rows(&self, _: &str, _: &[Arg<'_>]) -> DbResult<Vec<Row>> {
-        Err(DbError::Postgres(self.0.to_string()))
-    }
-
-    fn dialect(&self) -> Dialect {
-        Dialect::Postgres
-    }
-
-    fn now_ms(&self) -> i64 {
-        crate::state::now_ms()
     }
 }
 

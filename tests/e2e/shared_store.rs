@@ -1,0 +1,303 @@
+//! Daemons on separate checkouts of one repository sharing state in one real PostgreSQL
+//! server (issue 13): locks, races, intents and events across daemons; a daemon killed
+//! while the other serves; the database stopped and restarted under load; an unreachable
+//! store at start. Each test starts its own throwaway cluster ([`Cluster`]), whatever
+//! `WIT_TEST_STORE` says.
+
+use std::path::Path;
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use wit_testkit::postgres::Cluster;
+
+use crate::support::daemon::{Daemon, daemon_command, wait_until};
+use crate::support::repo::TempRepo;
+use crate::support::sse::EventStream;
+
+/// The project both checkouts name in their `wit.toml`.
+const PROJECT: &str = "example.invalid/acme/api";
+
+/// A cluster with the `wit` database.
+fn cluster() -> Cluster {
+    let cluster = Cluster::start();
+    cluster.create_db("wit");
+    cluster
+}
+
+/// A checkout of the shared project (its own directory, its own files).
+fn checkout() -> TempRepo {
+    TempRepo::new()
+        .with_file("wit.toml", &format!("[store]\nproject = \"{PROJECT}\"\n"))
+        .with_file(
+            "src/auth.ts",
+            "export function validateToken(t: string): boolean {\n  return t.length > 0;\n}\n",
+        )
+}
+
+/// A daemon on `root` keeping its state in `cluster`.
+fn daemon(cluster: &Cluster, root: &Path) -> Daemon {
+    let mut cmd = daemon_command(root);
+    cmd.env("WIT_STORE_URL", cluster.url("wit"));
+    Daemon::start_with(root, cmd)
+}
+
+fn lock(session: &str) -> Value {
+    json!({"symbolPath": "src/auth.ts:validateToken", "sessionId": session})
+}
+
+#[test]
+fn a_lock_taken_through_one_daemon_is_a_conflict_through_the_other_and_intents_overlap() {
+    let pg = cluster();
+    let (a, b) = (checkout(), checkout());
+    let (da, db) = (daemon(&pg, a.path()), daemon(&pg, b.path()));
+    let (mut ca, mut cb) = (da.client(), db.client());
+
+    ca.ok("lock.acquire", lock("agent-a"));
+    let refused = cb.err("lock.acquire", lock("agent-b"));
+    assert_eq!(refused["message"], "LOCK_CONFLICT", "{refused}");
+    assert_eq!(refused["data"]["heldBy"], "agent-a");
+    let held = cb.ok("lock.query", json!({}));
+    assert_eq!(held[0]["sessionId"], "agent-a", "{held}");
+
+    let declared = ca.ok(
+        "intent.declare",
+        json!({"sessionId": "agent-a", "description": "rework auth", "files": ["src/auth.ts"]}),
+    );
+    let other = cb.ok(
+        "intent.declare",
+        json!({"sessionId": "agent-b", "description": "also auth", "files": ["src/auth.ts"]}),
+    );
+    let items = other["conflicts"]["items"].as_array().unwrap();
+    assert!(
+        items
+            .iter()
+            .any(|i| i["type"] == "INTENT_OVERLAP"
+                && i["overlappingIntentId"] == declared["intentId"]),
+        "{other}"
+    );
+
+    // Released through the first daemon, the lock is free through the second.
+    ca.ok("lock.release", lock("agent-a"));
+    cb.ok("lock.acquire", lock("agent-b"));
+
+    // What each daemon says of its store names the host and database, never more.
+    let status = cb.ok("store.status", json!({}));
+    assert_eq!(status["backend"], "postgres", "{status}");
+    assert_eq!(status["project"], PROJECT, "{status}");
+    assert!(
+        status["database"].as_str().unwrap().ends_with("/wit"),
+        "{status}"
+    );
+}
+
+#[test]
+fn thirty_two_clients_across_two_daemons_have_exactly_one_winner_each_round() {
+    let pg = cluster();
+    let (a, b) = (checkout(), checkout());
+    let daemons = [daemon(&pg, a.path()), daemon(&pg, b.path())];
+    let n = 32;
+    let mut clients: Vec<_> = (0..n).map(|i| Some(daemons[i % 2].client())).collect();
+    for round in 0..20 {
+        let symbol = format!("src/auth.ts:round{round}");
+        let barrier = Arc::new(Barrier::new(n));
+        let handles: Vec<_> = (0..n)
+            .map(|i| {
+                let mut client = clients[i].take().unwrap();
+                let (barrier, symbol) = (barrier.clone(), symbol.clone());
+                std::thread::spawn(move || {
+                    let session = format!("racer-{i}");
+                    barrier.wait();
+                    let answer = client.call(
+                        "lock.acquire",
+                        json!({"symbolPath": symbol, "sessionId": session}),
+                    );
+                    (i, client, session, answer)
+                })
+            })
+            .collect();
+        let mut winners = Vec::new();
+        for h in handles {
+            let (i, client, session, answer) = h.join().unwrap();
+            clients[i] = Some(client);
+            if answer.get("result").is_some() {
+                winners.push(session);
+            } else {
+                assert_eq!(answer["error"]["message"], "LOCK_CONFLICT", "{answer}");
+            }
+        }
+        assert_eq!(winners.len(), 1, "round {round}: winners {winners:?}");
+    }
+}
+
+#[test]
+fn an_event_committed_through_one_daemon_reaches_the_others_stream_and_long_poll() {
+    let pg = cluster();
+    let (a, b) = (checkout(), checkout());
+    let (da, db) = (daemon(&pg, a.path()), daemon(&pg, b.path()));
+    let mut stream = EventStream::open(db.socket(), "/events?kinds=lock.acquired", &[]).unwrap();
+    let mut cb = db.client();
+    let since = cb.ok("events.poll", json!({"since": 0, "timeoutMs": 0}))["last"]
+        .as_i64()
+        .unwrap();
+    let poller = {
+        let mut c = db.client();
+        std::thread::spawn(move || {
+            c.ok(
+                "events.poll",
+                json!({"since": since, "timeoutMs": 10_000, "kinds": ["lock.acquired"]}),
+            )
+        })
+    };
+    da.client().ok("lock.acquire", lock("agent-a"));
+    let event = stream
+        .next_event()
+        .unwrap()
+        .expect("an event on the stream");
+    let data: Value = serde_json::from_str(event.data.as_deref().unwrap()).unwrap();
+    assert_eq!(data["kind"], "lock.acquired", "{data}");
+    assert_eq!(data["sessionId"], "agent-a", "{data}");
+    let polled = poller.join().unwrap();
+    assert_eq!(polled["events"][0]["kind"], "lock.acquired", "{polled}");
+    assert_eq!(polled["events"][0]["subject"], "src/auth.ts:validateToken");
+}
+
+#[test]
+fn a_daemon_killed_leaves_the_other_serving_and_its_locks_to_their_ttl() {
+    let pg = cluster();
+    let (a, b) = (checkout(), checkout());
+    let (mut da, db) = (daemon(&pg, a.path()), daemon(&pg, b.path()));
+    da.client().ok(
+        "lock.acquire",
+        json!({"symbolPath": "src/auth.ts:validateToken", "sessionId": "agent-a", "ttlMs": 1500}),
+    );
+    da.crash();
+    let mut cb = db.client();
+    cb.ok("ping", json!({}));
+    // The dead daemon's lock stays until its TTL, then is free.
+    assert_eq!(
+        cb.err("lock.acquire", lock("agent-b"))["message"],
+        "LOCK_CONFLICT"
+    );
+    wait_until(
+        "the dead daemon's lock expires",
+        Duration::from_secs(10),
+        || {
+            cb.call("lock.acquire", lock("agent-b"))
+                .get("result")
+                .is_some()
+        },
+    );
+}
+
+#[test]
+fn the_database_stopped_and_restarted_under_load_loses_no_acknowledged_write() {
+    let pg = cluster();
+    let (a, b) = (checkout(), checkout());
+    let daemons = Arc::new([daemon(&pg, a.path()), daemon(&pg, b.path())]);
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writers: Vec<_> = (0..4)
+        .map(|w| {
+            let (daemons, stop) = (daemons.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut client = daemons[w % 2].client();
+                let (mut acknowledged, mut failed) = (Vec::new(), Vec::new());
+                let mut i = 0;
+                while !stop.load(std::sync::atomic::Ordering::Acquire) {
+                    let symbol = format!("src/auth.ts:w{w}_{i}");
+                    let answer = client.call(
+                        "lock.acquire",
+                        json!({"symbolPath": symbol, "sessionId": format!("writer-{w}"), "ttlMs": 600_000}),
+                    );
+                    if answer.get("result").is_some() {
+                        acknowledged.push(symbol);
+                    } else {
+                        failed.push(answer);
+                    }
+                    i += 1;
+                }
+                (acknowledged, failed)
+            })
+        })
+        .collect();
+    let until = |n: usize| {
+        let mut c = daemons[0].client();
+        wait_until("writes go through", Duration::from_secs(30), || {
+            c.call("lock.query", json!({}))["result"]
+                .as_array()
+                .is_some_and(|l| l.len() >= n)
+        });
+    };
+    until(20);
+    pg.stop();
+    // While it is down, requests fail naming the store, and pings still answer.
+    let mut c = daemons[1].client();
+    let down = c.call("lock.acquire", lock("during-outage"));
+    let reason = down["error"]["data"]["reason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(reason.contains("PostgreSQL store"), "{down}");
+    assert!(!reason.contains("postgres@"), "credentials shown: {reason}");
+    c.ok("ping", json!({}));
+    pg.restart();
+    let started = Instant::now();
+    let recovered = |d: &Daemon| {
+        let mut c = d.client();
+        wait_until("the daemon recovers", Duration::from_secs(30), || {
+            c.call("lock.query", json!({})).get("result").is_some()
+        });
+    };
+    recovered(&daemons[0]);
+    recovered(&daemons[1]);
+    let before = daemons[0]
+        .client()
+        .ok("lock.query", json!({}))
+        .as_array()
+        .unwrap()
+        .len();
+    until(before + 20);
+    assert!(started.elapsed() < Duration::from_secs(60));
+    stop.store(true, std::sync::atomic::Ordering::Release);
+    let mut acknowledged = Vec::new();
+    for w in writers {
+        let (ok, failed) = w.join().unwrap();
+        for f in &failed {
+            let reason = f["error"]["data"]["reason"].as_str().unwrap_or_default();
+            assert!(reason.contains("PostgreSQL store"), "{f}");
+        }
+        acknowledged.extend(ok);
+    }
+    for d in daemons.iter() {
+        let locks = d.client().ok("lock.query", json!({}));
+        let held: std::collections::HashSet<&str> = locks
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["symbolPath"].as_str().unwrap())
+            .collect();
+        for symbol in &acknowledged {
+            assert!(held.contains(symbol.as_str()), "acknowledged {symbol} lost");
+        }
+    }
+}
+
+#[test]
+fn an_unreachable_store_at_start_is_a_clear_error_and_exit_code() {
+    let repo = checkout();
+    let mut cmd = daemon_command(repo.path());
+    cmd.env(
+        "WIT_STORE_URL",
+        "postgresql://someone:s3cret@/wit?host=/nonexistent/socket/dir",
+    );
+    let out = cmd.output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let log = std::fs::read_to_string(repo.wit_dir().join("daemon.log")).unwrap_or_default();
+    let said = format!("{stderr}{log}");
+    assert!(said.contains("cannot reach the PostgreSQL store"), "{said}");
+    assert!(
+        !said.contains("s3cret") && !said.contains("someone"),
+        "{said}"
+    );
+}
