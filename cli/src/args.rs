@@ -647,6 +647,15 @@ pub enum StoreCmd {
     /// Backend, database, reachability, schema version and one round trip's latency.
     #[command(after_help = "Example:\n  wit store status\n  wit store status --json")]
     Status,
+    /// Copy this repository's SQLite state (.wit/state.db) into the PostgreSQL store named
+    /// by WIT_STORE_URL (or [store] url in ~/.config/wit/config.toml), once: a second run
+    /// copies nothing. Rows already in the shared project are kept; the event log is
+    /// copied only into an empty one. Restart the daemon with WIT_STORE_URL set afterwards
+    /// (`wit daemon restart`).
+    #[command(
+        after_help = "Example:\n  WIT_STORE_URL=postgresql://wit@db.internal/wit wit store migrate\n  wit store migrate --json"
+    )]
+    Migrate,
 }
 
 #[cfg(test)]

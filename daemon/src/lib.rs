@@ -71,6 +71,7 @@ pub use server::BODY_LIMIT_BYTES;
 /// The words that start the one `.wit/daemon.log` line written when the daemon imported the
 /// first (TypeScript) wit implementation's `.wit/state.db` and kept it as a backup.
 pub use store::IMPORT_NOTE;
+pub use store::migrate::{MigrationReport, migrate_to_shared_store};
 pub use wit_boundary::WitDir;
 
 use std::path::Path;

@@ -83,10 +83,13 @@ async fn serve(
     // wit.toml, then the store it and the environment name, then the registry (plugins
     // need the file's list and the trust check).
     let mut config = Config::load(&root);
-    let store = match crate::store::target::resolve(
-        placement.main_worktree.as_deref().unwrap_or(&root),
-        &config.parsed.store,
-    ) {
+    // Worktrees of one checkout share one project: the main worktree's path is the key
+    // when nothing else names one.
+    let main_root = placement
+        .main_worktree
+        .clone()
+        .unwrap_or_else(|| root.clone());
+    let store = match crate::store::target::resolve(&root, &main_root, &config.parsed) {
         crate::store::target::StoreTarget::Sqlite => {
             placement.state.check_database("state.db")?;
             Backend::Sqlite(Arc::new(Store::open_in(&placement.state, now_ms())?))

@@ -44,4 +44,5 @@ mod security_output;
 mod security_socket;
 mod security_wit_dir;
 mod shared_store;
+mod store_backends;
 mod worktrees;

@@ -301,3 +301,108 @@ fn an_unreachable_store_at_start_is_a_clear_error_and_exit_code() {
         "{said}"
     );
 }
+
+#[test]
+fn wit_store_migrate_copies_the_sqlite_state_once_and_the_shared_store_serves_it() {
+    let pg = cluster();
+    let repo = checkout();
+    let sqlite_daemon = |root: &Path| {
+        let mut cmd = daemon_command(root);
+        cmd.env_remove("WIT_STORE_URL");
+        Daemon::start_with(root, cmd)
+    };
+    let intent = {
+        let mut d = sqlite_daemon(repo.path());
+        let mut c = d.client();
+        c.ok("lock.acquire", lock("agent-a"));
+        let intent = c.ok(
+            "intent.declare",
+            json!({"sessionId": "agent-a", "description": "rework auth", "files": ["src/auth.ts"]}),
+        );
+        let contract = c.ok(
+            "contract.propose",
+            json!({"symbolPath": "src/auth.ts:validateToken", "sessionId": "agent-a"}),
+        );
+        c.ok(
+            "contract.respond",
+            json!({"contractId": contract["contractId"], "sessionId": "agent-b", "accept": true}),
+        );
+        d.signal_and_wait(libc::SIGTERM);
+        intent
+    };
+    let migrate = || {
+        let mut cmd = crate::support::cli::wit_command(repo.path(), None, &["store", "migrate"]);
+        cmd.env("WIT_STORE_URL", pg.url("wit"));
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let first = migrate();
+    assert!(first.contains("copied"), "{first}");
+    assert!(
+        first.contains("1 locks") && first.contains("1 intents"),
+        "{first}"
+    );
+    assert!(first.contains("1 contracts"), "{first}");
+    assert!(!first.contains("postgres@"), "credentials shown: {first}");
+    let second = migrate();
+    assert!(
+        second.contains("already") && second.contains("nothing copied"),
+        "{second}"
+    );
+
+    // Daemons of the project now serve that state, on any checkout.
+    let other = checkout();
+    let d = daemon(&pg, other.path());
+    let mut c = d.client();
+    let locks = c.ok("lock.query", json!({}));
+    assert_eq!(locks[0]["sessionId"], "agent-a", "{locks}");
+    let overlap = c.ok(
+        "intent.declare",
+        json!({"sessionId": "agent-c", "description": "me too", "files": ["src/auth.ts"]}),
+    );
+    assert_eq!(
+        overlap["conflicts"]["items"][0]["overlappingIntentId"], intent["intentId"],
+        "{overlap}"
+    );
+    let contracts = c.ok("contract.query", json!({"status": "accepted"}));
+    assert_eq!(contracts.as_array().map(Vec::len), Some(1), "{contracts}");
+    // The event log came along, numbered as it was, and goes on from there.
+    let events = c.ok("events.poll", json!({"since": 0}));
+    let kinds: Vec<&str> = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        &kinds[..3],
+        ["session.started", "lock.acquired", "intent.declared"],
+        "{kinds:?}"
+    );
+    let seqs: Vec<i64> = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["seq"].as_i64().unwrap())
+        .collect();
+    assert_eq!(seqs, (1..=seqs.len() as i64).collect::<Vec<_>>());
+}
+
+#[test]
+fn wit_store_migrate_without_a_store_says_how_to_name_one() {
+    let repo = checkout();
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(repo.path())
+        .status()
+        .unwrap();
+    assert!(git.success());
+    let mut cmd = crate::support::cli::wit_command(repo.path(), None, &["store", "migrate"]);
+    cmd.env_remove("WIT_STORE_URL")
+        .env("XDG_CONFIG_HOME", repo.path().join("no-config"));
+    let out = cmd.output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("WIT_STORE_URL"), "{stderr}");
+}

@@ -63,6 +63,7 @@ pub async fn run(ctx: &Ctx, command: Command) -> CmdResult {
         Command::CheckContracts { files, staged } => check::run(ctx, files, staged).await,
         Command::Daemon(c) => daemon::run(ctx, c).await,
         Command::Store(crate::args::StoreCmd::Status) => store::status(ctx).await,
+        Command::Store(crate::args::StoreCmd::Migrate) => store::migrate(ctx).await,
         Command::Analyzers => analyzers::run(ctx).await,
         Command::Trust { yes } => trust::trust(ctx, yes).await,
         Command::Untrust => trust::untrust(ctx).await,

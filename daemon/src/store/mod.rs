@@ -18,6 +18,7 @@ mod first_impl;
 pub(crate) mod intents;
 pub(crate) mod leases;
 pub(crate) mod locks;
+pub(crate) mod migrate;
 pub(crate) mod pg;
 mod schema;
 pub(crate) mod sessions;

@@ -47,24 +47,40 @@ impl std::fmt::Debug for StoreTarget {
 pub(crate) const URL_VAR: &str = "WIT_STORE_URL";
 
 /// Which store the daemon of `root` uses: `WIT_STORE_URL`, else `[store] url` of the
-/// user's own `~/.config/wit/config.toml` (`$XDG_CONFIG_HOME` respected), else SQLite.
-/// `[store] url` in the repository's `wit.toml` is not honoured by itself (module docs):
-/// it is logged, with how to use it. The project key is `[store] project` of `wit.toml`,
-/// else derived from the `origin` remote, else the root's directory name.
-pub(crate) fn resolve(root: &std::path::Path, file: &wit_core::config::StoreConfig) -> StoreTarget {
+/// user's own `~/.config/wit/config.toml` (`$XDG_CONFIG_HOME` respected), else `[store]
+/// url` of the repository's `wit.toml` **if `wit trust` pinned that file** (the grant
+/// pins `wit.toml`'s hash, so an edited file is stale and not honoured), else SQLite. An
+/// untrusted `wit.toml` naming a store is logged with what to do. The project key is
+/// `[store] project` of `wit.toml`, else derived from the `origin` remote, else the
+/// checkout's path.
+pub(crate) fn resolve(
+    root: &std::path::Path,
+    main_root: &std::path::Path,
+    config: &wit_core::Config,
+) -> StoreTarget {
+    let file = &config.store;
     let url = std::env::var(URL_VAR)
         .ok()
         .filter(|u| !u.trim().is_empty())
-        .or_else(user_config_url);
+        .or_else(user_config_url)
+        .or_else(|| {
+            let named = file.url.clone()?;
+            let trusted = crate::trust::TrustStore::load()
+                .map(|t| t.check(root, config) == crate::trust::TrustStatus::Trusted)
+                .unwrap_or(false);
+            if !trusted {
+                tracing::warn!(
+                    "wit.toml names a PostgreSQL store ({}), which a committed file cannot \
+                     decide alone: serving from .wit/state.db; `wit trust` this repository \
+                     (it pins wit.toml), or set {URL_VAR} or [store] url in \
+                     ~/.config/wit/config.toml",
+                    wit_core::text::escape(&shown(&named))
+                );
+                return None;
+            }
+            Some(named)
+        });
     let Some(url) = url else {
-        if let Some(named) = &file.url {
-            tracing::warn!(
-                "wit.toml names a PostgreSQL store ({}), which a committed file cannot decide \
-                 alone: serving from .wit/state.db; to share state there, set {URL_VAR} or \
-                 [store] url in ~/.config/wit/config.toml",
-                wit_core::text::escape(&shown(named))
-            );
-        }
         return StoreTarget::Sqlite;
     };
     let remote = std::process::Command::new("git")
@@ -78,7 +94,7 @@ pub(crate) fn resolve(root: &std::path::Path, file: &wit_core::config::StoreConf
         .and_then(|o| String::from_utf8(o.stdout).ok());
     // Without a remote nothing says that two checkouts are one repository: each shares
     // only with itself (and its worktrees, which pass the main worktree's path).
-    let fallback = root.display().to_string();
+    let fallback = main_root.display().to_string();
     StoreTarget::Postgres {
         url,
         project: project_key(file.project.as_deref(), remote.as_deref(), &fallback),

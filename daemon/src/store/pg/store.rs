@@ -145,7 +145,11 @@ impl PgStore {
         &self.schema
     }
 
-    /// Runs `f` in a read-only transaction (blocking; call from the blocking pool).
+    /// Runs `f` in a read-only transaction (blocking; call from the blocking pool). It is
+    /// `REPEATABLE READ`: every statement of one read sees the same snapshot, as a read of
+    /// SQLite does (the event stream reads the log and its last number in one read and
+    /// relies on no write coming between); a read-only transaction never fails to
+    /// serialize.
     pub(crate) fn read<T, E: From<StoreError>>(
         &self,
         f: impl FnOnce(&dyn Db) -> Result<T, E>,
@@ -160,11 +164,36 @@ impl PgStore {
             }
         };
         let tx = self
-            .wait(client.build_transaction().read_only(true).start())
+            .wait(
+                client
+                    .build_transaction()
+                    .read_only(true)
+                    .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+                    .start(),
+            )
             .map_err(StoreError::from)?;
         let out = f(&PgTx::new(self, &tx));
         self.wait(tx.commit()).map_err(StoreError::from)?;
         out
+    }
+
+    /// Runs `f` as one write of its own, now (blocking; call from the blocking pool): the
+    /// project's write lock, `f`, the notification, the commit. For work outside the
+    /// request batches (`wit store migrate`).
+    pub(crate) fn write_now<T>(&self, f: impl FnOnce(&dyn Db) -> DbResult<T>) -> DbResult<T> {
+        let mut client = self.client()?;
+        let tx = self.wait(client.transaction())?;
+        self.wait(tx.execute("SELECT pg_advisory_xact_lock($1)", &[&self.write_lock]))?;
+        let (out, seq) = {
+            let db = PgTx::new(self, &tx);
+            (f(&db)?, events::last_seq(&db)?)
+        };
+        self.wait(tx.execute(
+            "SELECT pg_notify($1, $2)",
+            &[&self.schema, &seq.to_string()],
+        ))?;
+        self.wait(tx.commit())?;
+        Ok(out)
     }
 
     /// A connection of the pool, retried a few times while the store is unreachable.
@@ -215,10 +244,7 @@ impl PgStore {
 
     /// Runs one batch: the project's write lock, each job in its savepoint, the
     /// notification, the commit. `Err` before any job ran hands the jobs back.
-    fn try_batch(
-        &self,
-        jobs: Vec<Job>,
-    ) -> Result<RanBatch, (Vec<Job>, DbError)> {
+    fn try_batch(&self, jobs: Vec<Job>) -> Result<RanBatch, (Vec<Job>, DbError)> {
         let mut client = match self.client() {
             Ok(c) => c,
             Err(e) => return Err((jobs, e)),
