@@ -21,9 +21,20 @@ pub struct Daemon {
 impl Daemon {
     /// Starts `wit daemon run` for `root` and waits for the first `pong`.
     pub fn start(wit: &Path, root: &Path) -> Result<Self> {
+        Self::start_on(wit, root, None)
+    }
+
+    /// [`Daemon::start`] with its state in the PostgreSQL store `store_url`, or (`None`)
+    /// in SQLite whatever the environment says.
+    pub fn start_on(wit: &Path, root: &Path, store_url: Option<&str>) -> Result<Self> {
         let socket = root.join(".wit/daemon.sock");
         let t0 = Instant::now();
-        let child = Command::new(wit)
+        let mut cmd = Command::new(wit);
+        match store_url {
+            Some(url) => cmd.env("WIT_STORE_URL", url),
+            None => cmd.env_remove("WIT_STORE_URL"),
+        };
+        let child = cmd
             .args(["daemon", "run"])
             .env("WIT_REPO_ROOT", root)
             .current_dir(root)

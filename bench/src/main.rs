@@ -15,6 +15,7 @@ mod graph;
 mod liveness;
 mod scenarios;
 mod stats;
+mod store;
 
 use std::path::PathBuf;
 
@@ -32,6 +33,8 @@ pub struct Options {
     pub repeat: usize,
     /// Run only the liveness measures (`liveness.rs`).
     pub only_liveness: bool,
+    /// Run only the two stores side by side (`store.rs`).
+    pub only_store: bool,
     /// Which scenarios: all (default), only the code graph, or all but it.
     pub graph: GraphChoice,
 }
@@ -57,6 +60,7 @@ fn parse_args() -> Result<Options> {
         json: None,
         repeat: 1,
         only_liveness: false,
+        only_store: false,
         graph: GraphChoice::All,
     };
     let mut args = std::env::args().skip(1);
@@ -64,6 +68,7 @@ fn parse_args() -> Result<Options> {
         match a.as_str() {
             "--quick" => opts.scale_down = 10,
             "--liveness" => opts.only_liveness = true,
+            "--store" => opts.only_store = true,
             "--graph-only" => opts.graph = GraphChoice::Only,
             "--no-graph" => opts.graph = GraphChoice::Skip,
             "--json" => opts.json = Some(args.next().context("--json needs a path")?.into()),
@@ -78,10 +83,11 @@ fn parse_args() -> Result<Options> {
             "--wit" => opts.wit = args.next().context("--wit needs a path")?.into(),
             "-h" | "--help" => {
                 println!(
-                    "wit-bench [--quick] [--liveness] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph]\n\n\
+                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph]\n\n\
                      Benchmarks the real wit daemon on a generated repository.\n\
                      --quick      run a tenth of the iterations (smoke test)\n\
                      --liveness   run only the liveness measures (heavy declares, wake-ups, idle waiters)\n\
+                     --store      run only SQLite and PostgreSQL side by side (a throwaway cluster)\n\
                      --repeat N   run everything N times; report each measure's median run\n\
                      --json PATH  also write the results as JSON\n\
                      --wit PATH   the wit binary (default: next to this binary)\n\
@@ -109,7 +115,12 @@ fn main() -> Result<()> {
         if opts.repeat > 1 {
             eprintln!("run {} of {}", i + 1, opts.repeat);
         }
-        let mut report = if opts.graph == GraphChoice::Only {
+        let mut report = if opts.only_store {
+            let mut report = scenarios::Report::default();
+            store::run(&opts, &mut report, 2000 / opts.scale_down)?;
+            runs.push(report);
+            continue;
+        } else if opts.graph == GraphChoice::Only {
             scenarios::Report::default()
         } else {
             scenarios::run_all(&opts)?

@@ -55,11 +55,24 @@ pub(crate) async fn status(state: &AppState) -> Result<Value, Failure> {
             "lockWaiters": state.lock_queues.total(),
         },
         "analyzers": analyzers,
-        "state": {
-            "database": state.placement.state.database().display().to_string(),
-            "sharedWith": state.placement.main_worktree.as_ref().map(|p| p.display().to_string()),
-            "separateState": state.placement.separate_state.as_ref().map(|p| p.display().to_string()),
-            "note": state.placement.note,
+        "state": match &state.store {
+            crate::store::Backend::Sqlite(_) => json!({
+                "backend": "sqlite",
+                "database": state.placement.state.database().display().to_string(),
+                "project": Value::Null,
+                "sharedWith": state.placement.main_worktree.as_ref().map(|p| p.display().to_string()),
+                "separateState": state.placement.separate_state.as_ref().map(|p| p.display().to_string()),
+                "note": state.placement.note,
+            }),
+            // Host and database only: the URL's credentials never leave `store::target`.
+            crate::store::Backend::Postgres(pg) => json!({
+                "backend": "postgres",
+                "database": pg.shown(),
+                "project": pg.project(),
+                "sharedWith": Value::Null,
+                "separateState": Value::Null,
+                "note": Value::Null,
+            }),
         },
         "worktrees": worktrees,
         "config": config_json(state),
@@ -192,6 +205,7 @@ pub(crate) async fn store_status(state: &AppState) -> Result<Value, Failure> {
         crate::store::Backend::Sqlite(_) => json!({
             "backend": "sqlite",
             "database": state.placement.state.database().display().to_string(),
+            "project": Value::Null,
             "sharedWith": state.placement.main_worktree.as_ref().map(|p| p.display().to_string()),
             "reachable": true,
             "schemaVersion": version,

@@ -1,6 +1,9 @@
-//! The SQLite state: agents, locks, intents (with a per-file table), contracts.
+//! The coordination state: agents, locks, intents (with a per-file table), contracts,
+//! leases, sessions, events, the audit log. The store modules (`locks`, `intents`, …) take
+//! a [`db::Db`], so they serve both backends: SQLite ([`Store`], below, the default) and
+//! PostgreSQL ([`pg`]); [`Backend`] is which one a daemon uses.
 //!
-//! One connection behind a mutex is the single writer. Every write request runs inside a
+//! SQLite: one connection behind a mutex is the single writer. Every write request runs inside a
 //! `BEGIN IMMEDIATE` transaction (shared with the writes queued at the same moment, each
 //! in its own savepoint: see [`batch`]) and jobs run one after another, so `lock.acquire`
 //! races have exactly one winner. Reads are short indexed queries, so sharing the one

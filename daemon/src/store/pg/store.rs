@@ -29,10 +29,10 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 use tokio_postgres::{AsyncMessage, NoTls};
 
+use crate::store::StoreError;
 use crate::store::batch::{BatchTarget, Batcher, Finish, Job, finish_all, run_jobs};
 use crate::store::db::{Arg, Cell, Db, DbError, DbResult, Dialect, Failing, Row};
 use crate::store::target::{schema_name, shown};
-use crate::store::{StoreError, events};
 
 /// Connections in the pool.
 const POOL_SIZE: usize = 4;
@@ -154,7 +154,7 @@ impl PgStore {
         &self,
         f: impl FnOnce(&dyn Db) -> Result<T, E>,
     ) -> Result<T, E> {
-        let mut client = match self.client() {
+        let client = match self.client() {
             Ok(c) => c,
             Err(e) => {
                 return f(&Failing {
@@ -163,17 +163,10 @@ impl PgStore {
                 });
             }
         };
-        let tx = self
-            .wait(
-                client
-                    .build_transaction()
-                    .read_only(true)
-                    .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
-                    .start(),
-            )
+        self.simple(&client, "BEGIN READ ONLY ISOLATION LEVEL REPEATABLE READ")
             .map_err(StoreError::from)?;
-        let out = f(&PgTx::new(self, &tx));
-        self.wait(tx.commit()).map_err(StoreError::from)?;
+        let out = f(&PgTx::new(self, &client, None));
+        self.finish(client, "COMMIT").map_err(StoreError::from)?;
         out
     }
 
@@ -181,19 +174,70 @@ impl PgStore {
     /// project's write lock, `f`, the notification, the commit. For work outside the
     /// request batches (`wit store migrate`).
     pub(crate) fn write_now<T>(&self, f: impl FnOnce(&dyn Db) -> DbResult<T>) -> DbResult<T> {
-        let mut client = self.client()?;
-        let tx = self.wait(client.transaction())?;
-        self.wait(tx.execute("SELECT pg_advisory_xact_lock($1)", &[&self.write_lock]))?;
-        let (out, seq) = {
-            let db = PgTx::new(self, &tx);
-            (f(&db)?, events::last_seq(&db)?)
-        };
-        self.wait(tx.execute(
-            "SELECT pg_notify($1, $2)",
-            &[&self.schema, &seq.to_string()],
-        ))?;
-        self.wait(tx.commit())?;
-        Ok(out)
+        let client = self.client()?;
+        let now = self.begin_write(&client)?;
+        let out = f(&PgTx::new(self, &client, Some(now)));
+        match out {
+            Ok(v) => {
+                self.finish(client, &self.commit_sql())?;
+                Ok(v)
+            }
+            Err(e) => {
+                let _ = self.finish(client, "ROLLBACK");
+                Err(e)
+            }
+        }
+    }
+
+    /// `BEGIN`, the project's write lock and the database's clock, in one round trip.
+    fn begin_write(&self, client: &deadpool_postgres::Object) -> DbResult<i64> {
+        let rows = self.simple(
+            client,
+            &format!(
+                "BEGIN; SELECT pg_advisory_xact_lock({}), \
+                 (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
+                self.write_lock
+            ),
+        )?;
+        rows.iter()
+            .find_map(|m| match m {
+                tokio_postgres::SimpleQueryMessage::Row(r) => r.get(1)?.parse().ok(),
+                _ => None,
+            })
+            .ok_or_else(|| {
+                DbError::Postgres(format!("the PostgreSQL store {} sent no clock", self.shown))
+            })
+    }
+
+    /// The notification of the last event number and `COMMIT`, in one round trip.
+    fn commit_sql(&self) -> String {
+        format!(
+            "SELECT pg_notify('{}', (SELECT COALESCE(MAX(seq), 0) FROM events)::text); COMMIT",
+            self.schema
+        )
+    }
+
+    /// Ends the transaction with `sql` (`COMMIT…` or `ROLLBACK`). A connection whose
+    /// transaction could not be ended is taken out of the pool, never handed to another
+    /// request in the middle of a transaction.
+    fn finish(&self, client: deadpool_postgres::Object, sql: &str) -> DbResult<()> {
+        let done = self.simple(&client, sql).map(drop);
+        if done.is_err() {
+            if sql != "ROLLBACK" {
+                let _ = self.simple(&client, "ROLLBACK");
+            }
+            drop(deadpool_postgres::Object::take(client));
+        }
+        done
+    }
+
+    /// One simple-protocol round trip (several statements, no parameters).
+    fn simple(
+        &self,
+        client: &deadpool_postgres::Object,
+        sql: &str,
+    ) -> DbResult<Vec<tokio_postgres::SimpleQueryMessage>> {
+        self.wait(client.simple_query(sql))
     }
 
     /// A connection of the pool, retried a few times while the store is unreachable.
@@ -242,34 +286,41 @@ impl PgStore {
         }
     }
 
-    /// Runs one batch: the project's write lock, each job in its savepoint, the
-    /// notification, the commit. `Err` before any job ran hands the jobs back.
-    fn try_batch(&self, jobs: Vec<Job>) -> Result<RanBatch, (Vec<Job>, DbError)> {
-        let mut client = match self.client() {
+    /// Runs one batch: the project's write lock, each job in its savepoint (a batch of one
+    /// needs none: its failure rolls back the transaction), the notification, the commit.
+    /// `Err` before any job ran hands the jobs back.
+    fn try_batch(&self, mut jobs: Vec<Job>) -> Result<RanBatch, (Vec<Job>, DbError)> {
+        let client = match self.client() {
             Ok(c) => c,
             Err(e) => return Err((jobs, e)),
         };
-        let tx = match self.wait(client.transaction()) {
-            Ok(tx) => tx,
-            Err(e) => return Err((jobs, e)),
+        let now = match self.begin_write(&client) {
+            Ok(now) => now,
+            Err(e) => {
+                let _ = self.finish(client, "ROLLBACK");
+                return Err((jobs, e));
+            }
         };
-        if let Err(e) =
-            self.wait(tx.execute("SELECT pg_advisory_xact_lock($1)", &[&self.write_lock]))
-        {
-            return Err((jobs, e));
-        }
-        let (finishes, seq) = {
-            let db = PgTx::new(self, &tx);
-            let finishes = run_jobs(&db, jobs);
-            (finishes, events::last_seq(&db))
+        let db = PgTx::new(self, &client, Some(now));
+        let (finishes, ok) = if jobs.len() == 1 {
+            let job = jobs.pop().expect("one job");
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&db))) {
+                Ok((ok, finish)) => (vec![finish], ok),
+                Err(_) => {
+                    tracing::error!("a write request panicked; it was rolled back");
+                    (Vec::new(), false)
+                }
+            }
+        } else {
+            (run_jobs(&db, jobs), true)
         };
-        let commit = seq.and_then(|seq| {
-            self.wait(tx.execute(
-                "SELECT pg_notify($1, $2)",
-                &[&self.schema, &seq.to_string()],
-            ))?;
-            self.wait(tx.commit())
-        });
+        drop(db);
+        let commit = if ok {
+            self.finish(client, &self.commit_sql())
+        } else {
+            // The one job failed and is answered with its own error; nothing to keep.
+            self.finish(client, "ROLLBACK")
+        };
         Ok((finishes, commit))
     }
 }
@@ -312,25 +363,30 @@ impl BatchTarget for PgStore {
     }
 }
 
-/// One transaction of the store, as the store modules see it.
+/// One transaction of the store, as the store modules see it (begun and ended by its
+/// [`PgStore`] on this connection).
 struct PgTx<'t> {
     store: &'t PgStore,
-    tx: &'t deadpool_postgres::Transaction<'t>,
+    client: &'t deadpool_postgres::Object,
     now: OnceCell<i64>,
 }
 
 impl<'t> PgTx<'t> {
-    fn new(store: &'t PgStore, tx: &'t deadpool_postgres::Transaction<'t>) -> Self {
+    fn new(store: &'t PgStore, client: &'t deadpool_postgres::Object, now: Option<i64>) -> Self {
+        let cell = OnceCell::new();
+        if let Some(now) = now {
+            let _ = cell.set(now);
+        }
         Self {
             store,
-            tx,
-            now: OnceCell::new(),
+            client,
+            now: cell,
         }
     }
 
     fn prepare(&self, sql: &str) -> DbResult<tokio_postgres::Statement> {
         self.store
-            .wait(self.tx.prepare_cached(&dollar_parameters(sql)))
+            .wait(self.client.prepare_cached(&dollar_parameters(sql)))
     }
 }
 
@@ -338,14 +394,14 @@ impl Db for PgTx<'_> {
     fn execute(&self, sql: &str, args: &[Arg<'_>]) -> DbResult<usize> {
         let stmt = self.prepare(sql)?;
         let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a as _).collect();
-        let n = self.store.wait(self.tx.execute(&stmt, &params))?;
+        let n = self.store.wait(self.client.execute(&stmt, &params))?;
         Ok(usize::try_from(n).unwrap_or(usize::MAX))
     }
 
     fn rows(&self, sql: &str, args: &[Arg<'_>]) -> DbResult<Vec<Row>> {
         let stmt = self.prepare(sql)?;
         let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a as _).collect();
-        let rows = self.store.wait(self.tx.query(&stmt, &params))?;
+        let rows = self.store.wait(self.client.query(&stmt, &params))?;
         rows.iter().map(row).collect()
     }
 
@@ -355,7 +411,7 @@ impl Db for PgTx<'_> {
 
     fn now_ms(&self) -> i64 {
         *self.now.get_or_init(|| {
-            let read = self.store.wait(self.tx.query_one(
+            let read = self.store.wait(self.client.query_one(
                 "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
                 &[],
             ));
