@@ -190,25 +190,7 @@ fn event_delivery(opts: &Options, report: &mut Report, iterations: usize) -> Res
             Ok(())
         });
         let mut c = d.connect()?;
-        let mut samples = Samples::default();
-        for i in 0..iterations {
-            // Let the waiter park again (a benchmark's pause, not a synchronisation).
-            std::thread::sleep(Duration::from_millis(2));
-            let method = if i % 2 == 0 {
-                "lock.acquire"
-            } else {
-                "lock.release"
-            };
-            c.ok(
-                method,
-                json!({"symbolPath": "src/a.ts:f", "sessionId": "writer"}),
-            )?;
-            let answered = Instant::now();
-            let woke = recv
-                .recv_timeout(Duration::from_secs(10))
-                .context("the waiter got no event")?;
-            samples.0.push(woke.saturating_duration_since(answered));
-        }
+        let samples = time_wakeups(&mut c, "src/a.ts:f", iterations, &recv)?;
         waiter.join().expect("waiter thread")?;
         if iterations % 2 == 1 {
             c.ok(
@@ -224,6 +206,34 @@ fn event_delivery(opts: &Options, report: &mut Report, iterations: usize) -> Res
         report.latency(name, &samples, "p50 ≤ 1 ms");
     }
     Ok(())
+}
+
+/// Alternates `lock.acquire` and `lock.release` of `symbol` (session `writer`) `n` times
+/// through `c`, timing each from its answer to the next wake-up a waiter reports on `recv`
+/// (0 when the wake-up came first).
+pub(crate) fn time_wakeups(
+    c: &mut Conn,
+    symbol: &str,
+    n: usize,
+    recv: &mpsc::Receiver<Instant>,
+) -> Result<Samples> {
+    let mut samples = Samples::default();
+    for i in 0..n {
+        // Let the waiter park again (a benchmark's pause, not a synchronisation).
+        std::thread::sleep(Duration::from_millis(2));
+        let method = if i % 2 == 0 {
+            "lock.acquire"
+        } else {
+            "lock.release"
+        };
+        c.ok(method, json!({"symbolPath": symbol, "sessionId": "writer"}))?;
+        let answered = Instant::now();
+        let woke = recv
+            .recv_timeout(Duration::from_secs(10))
+            .context("the waiter got no event within 10 s")?;
+        samples.0.push(woke.saturating_duration_since(answered));
+    }
+    Ok(samples)
 }
 
 /// A `lock.acquire` with `waitMs` parked on a held lock; timed from the holder's

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context, Result};
 use serde_json::json;
@@ -171,29 +171,16 @@ fn cross_daemon_event(
         Ok(())
     });
     let mut c = writer.connect()?;
-    let mut samples = Samples::default();
-    for i in 0..n {
-        // Let the waiter park again (a benchmark's pause, not a synchronisation).
-        std::thread::sleep(Duration::from_millis(2));
-        let method = if i % 2 == 0 {
-            "lock.acquire"
-        } else {
-            "lock.release"
-        };
-        c.ok(
-            method,
-            json!({"symbolPath": "src/e.ts:f", "sessionId": "writer"}),
-        )?;
-        let answered = Instant::now();
-        let Ok(woke) = recv.recv_timeout(Duration::from_secs(10)) else {
-            let why = match waiter.join() {
-                Ok(Err(e)) => format!("{e:#}"),
-                _ => "no event within 10 s".to_owned(),
-            };
-            anyhow::bail!("the other daemon's waiter got no event: {why}");
-        };
-        samples.0.push(woke.saturating_duration_since(answered));
-    }
+    let samples = match crate::liveness::time_wakeups(&mut c, "src/e.ts:f", n, &recv) {
+        Ok(samples) => samples,
+        Err(e) => {
+            // Why the waiter stopped, if it did.
+            return Err(match waiter.join() {
+                Ok(Err(why)) => why.context(e),
+                _ => e,
+            });
+        }
+    };
     waiter.join().expect("waiter thread")?;
     report.latency(
         "postgres: event from one daemon to the other's events.poll waiter",
