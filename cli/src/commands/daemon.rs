@@ -51,8 +51,12 @@ pub struct DaemonStatus {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct StateInfo {
-    /// The `state.db` in use.
+    /// `sqlite` or `postgres` (absent from daemons before the PostgreSQL store: SQLite).
+    pub backend: Option<String>,
+    /// The `state.db` in use, or the PostgreSQL store's host and database.
     pub database: String,
+    /// The project a PostgreSQL store shares.
+    pub project: Option<String>,
     /// The main worktree whose state this linked worktree shares.
     pub shared_with: Option<String>,
     /// A state database of this worktree's own that is not used.

@@ -250,6 +250,13 @@ pub fn layout(s: &Snapshot, style: &Style) -> Layout {
     let mut header = vec![format!("{} · {who} · {daemon}", style.bold(&s.root))];
     // Shared state and a worktree's unused state of its own: said before anything else.
     if let Some(d) = &s.daemon {
+        if d.state.backend.as_deref() == Some("postgres") {
+            header.push(style.dim(&format!(
+                "state shared in the PostgreSQL store {} (project {})",
+                shown(&d.state.database),
+                shown(d.state.project.as_deref().unwrap_or("?"))
+            )));
+        }
         if let Some(main) = &d.state.shared_with {
             header.push(style.dim(&format!(
                 "state shared with the main worktree {} (every worktree of this repository)",
