@@ -314,7 +314,6 @@ impl PgStore {
         } else {
             (run_jobs(&db, jobs), true)
         };
-        drop(db);
         let commit = if ok {
             self.finish(client, &self.commit_sql())
         } else {
