@@ -136,6 +136,9 @@ async fn serve(
     fs::set_permissions(wit.socket(), fs::Permissions::from_mode(0o600))
         .map_err(|e| DaemonError::io("setting the socket's mode", e))?;
     write_pid_file(&wit)?;
+    // What we created, to remove only that at the end: a repository deleted and made
+    // again at the same path may have a new daemon whose socket and pid file are there.
+    let ours = [identity(&wit.socket()), identity(&wit.pid_file())];
     tracing::info!(root = %root.display(), pid = std::process::id(), "wit daemon serving");
     // A human who ran `wit daemon run` in a terminal sees that it works and where to look;
     // detached daemons (stderr is /dev/null) and tests (a pipe) stay silent.
@@ -173,8 +176,11 @@ async fn serve(
     // checkpoints and removes the WAL.
     let _ = others.await;
 
-    let _ = fs::remove_file(wit.socket());
-    let _ = fs::remove_file(wit.pid_file());
+    for (path, created) in [wit.socket(), wit.pid_file()].iter().zip(ours) {
+        if created.is_some() && identity(path) == created {
+            let _ = fs::remove_file(path);
+        }
+    }
     store.close();
     tracing::info!("wit daemon stopped");
     drop(lock);
@@ -229,6 +235,12 @@ fn remove_stale(wit: &WitDir, name: &str) -> Result<(), DaemonError> {
         tracing::info!("removed stale {}", wit.file(name).display());
     }
     Ok(())
+}
+
+/// The device and inode of the file at `path` (not following a symlink), if any.
+fn identity(path: &std::path::Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    fs::symlink_metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
 fn write_pid_file(wit: &WitDir) -> Result<(), DaemonError> {

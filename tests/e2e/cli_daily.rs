@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use crate::support::cli::CliRepo;
-use crate::support::daemon::wait_until;
+use crate::support::daemon::{Daemon, ping, wait_until};
+use crate::support::repo::TempRepo;
 
 #[test]
 fn paths_on_the_command_line_are_relative_to_the_current_directory() {
@@ -164,6 +165,26 @@ fn completions_are_generated_for_each_shell_and_help_points_to_them() {
     );
     let help = r.wit(None, &["--help"]).ok();
     assert!(help.stdout.contains("wit completions"), "{}", help.stdout);
+}
+
+#[test]
+fn a_daemon_of_a_deleted_repository_leaves_the_socket_of_the_one_made_again_alone() {
+    let repo = TempRepo::new();
+    let root = repo.path().to_owned();
+    let mut old = Daemon::start(&root);
+    std::fs::remove_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&root).unwrap();
+    let new = Daemon::start(&root);
+    wait_until("the old daemon exits", Duration::from_secs(30), || {
+        !old.is_running()
+    });
+    assert!(ping(new.socket()), "the new daemon's socket was removed");
+    let pid: u32 = std::fs::read_to_string(root.join(".wit/daemon.pid"))
+        .expect("the new daemon's pid file")
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(pid, new.pid());
 }
 
 #[test]
