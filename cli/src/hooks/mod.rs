@@ -55,3 +55,22 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
         .build()
         .map_err(|e| format!("starting the async runtime: {e}"))
 }
+
+/// The hooks' contract check of `files`: every violation, with each file too large to send
+/// to the daemon named on stderr (it is not checked); `Err` says why the check could not
+/// run, and the hook then skips it (failing open, as with no daemon).
+pub async fn check_files(
+    client: &mut crate::client::Client,
+    files: Vec<wit_core::protocol::StagedFile>,
+) -> Result<Vec<wit_core::protocol::Violation>, String> {
+    let found = crate::commands::check::check_in_batches(client, files)
+        .await
+        .map_err(|f| f.human())?;
+    for path in &found.too_large {
+        eprintln!(
+            "wit: {} not checked: too large to send to the daemon",
+            wit_core::text::escape(path)
+        );
+    }
+    Ok(found.violations)
+}

@@ -17,9 +17,9 @@ use wit_core::text::escape;
 
 use crate::client::CallError;
 use crate::commands::analyzers::AnalyzerList;
-use crate::commands::check::{check_in_batches, describe_violations};
+use crate::commands::check::describe_violations;
 use crate::git;
-use crate::hooks::{connect_daemon, runtime, with_deadline};
+use crate::hooks::{check_files, connect_daemon, runtime, with_deadline};
 use crate::output::Style;
 use crate::root;
 
@@ -218,17 +218,10 @@ async fn check_contracts(
     if files.is_empty() {
         return Outcome::Clean;
     }
-    let found = match check_in_batches(client, files).await {
-        Ok(found) => found,
-        Err(f) => return Outcome::Skipped(f.human()),
+    let violations = match check_files(client, files).await {
+        Ok(violations) => violations,
+        Err(why) => return Outcome::Skipped(why),
     };
-    for path in &found.too_large {
-        eprintln!(
-            "wit: {} not checked: too large to send to the daemon",
-            escape(path)
-        );
-    }
-    let violations = found.violations;
     if violations.is_empty() {
         Outcome::Clean
     } else {

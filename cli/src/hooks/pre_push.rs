@@ -23,9 +23,9 @@ use wit_core::SymbolPath;
 use wit_core::protocol::{ContractRecord, StagedFile};
 use wit_core::text::escape;
 
-use crate::commands::check::{check_in_batches, describe_violations};
+use crate::commands::check::describe_violations;
 use crate::git;
-use crate::hooks::{connect_daemon, runtime, with_deadline};
+use crate::hooks::{check_files, connect_daemon, runtime, with_deadline};
 use crate::output::Style;
 use crate::root;
 
@@ -150,17 +150,10 @@ fn check(input: &str, style: &Style) -> Outcome {
                     });
                 }
             }
-            let found = match check_in_batches(&mut client, staged).await {
-                Ok(found) => found,
-                Err(f) => return Outcome::Skipped(f.human()),
-            };
-            for path in &found.too_large {
-                eprintln!(
-                    "wit: {} not checked: too large to send to the daemon",
-                    escape(path)
-                );
+            match check_files(&mut client, staged).await {
+                Ok(found) => violations.extend(found),
+                Err(why) => return Outcome::Skipped(why),
             }
-            violations.extend(found.violations);
         }
         if violations.is_empty() {
             Outcome::Clean
