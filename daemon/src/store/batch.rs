@@ -171,35 +171,53 @@ impl BatchTarget for Store {
     }
 }
 
+/// Runs one job on `tx`, catching a panic (logged; `None`: the job is dropped and its
+/// caller sees a cancelled request). `Some((ok, finish))` otherwise.
+pub(crate) fn run_caught(job: Job, tx: &dyn Db) -> Option<(bool, Finish)> {
+    match std::panic::catch_unwind(AssertUnwindSafe(|| job(tx))) {
+        Ok(done) => Some(done),
+        Err(_) => {
+            tracing::error!("a write request panicked; it was rolled back");
+            None
+        }
+    }
+}
+
+/// Runs each job against a store that refuses every statement with `reason`, so that each
+/// caller is answered with it (then with the batch's failed commit) rather than cancelled.
+pub(crate) fn run_failing(
+    jobs: Vec<Job>,
+    reason: &str,
+    dialect: super::db::Dialect,
+) -> Vec<Finish> {
+    let failing = super::db::Failing {
+        reason: reason.to_owned(),
+        dialect,
+    };
+    jobs.into_iter()
+        .filter_map(|job| run_caught(job, &failing).map(|(_, finish)| finish))
+        .collect()
+}
+
 /// Runs each job in its own savepoint, rolling back the ones that fail or panic.
 pub(crate) fn run_jobs(tx: &dyn Db, jobs: Vec<Job>) -> Vec<Finish> {
     let mut finishes = Vec::with_capacity(jobs.len());
     for job in jobs {
         if let Err(e) = exec(tx, "SAVEPOINT job") {
             tracing::error!("starting a savepoint: {e}");
-            // Run against a store that refuses every statement, so that the caller gets
-            // the reason (and the batch's failed commit) instead of a cancelled request.
-            let failing = super::db::Failing {
-                reason: e.to_string(),
-                dialect: tx.dialect(),
-            };
-            match std::panic::catch_unwind(AssertUnwindSafe(|| job(&failing))) {
-                Ok((_, finish)) => finishes.push(finish),
-                Err(_) => tracing::error!("a write request panicked; it was rolled back"),
-            }
+            finishes.extend(run_failing(vec![job], &e.to_string(), tx.dialect()));
             continue;
         }
-        let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| job(tx)));
-        let ok = matches!(outcome, Ok((true, _)));
+        let outcome = run_caught(job, tx);
+        let ok = matches!(outcome, Some((true, _)));
         if !ok && let Err(e) = exec(tx, "ROLLBACK TO job") {
             tracing::error!("rolling back a failed write: {e}");
         }
         if let Err(e) = exec(tx, "RELEASE job") {
             tracing::error!("releasing a savepoint: {e}");
         }
-        match outcome {
-            Ok((_, finish)) => finishes.push(finish),
-            Err(_) => tracing::error!("a write request panicked; it was rolled back"),
+        if let Some((_, finish)) = outcome {
+            finishes.push(finish);
         }
     }
     finishes

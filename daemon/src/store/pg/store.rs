@@ -30,7 +30,9 @@ use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 use tokio_postgres::{AsyncMessage, NoTls};
 
 use crate::store::StoreError;
-use crate::store::batch::{BatchTarget, Batcher, Finish, Job, finish_all, run_jobs};
+use crate::store::batch::{
+    BatchTarget, Batcher, Finish, Job, finish_all, run_caught, run_failing, run_jobs,
+};
 use crate::store::db::{Arg, Cell, Db, DbError, DbResult, Dialect, Failing, Row};
 use crate::store::target::{schema_name, shown};
 
@@ -304,12 +306,9 @@ impl PgStore {
         let db = PgTx::new(self, &client, Some(now));
         let (finishes, ok) = if jobs.len() == 1 {
             let job = jobs.pop().expect("one job");
-            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&db))) {
-                Ok((ok, finish)) => (vec![finish], ok),
-                Err(_) => {
-                    tracing::error!("a write request panicked; it was rolled back");
-                    (Vec::new(), false)
-                }
+            match run_caught(job, &db) {
+                Some((ok, finish)) => (vec![finish], ok),
+                None => (Vec::new(), false),
             }
         } else {
             (run_jobs(&db, jobs), true)
@@ -341,22 +340,9 @@ impl BatchTarget for PgStore {
                 // Unreachable: each job runs against a store that answers every statement
                 // with the error, so its caller learns why, by the store's name.
                 tracing::warn!("{e}");
-                let failing = Failing {
-                    reason: e.to_string(),
-                    dialect: Dialect::Postgres,
-                };
-                let finishes: Vec<Finish> = jobs
-                    .into_iter()
-                    .filter_map(|job| {
-                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&failing)))
-                            .ok()
-                            .map(|(_, finish)| finish)
-                    })
-                    .collect();
-                finish_all(
-                    finishes,
-                    Err(StoreError::Db(DbError::Postgres(failing.reason))),
-                );
+                let reason = e.to_string();
+                let finishes = run_failing(jobs, &reason, Dialect::Postgres);
+                finish_all(finishes, Err(StoreError::Db(DbError::Postgres(reason))));
             }
         }
     }
@@ -454,15 +440,10 @@ fn dollar_parameters(sql: &str) -> String {
     out
 }
 
-/// The advisory lock key of a project's writes: derived from its schema name, apart from
-/// the migration lock's.
+/// The advisory lock key of a project's writes: a hash of its schema name (the same
+/// 64-bit FNV-1a as SQLite's `wit_key`), apart from the migration lock's.
 fn write_lock_key(schema: &str) -> i64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in schema.bytes().chain(*b":writes") {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash as i64
+    crate::store::schema::file_key(&format!("{schema}:writes"))
 }
 
 fn row(r: &tokio_postgres::Row) -> DbResult<Row> {
