@@ -43,6 +43,21 @@ pub(crate) async fn status(state: &AppState) -> Result<Value, Failure> {
         })
         .collect();
     let now = now_ms();
+    // Where the state is; a worktree's unused state and why it is not shared are SQLite's.
+    let mut where_state = store_identity(state);
+    if matches!(state.store, crate::store::Backend::Sqlite(_)) {
+        where_state["separateState"] = json!(
+            state
+                .placement
+                .separate_state
+                .as_ref()
+                .map(|p| p.display().to_string())
+        );
+        where_state["note"] = json!(state.placement.note);
+    } else {
+        where_state["separateState"] = Value::Null;
+        where_state["note"] = Value::Null;
+    }
     Ok(json!({
         "pid": std::process::id(),
         "version": env!("CARGO_PKG_VERSION"),
@@ -55,25 +70,7 @@ pub(crate) async fn status(state: &AppState) -> Result<Value, Failure> {
             "lockWaiters": state.lock_queues.total(),
         },
         "analyzers": analyzers,
-        "state": match &state.store {
-            crate::store::Backend::Sqlite(_) => json!({
-                "backend": "sqlite",
-                "database": state.placement.state.database().display().to_string(),
-                "project": Value::Null,
-                "sharedWith": state.placement.main_worktree.as_ref().map(|p| p.display().to_string()),
-                "separateState": state.placement.separate_state.as_ref().map(|p| p.display().to_string()),
-                "note": state.placement.note,
-            }),
-            // Host and database only: the URL's credentials never leave `store::target`.
-            crate::store::Backend::Postgres(pg) => json!({
-                "backend": "postgres",
-                "database": pg.shown(),
-                "project": pg.project(),
-                "sharedWith": Value::Null,
-                "separateState": Value::Null,
-                "note": Value::Null,
-            }),
-        },
+        "state": where_state,
         "worktrees": worktrees,
         "config": config_json(state),
         "failed": failed_json(state),
@@ -201,24 +198,29 @@ pub(crate) async fn store_status(state: &AppState) -> Result<Value, Failure> {
             Ok((version, started.elapsed().as_micros() as u64))
         })
         .await?;
-    Ok(match &state.store {
+    let mut answer = store_identity(state);
+    answer["reachable"] = json!(true);
+    answer["schemaVersion"] = json!(version);
+    answer["latencyUs"] = json!(micros);
+    Ok(answer)
+}
+
+/// Which store holds the state, as `daemon.status` and `store.status` both say it:
+/// `backend`, `database` (the state.db, or the PostgreSQL store's host and database only:
+/// the URL's credentials never leave `store::target`), `project` and `sharedWith`.
+fn store_identity(state: &AppState) -> Value {
+    match &state.store {
         crate::store::Backend::Sqlite(_) => json!({
             "backend": "sqlite",
             "database": state.placement.state.database().display().to_string(),
             "project": Value::Null,
             "sharedWith": state.placement.main_worktree.as_ref().map(|p| p.display().to_string()),
-            "reachable": true,
-            "schemaVersion": version,
-            "latencyUs": micros,
         }),
         crate::store::Backend::Postgres(pg) => json!({
             "backend": "postgres",
             "database": pg.shown(),
             "project": pg.project(),
             "sharedWith": Value::Null,
-            "reachable": true,
-            "schemaVersion": version,
-            "latencyUs": micros,
         }),
-    })
+    }
 }
