@@ -72,6 +72,7 @@ pub use server::BODY_LIMIT_BYTES;
 /// first (TypeScript) wit implementation's `.wit/state.db` and kept it as a backup.
 pub use store::IMPORT_NOTE;
 pub use store::migrate::{MigrationReport, migrate_to_shared_store};
+pub use store::target::shown as shown_store_url;
 pub use wit_boundary::WitDir;
 
 use std::path::Path;

@@ -5,6 +5,7 @@
 //! `WIT_TEST_STORE` says.
 
 use std::path::Path;
+use std::process::Command;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
@@ -405,4 +406,67 @@ fn wit_store_migrate_without_a_store_says_how_to_name_one() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("WIT_STORE_URL"), "{stderr}");
+}
+
+#[test]
+fn a_committed_wit_toml_naming_a_store_is_not_used_until_trusted() {
+    let pg = cluster();
+    let r = crate::support::plugin_repo::PluginRepo::new();
+    // A cloned repository that would send its users' state to a store of its choosing.
+    r.write(
+        "wit.toml",
+        &format!(
+            "[store]\nproject = \"{PROJECT}\"\nurl = \"{}\"\n",
+            pg.url("wit")
+        ),
+    );
+    let status = |r: &crate::support::plugin_repo::PluginRepo| {
+        let mut cmd =
+            crate::support::cli::wit_command(r.path(), None, &["store", "status", "--json"]);
+        r.isolate(&mut cmd);
+        cmd.env_remove("WIT_STORE_URL");
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let untrusted = status(&r);
+    assert_eq!(untrusted["backend"], "sqlite", "{untrusted}");
+    assert!(r.path().join(".wit/state.db").exists());
+    let log = std::fs::read_to_string(r.path().join(".wit/daemon.log")).unwrap();
+    assert!(
+        log.contains("which a committed file cannot decide alone"),
+        "{log}"
+    );
+    // Nothing reached the database: no project was ever created there.
+    let probe = Command::new("psql")
+        .args([
+            "-At",
+            "-c",
+            "SELECT to_regclass('public.wit_projects') IS NULL",
+        ])
+        .arg(pg.conninfo("wit"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&probe.stdout).trim(),
+        "t",
+        "{probe:?}"
+    );
+
+    // Once the user trusts this wit.toml (pinned by its hash), its store is honoured.
+    let mut stop = crate::support::cli::wit_command(r.path(), None, &["daemon", "stop"]);
+    r.isolate(&mut stop);
+    assert!(stop.output().unwrap().status.success());
+    r.wit(None, &["trust", "--yes"]).ok();
+    let trusted = status(&r);
+    assert_eq!(
+        trusted["backend"],
+        "postgres",
+        "{trusted}\n{}",
+        std::fs::read_to_string(r.path().join(".wit/daemon.log")).unwrap_or_default()
+    );
+    assert_eq!(trusted["project"], PROJECT);
+    let mut stop = crate::support::cli::wit_command(r.path(), None, &["daemon", "stop"]);
+    r.isolate(&mut stop);
+    let _ = stop.output();
 }

@@ -17,7 +17,9 @@
 //!   warning: anyone who can write it could have replaced it before you looked.
 //! - A library that does not exist yet is listed as missing and pinned as absent: it does
 //!   not load, and the grant goes stale when it appears (so its hash is seen first).
-//! - A `wit.toml` that names no plugin has nothing to trust: nothing is written.
+//! - A `wit.toml` that names no plugin and no `[store] url` has nothing to trust: nothing
+//!   is written. One that names a store is trusted like plugins (its hash pinned): only
+//!   then do the daemons keep this repository's state in that store.
 //! - A running daemon is restarted after `trust` and `untrust`, so the change takes effect
 //!   at once; a daemon that is not running is left alone (the next command starts it).
 
@@ -40,12 +42,14 @@ use crate::output::print_json;
 pub async fn trust(ctx: &Ctx, yes: bool) -> CmdResult {
     let root = &ctx.repo.root;
     let config = read_config(root)?;
-    if config.analyzers.is_empty() {
+    if config.analyzers.is_empty() && config.store.url.is_none() {
         if ctx.json {
-            print_json(&json!({"trusted": false, "reason": "wit.toml names no analyzer plugins"}));
+            print_json(
+                &json!({"trusted": false, "reason": "wit.toml names no analyzer plugins and no store"}),
+            );
         } else {
             println!(
-                "{} names no analyzer plugins: nothing to trust.",
+                "{} names no analyzer plugins and no store: nothing to trust.",
                 root.join(FILE_NAME).display()
             );
         }
@@ -66,7 +70,8 @@ pub async fn trust(ctx: &Ctx, yes: bool) -> CmdResult {
     // The list goes to stderr under --json, so stdout stays one JSON document.
     // File names come from wit.toml: escaped, so that a library named
     // "evil.so\r  libgood.so" shows as what it is.
-    let listing = wit_core::text::escape_keep_newlines(&describe(&plan, store.path())).into_owned();
+    let listing =
+        wit_core::text::escape_keep_newlines(&describe(&plan, &config, store.path())).into_owned();
     if ctx.json {
         eprint!("{listing}");
     } else {
@@ -100,7 +105,7 @@ pub async fn trust(ctx: &Ctx, yes: bool) -> CmdResult {
             "analyzers": restarted,
         }));
     } else {
-        println!("Trusted. The plugins load when the daemon starts.");
+        println!("Trusted. The plugins (and a [store] url) take effect when the daemon starts.");
         match &restarted {
             Some(list) => {
                 println!("Restarted the running daemon:");
@@ -157,13 +162,22 @@ fn read_config(root: &Path) -> CmdResult<Config> {
     }
 }
 
-fn describe(plan: &TrustPlan, store: &Path) -> String {
-    let mut out = format!(
+fn describe(plan: &TrustPlan, config: &Config, store: &Path) -> String {
+    let mut out = String::new();
+    if let Some(url) = &config.store.url {
+        out.push_str(&format!(
+            "Trusting {} lets its wit daemons keep this repository's locks, intents, contracts \
+             and staged signatures in the PostgreSQL store {} (wit.toml [store] url).\n",
+            plan.root.display(),
+            wit_daemon::shown_store_url(url)
+        ));
+    }
+    out.push_str(&format!(
         "Trusting {} lets the wit daemon load and run these libraries. Pinned: exactly these \
          bytes (SHA-256 and size; the daemon loads the bytes it hashed, and any change makes \
          the trust stale):\n",
         plan.root.display()
-    );
+    ));
     for f in &plan.files {
         match &f.sha256 {
             Some(hash) => {

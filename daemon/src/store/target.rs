@@ -127,7 +127,7 @@ fn user_config_url() -> Option<String> {
 
 /// The host (and port) and database of a PostgreSQL URL or key-value connection string,
 /// with user and password left out: `db.internal:5432/wit`.
-pub(crate) fn shown(url: &str) -> String {
+pub fn shown(url: &str) -> String {
     let url = url.trim();
     if let Some(rest) = url
         .strip_prefix("postgresql://")
