@@ -50,17 +50,11 @@ pub(crate) fn lease_json(lease: &LeaseRow, now: i64) -> Value {
     })
 }
 
-/// The first exclusive lease of a session other than `me` covering `file`: what keeps
-/// `me` from locking a symbol of it.
-pub(crate) fn exclusive_over(
-    tx: &dyn Db,
-    file: &str,
-    me: &str,
-    now: i64,
-) -> Result<Option<LeaseRow>, Failure> {
-    Ok(leases::exclusive_of_others(tx, me, now)?
-        .into_iter()
-        .find(|l| l.patterns().covers(file)))
+/// The first of `held` (the exclusive leases of sessions other than the one locking,
+/// `store::leases::exclusive_of_others`) covering `file`: what keeps that session from
+/// locking a symbol of it.
+pub(crate) fn covering(held: Vec<LeaseRow>, file: &str) -> Option<LeaseRow> {
+    held.into_iter().find(|l| l.patterns().covers(file))
 }
 
 /// Every exclusive lease of sessions other than `me` covering some of `files` (see

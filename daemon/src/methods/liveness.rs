@@ -238,12 +238,12 @@ pub(crate) fn end_session(
         released.push(lock.symbol_path);
     }
     let leases = super::leases::release_all_of(tx, session, reason, stale)?;
-    tx.execute(
+    tx.execute_later(
         "DELETE FROM heartbeats WHERE session_id = ?1",
         args![session],
     )?;
     crate::store::sessions::forget(tx, session)?;
-    tx.execute(
+    tx.execute_later(
         "INSERT INTO ended_sessions (session_id, ended_at, reason) VALUES (?1, ?2, ?3)
          ON CONFLICT(session_id) DO UPDATE SET ended_at = excluded.ended_at,
              reason = excluded.reason",
@@ -284,7 +284,7 @@ pub(crate) async fn heartbeat(
         .write(move |tx| {
             let now = tx.now_ms();
             super::session_seen(tx, &session, &worktree, now)?;
-            tx.execute(
+            tx.execute_later(
                 "INSERT INTO heartbeats (session_id, last_at) VALUES (?1, ?2)
                  ON CONFLICT(session_id) DO UPDATE SET last_at = excluded.last_at",
                 args![&session, now],

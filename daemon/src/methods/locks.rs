@@ -143,8 +143,19 @@ async fn try_take(
             let Some((canonical, others)) = aliases.split_first() else {
                 return Err(Failure::internal("a symbol path without a spelling"));
             };
-            for alias in others {
-                if let Some(lock) = locks::get(tx, alias, now)? {
+            // Everything the decision reads, in one go (one round trip to PostgreSQL):
+            // the live lock under each other spelling, the exclusive leases of others,
+            // and the canonical row, expired or not.
+            let mut queries: Vec<_> = others.iter().map(|a| locks::get_query(a, now)).collect();
+            queries.push(crate::store::leases::exclusive_of_others_query(&who, now));
+            queries.push(locks::get_any_query(canonical));
+            let answers = tx.rows_all(&queries)?;
+            let (alias_rows, rest) = answers.split_at(others.len());
+            let [leases, canonical_rows] = rest else {
+                return Err(Failure::internal("a query of the batch went unanswered"));
+            };
+            for (alias, rows) in others.iter().zip(alias_rows) {
+                if let Some(lock) = locks::first(rows)? {
                     if lock.session_id != who {
                         return Ok(Err(Blocker::Lock(lock)));
                     }
@@ -153,10 +164,11 @@ async fn try_take(
                 }
             }
             let file = canonical.split_once(':').map_or("", |(f, _)| f);
-            if let Some(lease) = super::leases::exclusive_over(tx, file, &who, now)? {
+            let leases = crate::store::leases::all(leases)?;
+            if let Some(lease) = super::leases::covering(leases, file) {
                 return Ok(Err(Blocker::Lease(lease)));
             }
-            let before = locks::get_any(tx, canonical)?;
+            let before = locks::first(canonical_rows)?;
             if let Some(old) = before.as_ref().filter(|l| l.expires_at <= now) {
                 crate::store::audit::record(
                     tx,
@@ -175,8 +187,15 @@ async fn try_take(
                     json!({ "expiredAt": iso8601_millis(old.expires_at) }),
                 )?;
             }
-            let taken = locks::acquire(tx, canonical, &who, now, now.saturating_add(ttl))?
-                .map_err(Blocker::Lock);
+            let taken = locks::take(
+                tx,
+                before.clone(),
+                canonical,
+                &who,
+                now,
+                now.saturating_add(ttl),
+            )?
+            .map_err(Blocker::Lock);
             if taken.is_ok() {
                 super::session_seen(tx, &who, &worktree, now)?;
             }

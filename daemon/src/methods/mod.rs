@@ -90,15 +90,7 @@ pub(crate) fn session_seen(
     worktree: &str,
     now: i64,
 ) -> Result<(), Failure> {
-    if crate::store::sessions::seen(tx, session, worktree, now)? {
-        event(
-            tx,
-            "session.started",
-            Some(session),
-            session,
-            json!({ "worktree": worktree }),
-        )?;
-    }
+    crate::store::sessions::seen(tx, session, worktree, now, &json!({ "worktree": worktree }))?;
     Ok(())
 }
 

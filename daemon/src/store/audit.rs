@@ -36,12 +36,11 @@ pub(crate) fn record(
     by: Option<&str>,
     reason: &str,
 ) -> DbResult<()> {
-    db.execute(
+    db.execute_later(
         "INSERT INTO audit (at, action, symbol_path, holder, by_session, reason)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         args![at, action, symbol_path, holder, by, reason],
-    )?;
-    Ok(())
+    )
 }
 
 /// Records after `since`, oldest first, optionally about one session (as holder or as

@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::Notify;
 
-use super::db::{Db, args};
+use super::db::Db;
 use super::{Store, StoreError};
 
 /// Called once the batch's commit is known: `Ok` when it committed.
@@ -199,34 +199,26 @@ pub(crate) fn run_failing(
         .collect()
 }
 
-/// Runs each job in its own savepoint, rolling back the ones that fail or panic.
+/// Runs each job on its own ([`Db::job_started`], [`Db::job_ended`]: a savepoint, or
+/// what stands for one), rolling back the ones that fail or panic.
 pub(crate) fn run_jobs(tx: &dyn Db, jobs: Vec<Job>) -> Vec<Finish> {
     let mut finishes = Vec::with_capacity(jobs.len());
     for job in jobs {
-        if let Err(e) = exec(tx, "SAVEPOINT job") {
-            tracing::error!("starting a savepoint: {e}");
+        if let Err(e) = tx.job_started() {
+            tracing::error!("starting a job of a batch: {e}");
             finishes.extend(run_failing(vec![job], &e.to_string(), tx.dialect()));
             continue;
         }
         let outcome = run_caught(job, tx);
         let ok = matches!(outcome, Some((true, _)));
-        if !ok && let Err(e) = exec(tx, "ROLLBACK TO job") {
-            tracing::error!("rolling back a failed write: {e}");
-        }
-        if let Err(e) = exec(tx, "RELEASE job") {
-            tracing::error!("releasing a savepoint: {e}");
+        if let Err(e) = tx.job_ended(ok) {
+            tracing::error!("ending a job of a batch (ok: {ok}): {e}");
         }
         if let Some((_, finish)) = outcome {
             finishes.push(finish);
         }
     }
     finishes
-}
-
-/// Runs one statement (through the statement cache: `execute_batch` would compile it
-/// again for every job).
-fn exec(tx: &dyn Db, sql: &str) -> Result<(), super::db::DbError> {
-    tx.execute(sql, args![]).map(drop)
 }
 
 /// Answers every job of a batch with its commit's outcome.

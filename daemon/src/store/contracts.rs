@@ -9,7 +9,7 @@ const COLUMNS: &str = "id, proposer_session_id, symbol_path, signature, status, 
 
 /// Stores a new contract; `file` is the part of its symbol path before the first colon.
 pub(crate) fn insert(db: &dyn Db, c: &ContractRecord, file: &str) -> DbResult<()> {
-    db.execute(
+    db.execute_later(
         "INSERT INTO contracts (id, proposer_session_id, symbol_path, file, signature, status,
                                 responder_session_id, proposed_at, responded_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -45,7 +45,7 @@ pub(crate) fn respond(
     responder: &str,
     now_ms: i64,
 ) -> DbResult<()> {
-    db.execute(
+    db.execute_later(
         "UPDATE contracts SET status = ?2, responder_session_id = ?3, responded_at = ?4
          WHERE id = ?1",
         args![contract_id, status.as_str(), responder, now_ms],
@@ -85,7 +85,7 @@ pub(crate) fn retire(
     superseded_by: Option<&str>,
     now_ms: i64,
 ) -> DbResult<()> {
-    db.execute(
+    db.execute_later(
         "UPDATE contracts SET status = ?2, retired_by = ?3, retired_at = ?4,
                               retire_reason = ?5, superseded_by = ?6
          WHERE id = ?1",

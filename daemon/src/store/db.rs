@@ -200,6 +200,12 @@ impl<T: FromCell> FromCell for Option<T> {
     }
 }
 
+/// A query to run together with others ([`Db::rows_all`]).
+pub(crate) struct Query<'a> {
+    pub sql: String,
+    pub args: Vec<Arg<'a>>,
+}
+
 /// A database session the store runs statements on: inside a write, its transaction.
 pub(crate) trait Db {
     /// Runs a statement; returns how many rows it changed.
@@ -212,6 +218,37 @@ pub(crate) trait Db {
     /// read once per transaction, so that every daemon sharing it decides expiry by one
     /// clock.
     fn now_ms(&self) -> i64;
+
+    /// Runs a statement whose result nobody reads (an event, an audit record, a row
+    /// written blind). SQLite runs it now. PostgreSQL sends it together with the next
+    /// statement that needs an answer, or with the commit, so that it costs no round trip
+    /// of its own; statements still run in the order they were issued, so a later read
+    /// sees it. Should it fail, every later statement of the transaction fails with its
+    /// error, and so does the commit: no write is acknowledged that did not happen.
+    fn execute_later(&self, sql: &str, args: &[Arg<'_>]) -> DbResult<()> {
+        self.execute(sql, args).map(drop)
+    }
+
+    /// Runs `queries` as if one after another; every one's rows, in order. PostgreSQL
+    /// sends them all in one round trip.
+    fn rows_all(&self, queries: &[Query<'_>]) -> DbResult<Vec<Vec<Row>>> {
+        queries.iter().map(|q| self.rows(&q.sql, &q.args)).collect()
+    }
+
+    /// Starts a job of a batch (see `store::batch`): from here until [`Db::job_ended`],
+    /// its changes can be undone alone. SQLite takes a savepoint.
+    fn job_started(&self) -> DbResult<()> {
+        self.execute_later("SAVEPOINT job", args![])
+    }
+
+    /// Ends the job: `ok` keeps its changes, else they are undone (and the rest of the
+    /// batch goes on).
+    fn job_ended(&self, ok: bool) -> DbResult<()> {
+        if !ok {
+            self.execute_later("ROLLBACK TO job", args![])?;
+        }
+        self.execute_later("RELEASE job", args![])
+    }
 }
 
 /// Conveniences over [`Db::rows`].

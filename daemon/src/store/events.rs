@@ -26,11 +26,11 @@ pub(crate) struct Event {
     pub data: Value,
 }
 
-/// Appends an event (inside the write that makes the change); returns its sequence number.
-/// The number is the last one plus one, read in the same write: writes are serialized
-/// (SQLite's write lock; PostgreSQL's advisory lock of the project), and a rolled-back
-/// write takes its number with it, so the log has no gap (a sequence object would leave
-/// one behind every rollback).
+/// Appends an event (inside the write that makes the change). Its number is the last one
+/// plus one, read in the same write: writes are serialized (SQLite's write lock;
+/// PostgreSQL's advisory lock of the project), and a rolled-back write takes its number
+/// with it, so the log has no gap (a sequence object would leave one behind every
+/// rollback). Nothing waits for it ([`Db::execute_later`]).
 pub(crate) fn append(
     db: &dyn Db,
     at: i64,
@@ -38,14 +38,31 @@ pub(crate) fn append(
     session_id: Option<&str>,
     subject: &str,
     data: &Value,
-) -> DbResult<i64> {
+) -> DbResult<()> {
     let data = data.to_string();
-    db.query_row(
+    db.execute_later(
         "INSERT INTO events (seq, at, kind, session_id, subject, data)
-         VALUES ((SELECT COALESCE(MAX(seq), 0) + 1 FROM events), ?1, ?2, ?3, ?4, ?5)
-         RETURNING seq",
+         VALUES ((SELECT COALESCE(MAX(seq), 0) + 1 FROM events), ?1, ?2, ?3, ?4, ?5)",
         args![at, kind, session_id, subject, &data],
-        |r| r.get(0),
+    )
+}
+
+/// Appends `session.started` for `session` unless the session is known already (SQLite's
+/// [`super::sessions::seen`], before it records the session): decided by the statement
+/// itself, so that neither waits for an answer.
+pub(crate) fn append_session_started(
+    db: &dyn Db,
+    at: i64,
+    session: &str,
+    data: &Value,
+) -> DbResult<()> {
+    let data = data.to_string();
+    db.execute_later(
+        "INSERT INTO events (seq, at, kind, session_id, subject, data)
+         SELECT (SELECT COALESCE(MAX(seq), 0) + 1 FROM events), ?1, 'session.started', ?2,
+                ?2, ?3
+         WHERE NOT EXISTS (SELECT 1 FROM session_worktrees WHERE session_id = ?2)",
+        args![at, session, &data],
     )
 }
 

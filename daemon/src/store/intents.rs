@@ -104,8 +104,8 @@ pub(crate) fn insert(db: &dyn Db, record: &IntentRecord, files: &FileRows) -> Db
              FROM jsonb_array_elements(?2::text::jsonb) AS j(value)",
         ],
     };
-    db.execute(plain, args![seq, &files.plain, live])?;
-    db.execute(ranged, args![seq, &files.ranged, live])?;
+    db.execute_later(plain, args![seq, &files.plain, live])?;
+    db.execute_later(ranged, args![seq, &files.ranged, live])?;
     Ok(())
 }
 
@@ -206,7 +206,7 @@ pub(crate) fn set_status(
     else {
         return Ok(());
     };
-    db.execute(
+    db.execute_later(
         "UPDATE intents SET status = ?2, updated_at = ?3 WHERE seq = ?1",
         args![seq, status.as_str(), now_ms],
     )?;
@@ -220,7 +220,7 @@ pub(crate) fn set_status(
              WHERE file IN (SELECT jsonb_array_elements_text(?2::text::jsonb))
                AND live = ?4 AND intent_seq = ?1",
         );
-        db.execute(sql, args![seq, &file_set, live, was_live])?;
+        db.execute_later(sql, args![seq, &file_set, live, was_live])?;
     }
     Ok(())
 }

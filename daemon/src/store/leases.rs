@@ -1,7 +1,7 @@
 //! Leases. A lease whose `expires_at <= now` is absent for every purpose; the purge task
 //! deletes it later (audited as expired).
 
-use super::db::{Db, DbError, DbExt, DbResult, Row, args};
+use super::db::{Arg, Db, DbError, DbExt, DbResult, Query, Row, args};
 
 use crate::leases::{Mode, Patterns};
 
@@ -40,7 +40,7 @@ pub(crate) fn insert(db: &dyn Db, lease: &LeaseRow) -> DbResult<()> {
         column: 3,
         reason: e.to_string(),
     })?;
-    db.execute(
+    db.execute_later(
         &format!("INSERT INTO leases ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
         args![
             &lease.id,
@@ -79,20 +79,30 @@ pub(crate) fn list(db: &dyn Db, session_id: Option<&str>, now_ms: i64) -> DbResu
 /// Unexpired exclusive leases of sessions other than `me`: what a lock, an intent, an
 /// edit or a commit of `me` must stay out of.
 pub(crate) fn exclusive_of_others(db: &dyn Db, me: &str, now_ms: i64) -> DbResult<Vec<LeaseRow>> {
-    db.query_map(
-        &format!(
+    let q = exclusive_of_others_query(me, now_ms);
+    all(&db.rows(&q.sql, &q.args)?)
+}
+
+/// [`exclusive_of_others`] as a query to run with others; [`all`] reads its rows.
+pub(crate) fn exclusive_of_others_query(me: &str, now_ms: i64) -> Query<'_> {
+    Query {
+        sql: format!(
             "SELECT {COLUMNS} FROM leases
-         WHERE expires_at > ?1 AND mode = 'exclusive' AND session_id <> ?2
-         ORDER BY acquired_at, id"
+             WHERE expires_at > ?1 AND mode = 'exclusive' AND session_id <> ?2
+             ORDER BY acquired_at, id"
         ),
-        args![now_ms, me],
-        row,
-    )
+        args: vec![Arg::Int(now_ms), Arg::Text(me)],
+    }
+}
+
+/// The leases of `rows`.
+pub(crate) fn all(rows: &[Row]) -> DbResult<Vec<LeaseRow>> {
+    rows.iter().map(row).collect()
 }
 
 /// Sets a new expiry.
 pub(crate) fn set_expiry(db: &dyn Db, id: &str, expires_at: i64) -> DbResult<()> {
-    db.execute(
+    db.execute_later(
         "UPDATE leases SET expires_at = ?2 WHERE id = ?1",
         args![id, expires_at],
     )?;
@@ -101,7 +111,7 @@ pub(crate) fn set_expiry(db: &dyn Db, id: &str, expires_at: i64) -> DbResult<()>
 
 /// Deletes the lease `id`.
 pub(crate) fn delete(db: &dyn Db, id: &str) -> DbResult<()> {
-    db.execute("DELETE FROM leases WHERE id = ?1", args![id])?;
+    db.execute_later("DELETE FROM leases WHERE id = ?1", args![id])?;
     Ok(())
 }
 

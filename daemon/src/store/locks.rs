@@ -1,6 +1,6 @@
 //! Locks. A lock whose `expires_at <= now` is absent for every purpose.
 
-use super::db::{Db, DbExt, DbResult, Row, args};
+use super::db::{Arg, Db, DbExt, DbResult, Query, Row, args};
 
 /// A stored, unexpired lock.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,12 +13,34 @@ pub(crate) struct LockRow {
 
 /// The unexpired lock on `symbol_path`, if any.
 pub(crate) fn get(db: &dyn Db, symbol_path: &str, now_ms: i64) -> DbResult<Option<LockRow>> {
-    db.query_opt(
-        "SELECT symbol_path, session_id, acquired_at, expires_at FROM locks
-         WHERE symbol_path = ?1 AND expires_at > ?2",
-        args![symbol_path, now_ms],
-        row,
-    )
+    let q = get_query(symbol_path, now_ms);
+    first(&db.rows(&q.sql, &q.args)?)
+}
+
+/// [`get`] as a query to run with others ([`Db::rows_all`]); [`first`] reads its rows.
+pub(crate) fn get_query(symbol_path: &str, now_ms: i64) -> Query<'_> {
+    Query {
+        sql: "SELECT symbol_path, session_id, acquired_at, expires_at FROM locks
+              WHERE symbol_path = ?1 AND expires_at > ?2"
+            .to_owned(),
+        args: vec![Arg::Text(symbol_path), Arg::Int(now_ms)],
+    }
+}
+
+/// The row of `symbol_path`, expired or not, as a query to run with others; [`first`]
+/// reads its rows.
+pub(crate) fn get_any_query(symbol_path: &str) -> Query<'_> {
+    Query {
+        sql: "SELECT symbol_path, session_id, acquired_at, expires_at FROM locks
+              WHERE symbol_path = ?1"
+            .to_owned(),
+        args: vec![Arg::Text(symbol_path)],
+    }
+}
+
+/// The lock of the first of `rows`, if any.
+pub(crate) fn first(rows: &[Row]) -> DbResult<Option<LockRow>> {
+    rows.first().map(row).transpose()
 }
 
 /// Acquires or refreshes the lock (call inside a write transaction). `Err(holder)` when
@@ -30,12 +52,27 @@ pub(crate) fn acquire(
     now_ms: i64,
     expires_at: i64,
 ) -> DbResult<Result<LockRow, LockRow>> {
-    if let Some(holder) = get(db, symbol_path, now_ms)?
+    let current = get(db, symbol_path, now_ms)?;
+    take(db, current, symbol_path, session_id, now_ms, expires_at)
+}
+
+/// [`acquire`] given the row `current` on `symbol_path` (expired or not) read in the same
+/// write: the lock is written without waiting for an answer ([`Db::execute_later`]).
+pub(crate) fn take(
+    db: &dyn Db,
+    current: Option<LockRow>,
+    symbol_path: &str,
+    session_id: &str,
+    now_ms: i64,
+    expires_at: i64,
+) -> DbResult<Result<LockRow, LockRow>> {
+    if let Some(holder) = current
+        && holder.expires_at > now_ms
         && holder.session_id != session_id
     {
         return Ok(Err(holder));
     }
-    db.execute(
+    db.execute_later(
         "INSERT INTO locks (symbol_path, session_id, acquired_at, expires_at)
          VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT(symbol_path) DO UPDATE SET session_id = excluded.session_id,
@@ -52,11 +89,10 @@ pub(crate) fn acquire(
 
 /// Deletes the lock row of `symbol_path`.
 pub(crate) fn delete(db: &dyn Db, symbol_path: &str) -> DbResult<()> {
-    db.execute(
+    db.execute_later(
         "DELETE FROM locks WHERE symbol_path = ?1",
         args![symbol_path],
-    )?;
-    Ok(())
+    )
 }
 
 /// Unexpired locks, optionally of one session, oldest first.
@@ -89,15 +125,6 @@ pub(crate) fn purge_expired(db: &dyn Db, now_ms: i64) -> DbResult<Vec<LockRow>> 
     )?;
     db.execute("DELETE FROM locks WHERE expires_at <= ?1", args![now_ms])?;
     Ok(expired)
-}
-
-/// The row of `symbol_path`, expired or not.
-pub(crate) fn get_any(db: &dyn Db, symbol_path: &str) -> DbResult<Option<LockRow>> {
-    db.query_opt(
-        "SELECT symbol_path, session_id, acquired_at, expires_at FROM locks WHERE symbol_path = ?1",
-        args![symbol_path],
-        row,
-    )
 }
 
 /// The unexpired locks on any of `symbol_paths` (a JSON array of strings), in one query.

@@ -2,29 +2,53 @@
 
 use std::collections::BTreeMap;
 
-use super::db::{Db, DbExt, DbResult, args};
+use serde_json::Value;
 
-/// Records that `session` works in `worktree` (inside the write that acts for it);
-/// `true` when the session was not known yet (it starts now).
-pub(crate) fn seen(db: &dyn Db, session: &str, worktree: &str, now_ms: i64) -> DbResult<bool> {
-    let inserted = db.execute(
-        "INSERT INTO session_worktrees (session_id, worktree, seen_at)
-         VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
-        args![session, worktree, now_ms],
-    )?;
-    if inserted == 0 {
-        db.execute(
-            "UPDATE session_worktrees SET worktree = ?2, seen_at = ?3
-             WHERE session_id = ?1 AND worktree <> ?2",
-            args![session, worktree, now_ms],
-        )?;
+use super::db::{Db, DbExt, DbResult, Dialect, args};
+
+/// The row of a session: new, or a known one's new worktree.
+const UPSERT: &str = "INSERT INTO session_worktrees (session_id, worktree, seen_at)
+     VALUES (?1, ?2, ?3)
+     ON CONFLICT (session_id) DO UPDATE SET worktree = excluded.worktree,
+         seen_at = excluded.seen_at
+     WHERE session_worktrees.worktree <> excluded.worktree";
+
+/// Records that `session` works in `worktree` (inside the write that acts for it); a
+/// session not known yet starts now, with a `session.started` event whose `data` is
+/// `started`. Nothing waits for either ([`Db::execute_later`]): on SQLite the event
+/// (written only if the session is unknown) goes first, then the row; PostgreSQL does
+/// both in one statement.
+pub(crate) fn seen(
+    db: &dyn Db,
+    session: &str,
+    worktree: &str,
+    now_ms: i64,
+    started: &Value,
+) -> DbResult<()> {
+    match db.dialect() {
+        Dialect::Sqlite => {
+            super::events::append_session_started(db, now_ms, session, started)?;
+            db.execute_later(UPSERT, args![session, worktree, now_ms])
+        }
+        Dialect::Postgres => {
+            let data = started.to_string();
+            db.execute_later(
+                &format!(
+                    "WITH seen AS ({UPSERT} RETURNING xmax = 0 AS started)
+                     INSERT INTO events (seq, at, kind, session_id, subject, data)
+                     SELECT (SELECT COALESCE(MAX(seq), 0) + 1 FROM events), ?3,
+                            'session.started', ?1, ?1, ?4
+                     FROM seen WHERE started"
+                ),
+                args![session, worktree, now_ms, &data],
+            )
+        }
     }
-    Ok(inserted == 1)
 }
 
 /// Forgets `session` (it ended): its next act starts it again.
 pub(crate) fn forget(db: &dyn Db, session: &str) -> DbResult<()> {
-    db.execute(
+    db.execute_later(
         "DELETE FROM session_worktrees WHERE session_id = ?1",
         args![session],
     )?;

@@ -6,26 +6,41 @@
 //!   transaction-scoped advisory lock first, so batches of all daemons sharing the project
 //!   run one after another, as SQLite's write lock makes them on one machine: `lock.acquire`
 //!   races keep exactly one winner, and event numbers stay gap-free (see `store::events`).
+//! - **Round trips are the cost.** Under that lock a write costs what its round trips to
+//!   the server cost, so it makes few: statements whose result nobody reads are sent with
+//!   the next one that needs an answer, or with the commit ([`Db::execute_later`], in
+//!   order, on one connection); the daemon's writes have a connection of their own on a
+//!   single-threaded runtime that the writing thread drives itself (a round trip then
+//!   involves no hand-over between threads: 45 µs instead of 80 here); a read's `BEGIN`
+//!   travels with its first statement and its `COMMIT` is not waited for.
 //! - **The database's clock.** Each transaction reads `clock_timestamp()` once, on first
 //!   use, and every expiry it decides uses that: machines' clocks differ.
-//! - **Events.** Each batch ends with `pg_notify(<schema>, <last seq>)`, delivered at
-//!   commit; [`listen`] bumps the daemon's event generation on each, so its waiters and
-//!   watchers read the durable log again. After a reconnect it bumps once: what was
-//!   missed meanwhile is in the log.
+//! - **Events.** After each committed batch the daemon announces
+//!   `pg_notify(<schema>, <last seq>)` on a connection of the reads ([`announce`]); [`listen`]
+//!   bumps the daemon's event generation on each, so its waiters and watchers read the
+//!   durable log again. After a reconnect it bumps once: what was missed meanwhile is in
+//!   the log. The announcement is not part of the write: a `NOTIFY` costs its
+//!   transaction's commit 70–150 µs here (a lock on the server's notification queue),
+//!   which under the project's write lock every daemon's writes would wait for. Outside,
+//!   announcements made while one is on its way are folded into the next. The price is a
+//!   daemon killed between a commit and its announcement: the others learn of that change
+//!   at the next announcement, from anyone.
 //! - **Failure.** Getting a connection is retried three times (100, 200, 400 ms); every
 //!   statement has a deadline; a request that cannot reach the store fails with an error
 //!   naming it by host and database ([`super::super::target::shown`]), never hanging.
 //!   The pool replaces dead connections, so the daemon recovers by itself when the
 //!   database is back.
 
-use std::cell::OnceCell;
+use std::cell::{Cell as StdCell, OnceCell, RefCell};
 use std::error::Error as StdError;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use bytes::BytesMut;
-use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod};
 use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 use tokio_postgres::{AsyncMessage, NoTls};
 
@@ -33,10 +48,10 @@ use crate::store::StoreError;
 use crate::store::batch::{
     BatchTarget, Batcher, Finish, Job, finish_all, run_caught, run_failing, run_jobs,
 };
-use crate::store::db::{Arg, Cell, Db, DbError, DbResult, Dialect, Failing, Row};
+use crate::store::db::{Arg, Cell, Db, DbError, DbResult, Dialect, Failing, Query, Row};
 use crate::store::target::{schema_name, shown};
 
-/// Connections in the pool.
+/// Connections in the pool of reads.
 const POOL_SIZE: usize = 4;
 /// The server aborts a statement running longer (`statement_timeout`), so that the
 /// transaction fails cleanly instead of holding the project's write lock.
@@ -56,9 +71,15 @@ const RETRIES: [Duration; 3] = [
 /// A batch that ran: how to answer each job, and whether it committed.
 type RanBatch = (Vec<Finish>, DbResult<()>);
 
+/// A statement sent later (see [`Db::execute_later`]): it sends itself when first polled.
+type Later<'t> = Pin<Box<dyn Future<Output = Result<u64, tokio_postgres::Error>> + 't>>;
+
 /// An open PostgreSQL store.
 pub(crate) struct PgStore {
+    /// Connections for reads, driven by the daemon's runtime.
     pool: Pool,
+    /// The connection of the daemon's writes.
+    writer: Writer,
     config: tokio_postgres::Config,
     /// Host and database, for messages.
     shown: String,
@@ -70,6 +91,66 @@ pub(crate) struct PgStore {
     write_lock: i64,
     batcher: Batcher,
     handle: tokio::runtime::Handle,
+    /// Asks [`announce`] to tell every daemon that the log grew.
+    grew: Arc<tokio::sync::Notify>,
+    announcer: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for PgStore {
+    fn drop(&mut self) {
+        self.announcer.abort();
+    }
+}
+
+/// The writes' connection (a pool of one, which replaces it when it dies) and the
+/// single-threaded runtime its I/O runs on, driven by whichever thread is writing: batches
+/// run one at a time, so the thread that waits for an answer is the one that reads it.
+struct Writer {
+    /// `None` only while dropped.
+    runtime: Option<tokio::runtime::Runtime>,
+    pool: Pool,
+}
+
+impl Writer {
+    fn new(config: &tokio_postgres::Config) -> Result<Self, String> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("starting the store's writer: {e}"))?;
+        Ok(Self {
+            runtime: Some(runtime),
+            pool: pool(config, 1)?,
+        })
+    }
+}
+
+impl Drop for Writer {
+    /// Without waiting: the store may be dropped on the daemon's runtime, where a
+    /// runtime's ordinary drop would block.
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+/// A pool of `size` connections with `config`.
+fn pool(config: &tokio_postgres::Config, size: usize) -> Result<Pool, String> {
+    let manager = Manager::from_config(
+        config.clone(),
+        NoTls,
+        ManagerConfig {
+            recycling_method: RecyclingMethod::Fast,
+        },
+    );
+    Pool::builder(manager)
+        .max_size(size)
+        .runtime(deadpool_postgres::Runtime::Tokio1)
+        .wait_timeout(Some(STATEMENT_DEADLINE))
+        .create_timeout(Some(CONNECT_DEADLINE))
+        .recycle_timeout(Some(CONNECT_DEADLINE))
+        .build()
+        .map_err(|e| e.to_string())
 }
 
 impl PgStore {
@@ -100,27 +181,26 @@ impl PgStore {
             .await
             .map_err(|e| format!("the PostgreSQL store {at}: {e}"))?;
         drop(client);
-        let manager = Manager::from_config(
-            config.clone(),
-            NoTls,
-            ManagerConfig {
-                recycling_method: RecyclingMethod::Fast,
-            },
-        );
-        let pool = Pool::builder(manager)
-            .max_size(POOL_SIZE)
-            .runtime(deadpool_postgres::Runtime::Tokio1)
-            .wait_timeout(Some(STATEMENT_DEADLINE))
-            .create_timeout(Some(CONNECT_DEADLINE))
-            .recycle_timeout(Some(CONNECT_DEADLINE))
-            .build()
-            .map_err(|e| format!("the PostgreSQL store {at}: {e}"))?;
+        let failed = |e: String| format!("the PostgreSQL store {at}: {e}");
+        let reads = pool(&config, POOL_SIZE).map_err(failed)?;
+        let grew = Arc::new(tokio::sync::Notify::new());
+        let announcer = tokio::spawn(announce(
+            reads.clone(),
+            grew.clone(),
+            format!(
+                "SELECT pg_notify('{schema}', (SELECT COALESCE(MAX(seq), 0) FROM events)::text)"
+            ),
+            at.clone(),
+        ));
         Ok(Self {
-            pool,
+            pool: reads,
+            writer: Writer::new(&config).map_err(failed)?,
+            grew,
+            announcer,
             config,
             write_lock: write_lock_key(&schema),
             project: project.to_owned(),
-            shown: at,
+            shown: at.clone(),
             schema,
             batcher: Batcher::default(),
             handle: tokio::runtime::Handle::current(),
@@ -147,16 +227,45 @@ impl PgStore {
         &self.schema
     }
 
+    /// The reads' connections.
+    fn reads(&self) -> Link<'_> {
+        Link {
+            store: self,
+            driver: Driver::Daemon(&self.handle),
+            pool: &self.pool,
+        }
+    }
+
+    /// The writes' connection.
+    fn writes(&self) -> Link<'_> {
+        Link {
+            store: self,
+            driver: self
+                .writer
+                .runtime
+                .as_ref()
+                .map_or(Driver::Daemon(&self.handle), Driver::Writer),
+            pool: &self.writer.pool,
+        }
+    }
+
     /// Runs `f` in a read-only transaction (blocking; call from the blocking pool). It is
     /// `REPEATABLE READ`: every statement of one read sees the same snapshot, as a read of
     /// SQLite does (the event stream reads the log and its last number in one read and
     /// relies on no write coming between); a read-only transaction never fails to
     /// serialize.
+    ///
+    /// The `BEGIN` travels with the first statement, and the `COMMIT` is sent without
+    /// waiting for its answer: a read-only transaction has nothing to lose, and the
+    /// connection's next user queues behind it (one connection answers in order). A read
+    /// that failed ends with a `ROLLBACK` that is waited for instead, and its connection
+    /// leaves the pool if even that fails.
     pub(crate) fn read<T, E: From<StoreError>>(
         &self,
         f: impl FnOnce(&dyn Db) -> Result<T, E>,
     ) -> Result<T, E> {
-        let client = match self.client() {
+        let link = self.reads();
+        let client = match link.client() {
             Ok(c) => c,
             Err(e) => {
                 return f(&Failing {
@@ -165,10 +274,17 @@ impl PgStore {
                 });
             }
         };
-        self.simple(&client, "BEGIN READ ONLY ISOLATION LEVEL REPEATABLE READ")
-            .map_err(StoreError::from)?;
-        let out = f(&PgTx::new(self, &client, None));
-        self.finish(client, "COMMIT").map_err(StoreError::from)?;
+        let tx = PgTx::new(link, &client, None);
+        tx.later_simple("BEGIN READ ONLY ISOLATION LEVEL REPEATABLE READ");
+        let out = f(&tx);
+        let clean = !tx.failed.get();
+        if clean {
+            tx.send_unanswered("COMMIT");
+        }
+        drop(tx);
+        if !clean {
+            link.abandon(client);
+        }
         out
     }
 
@@ -176,134 +292,33 @@ impl PgStore {
     /// project's write lock, `f`, the notification, the commit. For work outside the
     /// request batches (`wit store migrate`).
     pub(crate) fn write_now<T>(&self, f: impl FnOnce(&dyn Db) -> DbResult<T>) -> DbResult<T> {
-        let client = self.client()?;
-        let now = self.begin_write(&client)?;
-        let out = f(&PgTx::new(self, &client, Some(now)));
-        match out {
-            Ok(v) => {
-                self.finish(client, &self.commit_sql())?;
-                Ok(v)
+        let link = self.writes();
+        let client = link.client()?;
+        let now = link.begin_write(&client)?;
+        let tx = PgTx::new(link, &client, Some(now));
+        let out = f(&tx);
+        let ended = out.is_ok().then(|| tx.end("COMMIT"));
+        drop(tx);
+        match ended {
+            Some(ended) => {
+                link.close(client, ended)?;
+                self.grew.notify_one();
             }
-            Err(e) => {
-                let _ = self.finish(client, "ROLLBACK");
-                Err(e)
-            }
+            None => link.abandon(client),
         }
-    }
-
-    /// `BEGIN`, the project's write lock and the database's clock, in one round trip.
-    fn begin_write(&self, client: &deadpool_postgres::Object) -> DbResult<i64> {
-        let rows = self.simple(
-            client,
-            &format!(
-                "BEGIN; SELECT pg_advisory_xact_lock({}), \
-                 (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
-                self.write_lock
-            ),
-        )?;
-        rows.iter()
-            .find_map(|m| match m {
-                tokio_postgres::SimpleQueryMessage::Row(r) => r.get(1)?.parse().ok(),
-                _ => None,
-            })
-            .ok_or_else(|| {
-                DbError::Postgres(format!("the PostgreSQL store {} sent no clock", self.shown))
-            })
-    }
-
-    /// The notification of the last event number and `COMMIT`, in one round trip.
-    fn commit_sql(&self) -> String {
-        format!(
-            "SELECT pg_notify('{}', (SELECT COALESCE(MAX(seq), 0) FROM events)::text); COMMIT",
-            self.schema
-        )
-    }
-
-    /// Ends the transaction with `sql` (`COMMIT…` or `ROLLBACK`). A connection whose
-    /// transaction could not be ended is taken out of the pool, never handed to another
-    /// request in the middle of a transaction.
-    fn finish(&self, client: deadpool_postgres::Object, sql: &str) -> DbResult<()> {
-        let done = self.simple(&client, sql).map(drop);
-        if done.is_err() {
-            if sql != "ROLLBACK" {
-                let _ = self.simple(&client, "ROLLBACK");
-            }
-            drop(deadpool_postgres::Object::take(client));
-        }
-        done
-    }
-
-    /// One simple-protocol round trip (several statements, no parameters).
-    fn simple(
-        &self,
-        client: &deadpool_postgres::Object,
-        sql: &str,
-    ) -> DbResult<Vec<tokio_postgres::SimpleQueryMessage>> {
-        self.wait(client.simple_query(sql))
-    }
-
-    /// A connection of the pool, retried a few times while the store is unreachable.
-    fn client(&self) -> DbResult<deadpool_postgres::Object> {
-        let mut last = None;
-        for pause in std::iter::once(Duration::ZERO).chain(RETRIES) {
-            std::thread::sleep(pause);
-            match self
-                .handle
-                .block_on(tokio::time::timeout(STATEMENT_DEADLINE, self.pool.get()))
-            {
-                Ok(Ok(client)) => return Ok(client),
-                Ok(Err(e)) => last = Some(e.to_string()),
-                Err(_) => {
-                    last = Some(format!(
-                        "no connection within {} s",
-                        STATEMENT_DEADLINE.as_secs()
-                    ))
-                }
-            }
-        }
-        Err(DbError::Postgres(format!(
-            "the PostgreSQL store {} is unreachable: {}",
-            self.shown,
-            last.unwrap_or_default()
-        )))
-    }
-
-    /// Waits for one round trip, within [`STATEMENT_DEADLINE`].
-    fn wait<T>(&self, fut: impl Future<Output = Result<T, tokio_postgres::Error>>) -> DbResult<T> {
-        match self
-            .handle
-            .block_on(tokio::time::timeout(STATEMENT_DEADLINE, fut))
-        {
-            Ok(Ok(v)) => Ok(v),
-            Ok(Err(e)) => Err(DbError::Postgres(format!(
-                "the PostgreSQL store {}: {}",
-                self.shown,
-                super::schema::db(e)
-            ))),
-            Err(_) => Err(DbError::Postgres(format!(
-                "the PostgreSQL store {} did not answer within {} s",
-                self.shown,
-                STATEMENT_DEADLINE.as_secs()
-            ))),
-        }
+        out
     }
 
     /// Runs one batch: the project's write lock, each job in its savepoint (a batch of one
-    /// needs none: its failure rolls back the transaction), the notification, the commit.
+    /// needs none: its failure rolls back the transaction), the commit, the announcement.
     /// `Err` before any job ran hands the jobs back.
     fn try_batch(&self, mut jobs: Vec<Job>) -> Result<RanBatch, (Vec<Job>, DbError)> {
-        let client = match self.client() {
-            Ok(c) => c,
+        let link = self.writes();
+        let (client, now) = match link.begin_write_retried() {
+            Ok(begun) => begun,
             Err(e) => return Err((jobs, e)),
         };
-        let now = match self.begin_write(&client) {
-            Ok(now) => now,
-            Err(e) => {
-                let _ = self.finish(client, "ROLLBACK");
-                return Err((jobs, e));
-            }
-        };
-        let db = PgTx::new(self, &client, Some(now));
+        let db = PgTx::new(link, &client, Some(now));
         let (finishes, ok) = if jobs.len() == 1 {
             let job = jobs.pop().expect("one job");
             match run_caught(job, &db) {
@@ -313,11 +328,22 @@ impl PgStore {
         } else {
             (run_jobs(&db, jobs), true)
         };
-        let commit = if ok {
-            self.finish(client, &self.commit_sql())
-        } else {
-            // The one job failed and is answered with its own error; nothing to keep.
-            self.finish(client, "ROLLBACK")
+        let ended = ok.then(|| db.end("COMMIT"));
+        drop(db);
+        let commit = match ended {
+            Some(ended) => {
+                let closed = link.close(client, ended);
+                if closed.is_ok() {
+                    self.grew.notify_one();
+                }
+                closed
+            }
+            None => {
+                // The one job failed and is answered with its own error; nothing to
+                // keep, and the statements it left unsent are never sent.
+                link.abandon(client);
+                Ok(())
+            }
         };
         Ok((finishes, commit))
     }
@@ -348,30 +374,381 @@ impl BatchTarget for PgStore {
     }
 }
 
+/// Where a connection's I/O runs while a blocking caller waits for an answer.
+#[derive(Clone, Copy)]
+enum Driver<'s> {
+    /// The daemon's runtime: its worker threads read the answer and hand it over.
+    Daemon(&'s tokio::runtime::Handle),
+    /// The writer's own runtime, which the waiting thread drives itself.
+    Writer(&'s tokio::runtime::Runtime),
+}
+
+impl Driver<'_> {
+    fn block_on<F: Future>(self, f: F) -> F::Output {
+        match self {
+            Driver::Daemon(handle) => handle.block_on(f),
+            Driver::Writer(runtime) => runtime.block_on(f),
+        }
+    }
+}
+
+/// A pool of the store and the runtime its connections run on.
+#[derive(Clone, Copy)]
+struct Link<'s> {
+    store: &'s PgStore,
+    driver: Driver<'s>,
+    pool: &'s Pool,
+}
+
+impl Link<'_> {
+    /// A connection of the pool, retried a few times while the store is unreachable.
+    fn client(self) -> DbResult<Object> {
+        let mut last = None;
+        for pause in std::iter::once(None).chain(RETRIES.map(Some)) {
+            if let Some(pause) = pause {
+                std::thread::sleep(pause);
+            }
+            match self
+                .driver
+                .block_on(tokio::time::timeout(STATEMENT_DEADLINE, self.pool.get()))
+            {
+                Ok(Ok(client)) => return Ok(client),
+                Ok(Err(e)) => last = Some(e.to_string()),
+                Err(_) => {
+                    last = Some(format!(
+                        "no connection within {} s",
+                        STATEMENT_DEADLINE.as_secs()
+                    ))
+                }
+            }
+        }
+        Err(DbError::Postgres(format!(
+            "the PostgreSQL store {} is unreachable: {}",
+            self.store.shown,
+            last.unwrap_or_default()
+        )))
+    }
+
+    /// Waits for `fut`, within [`STATEMENT_DEADLINE`].
+    fn within<F: Future>(self, fut: F) -> DbResult<F::Output> {
+        self.driver
+            .block_on(tokio::time::timeout(STATEMENT_DEADLINE, fut))
+            .map_err(|_| {
+                DbError::Postgres(format!(
+                    "the PostgreSQL store {} did not answer within {} s",
+                    self.store.shown,
+                    STATEMENT_DEADLINE.as_secs()
+                ))
+            })
+    }
+
+    /// Waits for one round trip, within [`STATEMENT_DEADLINE`].
+    fn wait<T>(self, fut: impl Future<Output = Result<T, tokio_postgres::Error>>) -> DbResult<T> {
+        self.within(fut)?.map_err(|e| self.error(e))
+    }
+
+    /// A server's error, naming the store.
+    fn error(self, e: tokio_postgres::Error) -> DbError {
+        DbError::Postgres(format!(
+            "the PostgreSQL store {}: {}",
+            self.store.shown,
+            super::schema::db(e)
+        ))
+    }
+
+    /// A connection with its write begun ([`Link::begin_write`]). The writes' connection
+    /// is polled only while a write waits on it, so it learns that the server went away
+    /// (a restart) only when it is next used: a connection found dead then is replaced,
+    /// once, before any job has run.
+    fn begin_write_retried(self) -> DbResult<(Object, i64)> {
+        let mut last = None;
+        for _ in 0..2 {
+            let client = self.client()?;
+            match self.begin_write(&client) {
+                Ok(now) => return Ok((client, now)),
+                Err(e) => {
+                    let dead = client.is_closed();
+                    self.abandon(client);
+                    if !dead {
+                        return Err(e);
+                    }
+                    last = Some(e);
+                }
+            }
+        }
+        Err(last.unwrap_or_else(|| {
+            DbError::Postgres(format!(
+                "the PostgreSQL store {} is unreachable",
+                self.store.shown
+            ))
+        }))
+    }
+
+    /// `BEGIN`, the project's write lock and the database's clock, in one round trip.
+    fn begin_write(self, client: &Object) -> DbResult<i64> {
+        let rows = self.wait(client.simple_query(&format!(
+            "BEGIN; SELECT pg_advisory_xact_lock({}), \
+             (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
+            self.store.write_lock
+        )))?;
+        rows.iter()
+            .find_map(|m| match m {
+                tokio_postgres::SimpleQueryMessage::Row(r) => r.get(1)?.parse().ok(),
+                _ => None,
+            })
+            .ok_or_else(|| {
+                DbError::Postgres(format!(
+                    "the PostgreSQL store {} sent no clock",
+                    self.store.shown
+                ))
+            })
+    }
+
+    /// Hands `client` back to the pool after its transaction `ended`. A connection whose
+    /// transaction did not end cleanly is rolled back and taken out of the pool, never
+    /// handed to another request in the middle of a transaction.
+    fn close(self, client: Object, ended: DbResult<()>) -> DbResult<()> {
+        if ended.is_err() {
+            self.abandon(client);
+        }
+        ended
+    }
+
+    /// Rolls back `client`'s transaction, taking it out of the pool if even that fails.
+    fn abandon(self, client: Object) {
+        if self.wait(client.batch_execute("ROLLBACK")).is_err() {
+            drop(Object::take(client));
+        }
+    }
+}
+
+/// A job of a batch in progress (see [`PgTx::job_started`]).
+#[derive(Clone, Copy)]
+struct OpenJob {
+    /// Where its statements start among those held for later.
+    mark: usize,
+    /// Whether its savepoint was sent: it has changed something already.
+    savepoint: bool,
+}
+
 /// One transaction of the store, as the store modules see it (begun and ended by its
 /// [`PgStore`] on this connection).
 struct PgTx<'t> {
-    store: &'t PgStore,
-    client: &'t deadpool_postgres::Object,
+    link: Link<'t>,
+    client: &'t Object,
     now: OnceCell<i64>,
+    /// Statements not sent yet, in order.
+    later: RefCell<Vec<Later<'t>>>,
+    /// Why every further statement fails: one sent later failed (or a round trip timed
+    /// out, leaving the connection's state unknown).
+    broken: OnceCell<String>,
+    /// Whether any statement failed.
+    failed: StdCell<bool>,
+    job: StdCell<Option<OpenJob>>,
 }
 
 impl<'t> PgTx<'t> {
-    fn new(store: &'t PgStore, client: &'t deadpool_postgres::Object, now: Option<i64>) -> Self {
+    fn new(link: Link<'t>, client: &'t Object, now: Option<i64>) -> Self {
         let cell = OnceCell::new();
         if let Some(now) = now {
             let _ = cell.set(now);
         }
         Self {
-            store,
+            link,
             client,
             now: cell,
+            later: RefCell::new(Vec::new()),
+            broken: OnceCell::new(),
+            failed: StdCell::new(false),
+            job: StdCell::new(None),
         }
     }
 
     fn prepare(&self, sql: &str) -> DbResult<tokio_postgres::Statement> {
-        self.store
+        if let Some(why) = self.broken.get() {
+            return Err(DbError::Postgres(why.clone()));
+        }
+        self.link
             .wait(self.client.prepare_cached(&dollar_parameters(sql)))
+            .map_err(|e| self.failed_with(e))
+    }
+
+    /// Sends the statements held for later and then `main` (`writes` when it changes
+    /// something), in order, in one round trip; `main`'s answer. A held statement's
+    /// failure breaks the transaction. So does `main`'s, unless a savepoint of the open
+    /// job can undo it.
+    fn run<T>(
+        &self,
+        writes: bool,
+        main: impl Future<Output = Result<T, tokio_postgres::Error>>,
+    ) -> DbResult<T> {
+        if let Some(why) = self.broken.get() {
+            return Err(DbError::Postgres(why.clone()));
+        }
+        let mut held = std::mem::take(&mut *self.later.borrow_mut());
+        if let Some(mut job) = self.job.get() {
+            // The job's first change to be sent takes its savepoint first: a job that
+            // only reads before it ends (most do: their changes wait for the commit)
+            // needs none.
+            if !job.savepoint && (writes || held.len() > job.mark) {
+                held.insert(job.mark, self.simple_statement("SAVEPOINT job"));
+                job.savepoint = true;
+            }
+            job.mark = 0;
+            self.job.set(Some(job));
+        }
+        let outcome = self.link.within(in_order(held, main));
+        let (earlier, answer) = match outcome {
+            Ok(v) => v,
+            Err(e) => return Err(self.break_with(e)),
+        };
+        if let Some(e) = earlier {
+            return Err(self.break_with(self.link.error(e)));
+        }
+        answer.map_err(|e| self.failed_with(self.link.error(e)))
+    }
+
+    /// A statement failed: PostgreSQL has aborted the transaction, which only the open
+    /// job's savepoint can recover; without one, every later statement fails too (and
+    /// the commit, which PostgreSQL would otherwise answer with a silent rollback).
+    fn failed_with(&self, e: DbError) -> DbError {
+        if self.job.get().is_some_and(|j| j.savepoint) {
+            self.failed.set(true);
+            e
+        } else {
+            self.break_with(e)
+        }
+    }
+
+    fn break_with(&self, e: DbError) -> DbError {
+        self.failed.set(true);
+        let _ = self.broken.set(e.to_string());
+        e
+    }
+
+    /// A statement of the simple protocol (no parameters), to send later.
+    fn simple_statement(&self, sql: &'static str) -> Later<'t> {
+        let client = self.client;
+        Box::pin(async move { client.batch_execute(sql).await.map(|()| 0) })
+    }
+
+    /// Holds a statement of the simple protocol for later.
+    fn later_simple(&self, sql: &'static str) {
+        let statement = self.simple_statement(sql);
+        self.later.borrow_mut().push(statement);
+    }
+
+    /// Sends what is held and `sql` without waiting for any answer.
+    fn send_unanswered(&self, sql: &'static str) {
+        self.later_simple(sql);
+        let mut held = std::mem::take(&mut *self.later.borrow_mut());
+        // The first poll of each sends it; the connection drops answers nobody awaits.
+        self.link.driver.block_on(std::future::poll_fn(|cx| {
+            for f in &mut held {
+                let _ = f.as_mut().poll(cx);
+            }
+            Poll::Ready(())
+        }));
+    }
+
+    /// Sends what is held and ends the transaction with `sql` (`…COMMIT`), waiting.
+    fn end(&self, sql: &str) -> DbResult<()> {
+        self.run(false, self.client.simple_query(sql)).map(drop)
+    }
+}
+
+/// Polls `held`, then `main`, always in that order, until all are done: each sends its
+/// request on its first poll, so the server receives them in order, and one connection
+/// answers in order. The first of `held` to fail, and `main`'s answer.
+async fn in_order<T>(
+    held: Vec<Later<'_>>,
+    main: impl Future<Output = Result<T, tokio_postgres::Error>>,
+) -> (
+    Option<tokio_postgres::Error>,
+    Result<T, tokio_postgres::Error>,
+) {
+    let mut held: Vec<Option<Later<'_>>> = held.into_iter().map(Some).collect();
+    let mut main = std::pin::pin!(main);
+    let mut earlier = None;
+    let mut answer = None;
+    std::future::poll_fn(|cx| {
+        for slot in &mut held {
+            if let Some(f) = slot
+                && let Poll::Ready(done) = f.as_mut().poll(cx)
+            {
+                if let Err(e) = done {
+                    earlier.get_or_insert(e);
+                }
+                *slot = None;
+            }
+        }
+        if answer.is_none()
+            && let Poll::Ready(done) = main.as_mut().poll(cx)
+        {
+            answer = Some(done);
+        }
+        if answer.is_some() && held.iter().all(Option::is_none) {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    })
+    .await;
+    match answer {
+        Some(answer) => (earlier, answer),
+        None => unreachable!("polled to completion"),
+    }
+}
+
+/// Polls every one of `sent`, always in order, until all are done (each sends its request
+/// on its first poll); their answers in order, or the first failure.
+async fn all_in_order<F, T>(sent: Vec<F>) -> Result<Vec<T>, tokio_postgres::Error>
+where
+    F: Future<Output = Result<T, tokio_postgres::Error>>,
+{
+    let mut sent: Vec<Pin<Box<F>>> = sent.into_iter().map(Box::pin).collect();
+    let mut answers: Vec<Option<Result<T, tokio_postgres::Error>>> =
+        sent.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        for (f, answer) in sent.iter_mut().zip(answers.iter_mut()) {
+            if answer.is_none()
+                && let Poll::Ready(done) = f.as_mut().poll(cx)
+            {
+                *answer = Some(done);
+            }
+        }
+        if answers.iter().all(Option::is_some) {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    })
+    .await;
+    answers.into_iter().flatten().collect()
+}
+
+/// An argument owned by a statement held for later.
+enum OwnedArg {
+    Null,
+    Int(i64),
+    Text(String),
+}
+
+impl OwnedArg {
+    fn of(a: &Arg<'_>) -> Self {
+        match a {
+            Arg::Null => OwnedArg::Null,
+            Arg::Int(v) => OwnedArg::Int(*v),
+            Arg::Text(t) => OwnedArg::Text((*t).to_owned()),
+        }
+    }
+
+    fn arg(&self) -> Arg<'_> {
+        match self {
+            OwnedArg::Null => Arg::Null,
+            OwnedArg::Int(v) => Arg::Int(*v),
+            OwnedArg::Text(t) => Arg::Text(t),
+        }
     }
 }
 
@@ -379,14 +756,14 @@ impl Db for PgTx<'_> {
     fn execute(&self, sql: &str, args: &[Arg<'_>]) -> DbResult<usize> {
         let stmt = self.prepare(sql)?;
         let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a as _).collect();
-        let n = self.store.wait(self.client.execute(&stmt, &params))?;
+        let n = self.run(true, self.client.execute(&stmt, &params))?;
         Ok(usize::try_from(n).unwrap_or(usize::MAX))
     }
 
     fn rows(&self, sql: &str, args: &[Arg<'_>]) -> DbResult<Vec<Row>> {
         let stmt = self.prepare(sql)?;
         let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a as _).collect();
-        let rows = self.store.wait(self.client.query(&stmt, &params))?;
+        let rows = self.run(changes(sql), self.client.query(&stmt, &params))?;
         rows.iter().map(row).collect()
     }
 
@@ -396,10 +773,13 @@ impl Db for PgTx<'_> {
 
     fn now_ms(&self) -> i64 {
         *self.now.get_or_init(|| {
-            let read = self.store.wait(self.client.query_one(
-                "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
-                &[],
-            ));
+            let read = self.run(
+                false,
+                self.client.query_one(
+                    "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
+                    &[],
+                ),
+            );
             match read {
                 Ok(r) => r.get(0),
                 Err(e) => {
@@ -411,6 +791,86 @@ impl Db for PgTx<'_> {
             }
         })
     }
+
+    fn execute_later(&self, sql: &str, args: &[Arg<'_>]) -> DbResult<()> {
+        if let Some(why) = self.broken.get() {
+            return Err(DbError::Postgres(why.clone()));
+        }
+        // Prepared now (from the cache, or in a round trip of its own the first time on
+        // this connection), so that sending it later is one step that keeps its place.
+        let stmt = self.prepare(sql)?;
+        let owned: Vec<OwnedArg> = args.iter().map(OwnedArg::of).collect();
+        let client = self.client;
+        self.later.borrow_mut().push(Box::pin(async move {
+            let args: Vec<Arg<'_>> = owned.iter().map(OwnedArg::arg).collect();
+            let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a as _).collect();
+            client.execute(&stmt, &params).await
+        }));
+        Ok(())
+    }
+
+    /// All in one round trip, sent in order.
+    fn rows_all(&self, queries: &[Query<'_>]) -> DbResult<Vec<Vec<Row>>> {
+        let stmts = queries
+            .iter()
+            .map(|q| self.prepare(&q.sql))
+            .collect::<DbResult<Vec<_>>>()?;
+        let params: Vec<Vec<&(dyn ToSql + Sync)>> = queries
+            .iter()
+            .map(|q| q.args.iter().map(|a| a as _).collect())
+            .collect();
+        let sent = stmts
+            .iter()
+            .zip(&params)
+            .map(|(stmt, params)| self.client.query(stmt, params))
+            .collect();
+        let writes = queries.iter().any(|q| changes(&q.sql));
+        let answers = self.run(writes, all_in_order(sent))?;
+        answers
+            .iter()
+            .map(|rows| rows.iter().map(row).collect())
+            .collect()
+    }
+
+    /// No savepoint yet: the job takes one only when it first sends a change ([`PgTx::run`]).
+    fn job_started(&self) -> DbResult<()> {
+        if let Some(why) = self.broken.get() {
+            return Err(DbError::Postgres(why.clone()));
+        }
+        let mark = self.later.borrow().len();
+        self.job.set(Some(OpenJob {
+            mark,
+            savepoint: false,
+        }));
+        Ok(())
+    }
+
+    /// A failed job's changes not sent yet are dropped, never sent; those sent are rolled
+    /// back to its savepoint. A job that succeeded leaves its changes held, to go with
+    /// the next statement or the commit.
+    fn job_ended(&self, ok: bool) -> DbResult<()> {
+        let Some(job) = self.job.take() else {
+            return Ok(());
+        };
+        if !ok {
+            self.later.borrow_mut().truncate(job.mark);
+            if job.savepoint {
+                self.later_simple("ROLLBACK TO job");
+            }
+        }
+        if job.savepoint {
+            self.later_simple("RELEASE job");
+        }
+        Ok(())
+    }
+}
+
+/// Whether a statement sent with [`Db::rows`] changes something (`INSERT … RETURNING`).
+fn changes(sql: &str) -> bool {
+    let head = sql.trim_start().as_bytes();
+    ["INSERT", "UPDATE", "DELETE", "WITH"]
+        .iter()
+        .any(|w| head.len() >= w.len() && head[..w.len()].eq_ignore_ascii_case(w.as_bytes()))
 }
 
 /// `?N` → `$N` (statements are written in SQLite's spelling; none has a `?` in a literal).
@@ -513,6 +973,33 @@ impl ToSql for Arg<'_> {
     to_sql_checked!();
 }
 
+/// Announces to every daemon of the project, each time `grew` is signalled, the log's
+/// last number (`sql`, a `pg_notify`), forever. Signals that come while an announcement is
+/// on its way make one more (`Notify` keeps one permit), which covers them all. A failed
+/// announcement is logged once until one succeeds; the next write tries again.
+async fn announce(pool: Pool, grew: Arc<tokio::sync::Notify>, sql: String, shown: String) {
+    let mut reported = false;
+    loop {
+        grew.notified().await;
+        let sent = async {
+            let client = pool.get().await.map_err(|e| e.to_string())?;
+            client.batch_execute(&sql).await.map_err(super::schema::db)
+        };
+        match tokio::time::timeout(STATEMENT_DEADLINE, sent).await {
+            Ok(Ok(())) => reported = false,
+            Ok(Err(e)) if !reported => {
+                tracing::warn!("announcing a write to the PostgreSQL store {shown}: {e}");
+                reported = true;
+            }
+            Err(_) if !reported => {
+                tracing::warn!("announcing a write to the PostgreSQL store {shown}: no answer");
+                reported = true;
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Listens for the project's notifications on a connection of its own, forever: each
 /// one (another daemon's commit, or this one's) bumps `events`, and so does every
 /// (re)connect, after which the waiters read the durable log for what they missed.
@@ -571,6 +1058,212 @@ pub(crate) async fn listen(store: Arc<PgStore>, events: tokio::sync::watch::Send
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::db::{DbExt, args};
+
+    /// A store on a throwaway cluster (keep the cluster alive while it is used).
+    async fn store() -> (wit_testkit::postgres::Cluster, Arc<PgStore>) {
+        let cluster = wit_testkit::postgres::Cluster::start();
+        cluster.create_db("wit");
+        let store = PgStore::connect(&cluster.url("wit"), "test/pipeline")
+            .await
+            .expect("connect");
+        (cluster, Arc::new(store))
+    }
+
+    const AUDIT: &str = "INSERT INTO audit (at, action, symbol_path, holder, by_session, reason)
+                         VALUES (1, 'released', ?1, 'h', NULL, ?2)";
+
+    fn audited(store: &PgStore) -> Vec<String> {
+        store
+            .read(|db| {
+                db.query_map(
+                    "SELECT symbol_path FROM audit ORDER BY symbol_path",
+                    args![],
+                    |r| r.get(0),
+                )
+                .map_err(StoreError::from)
+            })
+            .expect("read")
+    }
+
+    /// A job running `f`, and where its answer arrives: its own outcome, then the commit's.
+    fn job(
+        f: impl FnOnce(&dyn Db) -> DbResult<()> + Send + 'static,
+    ) -> (Job, std::sync::mpsc::Receiver<(bool, bool)>) {
+        let (send, recv) = std::sync::mpsc::channel();
+        let job: Job = Box::new(move |db| {
+            let ok = f(db).is_ok();
+            let finish: Finish = Box::new(move |commit| {
+                let _ = send.send((ok, commit.is_ok()));
+            });
+            (ok, finish)
+        });
+        (job, recv)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn statements_sent_later_run_in_order_and_the_next_read_sees_them() {
+        let (_cluster, store) = store().await;
+        let s = store.clone();
+        let seen = tokio::task::spawn_blocking(move || {
+            s.write_now(|db| {
+                db.execute_later(AUDIT, args!["a", "first"])?;
+                db.execute_later(
+                    "UPDATE audit SET reason = 'second' WHERE symbol_path = 'a'",
+                    args![],
+                )?;
+                db.execute_later(AUDIT, args!["b", "third"])?;
+                db.execute_later(AUDIT, args!["c", "fourth"])?;
+                // Several queries in one round trip, after what was held.
+                let answers = db.rows_all(&[
+                    Query {
+                        sql: "SELECT symbol_path || ':' || reason FROM audit ORDER BY 1".into(),
+                        args: vec![],
+                    },
+                    Query {
+                        sql: "SELECT COUNT(*) FROM audit WHERE symbol_path <> ?1".into(),
+                        args: vec![Arg::Text("a")],
+                    },
+                ])?;
+                let listed: Vec<String> = answers[0]
+                    .iter()
+                    .map(|r| r.get(0))
+                    .collect::<DbResult<_>>()?;
+                assert_eq!(answers[1][0].get::<i64>(0)?, 2);
+                Ok(listed)
+            })
+        })
+        .await
+        .unwrap()
+        .expect("write");
+        assert_eq!(seen, ["a:second", "b:third", "c:fourth"]);
+        let s = store.clone();
+        let after = tokio::task::spawn_blocking(move || audited(&s))
+            .await
+            .unwrap();
+        assert_eq!(after, ["a", "b", "c"], "committed");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_statement_sent_later_that_fails_fails_its_whole_batch_and_nothing_is_kept() {
+        let (_cluster, store) = store().await;
+        // The first job's statement breaks a NOT NULL constraint, but its job already
+        // said it succeeded: the failure shows only when the statement is sent, with the
+        // second job's first statement.
+        let (bad, bad_answer) = job(|db| db.execute_later(AUDIT, args!["bad", Arg::Null]));
+        let (good, good_answer) = job(|db| {
+            db.execute_later(AUDIT, args!["good", "fine"])?;
+            db.rows("SELECT 1", args![]).map(drop)
+        });
+        let s = store.clone();
+        tokio::task::spawn_blocking(move || s.run_batch(vec![bad, good], false))
+            .await
+            .unwrap();
+        assert_eq!(
+            bad_answer.recv().unwrap(),
+            (true, false),
+            "its commit failed"
+        );
+        assert_eq!(good_answer.recv().unwrap(), (false, false));
+        let s = store.clone();
+        let kept = tokio::task::spawn_blocking(move || audited(&s))
+            .await
+            .unwrap();
+        assert!(
+            kept.is_empty(),
+            "nothing acknowledged, nothing kept: {kept:?}"
+        );
+        // The writer's connection is usable again.
+        let (next, next_answer) = job(|db| db.execute_later(AUDIT, args!["next", "ok"]));
+        let s = store.clone();
+        tokio::task::spawn_blocking(move || s.run_batch(vec![next], false))
+            .await
+            .unwrap();
+        assert_eq!(next_answer.recv().unwrap(), (true, true));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_failed_job_s_unsent_statements_are_never_sent() {
+        let (_cluster, store) = store().await;
+        // Were its statement sent, it would break the transaction (NOT NULL), and the
+        // other job's commit with it.
+        let (failed, failed_answer) = job(|db| {
+            db.execute_later(AUDIT, args!["failed", Arg::Null])?;
+            Err(DbError::NoRow)
+        });
+        let (kept, kept_answer) = job(|db| db.execute_later(AUDIT, args!["kept", "fine"]));
+        let s = store.clone();
+        tokio::task::spawn_blocking(move || s.run_batch(vec![failed, kept], false))
+            .await
+            .unwrap();
+        assert_eq!(failed_answer.recv().unwrap(), (false, true));
+        assert_eq!(kept_answer.recv().unwrap(), (true, true));
+        let s = store.clone();
+        let rows = tokio::task::spawn_blocking(move || audited(&s))
+            .await
+            .unwrap();
+        assert_eq!(rows, ["kept"]);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_failed_job_whose_changes_were_sent_is_rolled_back_alone() {
+        let (_cluster, store) = store().await;
+        // Its change is sent (a read follows it), so it takes a savepoint; then it fails.
+        let (sent, sent_answer) = job(|db| {
+            db.execute_later(AUDIT, args!["sent", "undone"])?;
+            db.rows("SELECT 1", args![])?;
+            Err(DbError::NoRow)
+        });
+        // Its own statement fails on the server, inside its savepoint.
+        let (refused, refused_answer) =
+            job(|db| db.execute(AUDIT, args!["refused", Arg::Null]).map(drop));
+        let (kept, kept_answer) = job(|db| db.execute_later(AUDIT, args!["kept", "fine"]));
+        let s = store.clone();
+        tokio::task::spawn_blocking(move || s.run_batch(vec![sent, refused, kept], false))
+            .await
+            .unwrap();
+        assert_eq!(sent_answer.recv().unwrap(), (false, true));
+        assert_eq!(refused_answer.recv().unwrap(), (false, true));
+        assert_eq!(kept_answer.recv().unwrap(), (true, true));
+        let s = store.clone();
+        let rows = tokio::task::spawn_blocking(move || audited(&s))
+            .await
+            .unwrap();
+        assert_eq!(rows, ["kept"]);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn reads_share_connections_cleanly_even_after_one_fails() {
+        let (_cluster, store) = store().await;
+        let s = store.clone();
+        tokio::task::spawn_blocking(move || {
+            for round in 0..3 {
+                // More reads than connections: each connection serves several in turn,
+                // each read's COMMIT unawaited ahead of the next one's BEGIN.
+                for _ in 0..(POOL_SIZE * 2) {
+                    let one: i64 = s
+                        .read(|db| {
+                            db.query_row("SELECT 1", args![], |r| r.get(0))
+                                .map_err(StoreError::from)
+                        })
+                        .expect("read");
+                    assert_eq!(one, 1);
+                }
+                let failed = s.read(|db| {
+                    db.rows("SELECT * FROM no_such_table", args![])
+                        .map_err(StoreError::from)
+                });
+                let e = failed.expect_err("a missing table");
+                assert!(
+                    e.to_string().contains("no_such_table"),
+                    "round {round}: {e}"
+                );
+            }
+            assert!(audited(&s).is_empty());
+        })
+        .await
+        .unwrap();
+    }
 
     #[test]
     fn parameters_are_renumbered_in_place() {
