@@ -1086,6 +1086,22 @@ mod tests {
             .expect("read")
     }
 
+    /// Runs `jobs` as one batch, on the blocking pool as the daemon does.
+    async fn batch(store: &Arc<PgStore>, jobs: Vec<Job>) {
+        let s = store.clone();
+        tokio::task::spawn_blocking(move || s.run_batch(jobs, false))
+            .await
+            .unwrap();
+    }
+
+    /// [`audited`], on the blocking pool.
+    async fn audit_rows(store: &Arc<PgStore>) -> Vec<String> {
+        let s = store.clone();
+        tokio::task::spawn_blocking(move || audited(&s))
+            .await
+            .unwrap()
+    }
+
     /// A job running `f`, and where its answer arrives: its own outcome, then the commit's.
     fn job(
         f: impl FnOnce(&dyn Db) -> DbResult<()> + Send + 'static,
@@ -1137,10 +1153,7 @@ mod tests {
         .unwrap()
         .expect("write");
         assert_eq!(seen, ["a:second", "b:third", "c:fourth"]);
-        let s = store.clone();
-        let after = tokio::task::spawn_blocking(move || audited(&s))
-            .await
-            .unwrap();
+        let after = audit_rows(&store).await;
         assert_eq!(after, ["a", "b", "c"], "committed");
     }
 
@@ -1155,30 +1168,21 @@ mod tests {
             db.execute_later(AUDIT, args!["good", "fine"])?;
             db.rows("SELECT 1", args![]).map(drop)
         });
-        let s = store.clone();
-        tokio::task::spawn_blocking(move || s.run_batch(vec![bad, good], false))
-            .await
-            .unwrap();
+        batch(&store, vec![bad, good]).await;
         assert_eq!(
             bad_answer.recv().unwrap(),
             (true, false),
             "its commit failed"
         );
         assert_eq!(good_answer.recv().unwrap(), (false, false));
-        let s = store.clone();
-        let kept = tokio::task::spawn_blocking(move || audited(&s))
-            .await
-            .unwrap();
+        let kept = audit_rows(&store).await;
         assert!(
             kept.is_empty(),
             "nothing acknowledged, nothing kept: {kept:?}"
         );
         // The writer's connection is usable again.
         let (next, next_answer) = job(|db| db.execute_later(AUDIT, args!["next", "ok"]));
-        let s = store.clone();
-        tokio::task::spawn_blocking(move || s.run_batch(vec![next], false))
-            .await
-            .unwrap();
+        batch(&store, vec![next]).await;
         assert_eq!(next_answer.recv().unwrap(), (true, true));
     }
 
@@ -1192,16 +1196,10 @@ mod tests {
             Err(DbError::NoRow)
         });
         let (kept, kept_answer) = job(|db| db.execute_later(AUDIT, args!["kept", "fine"]));
-        let s = store.clone();
-        tokio::task::spawn_blocking(move || s.run_batch(vec![failed, kept], false))
-            .await
-            .unwrap();
+        batch(&store, vec![failed, kept]).await;
         assert_eq!(failed_answer.recv().unwrap(), (false, true));
         assert_eq!(kept_answer.recv().unwrap(), (true, true));
-        let s = store.clone();
-        let rows = tokio::task::spawn_blocking(move || audited(&s))
-            .await
-            .unwrap();
+        let rows = audit_rows(&store).await;
         assert_eq!(rows, ["kept"]);
     }
 
@@ -1218,17 +1216,11 @@ mod tests {
         let (refused, refused_answer) =
             job(|db| db.execute(AUDIT, args!["refused", Arg::Null]).map(drop));
         let (kept, kept_answer) = job(|db| db.execute_later(AUDIT, args!["kept", "fine"]));
-        let s = store.clone();
-        tokio::task::spawn_blocking(move || s.run_batch(vec![sent, refused, kept], false))
-            .await
-            .unwrap();
+        batch(&store, vec![sent, refused, kept]).await;
         assert_eq!(sent_answer.recv().unwrap(), (false, true));
         assert_eq!(refused_answer.recv().unwrap(), (false, true));
         assert_eq!(kept_answer.recv().unwrap(), (true, true));
-        let s = store.clone();
-        let rows = tokio::task::spawn_blocking(move || audited(&s))
-            .await
-            .unwrap();
+        let rows = audit_rows(&store).await;
         assert_eq!(rows, ["kept"]);
     }
 
