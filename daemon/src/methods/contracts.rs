@@ -18,7 +18,7 @@ use wit_core::protocol::{
 use super::{Failure, event, to_value, validated};
 use crate::analysis::symbol_spellings;
 use crate::params::Params;
-use crate::state::{AppState, now_ms};
+use crate::state::AppState;
 use crate::store::contracts;
 
 /// Status filters of `contract.query`: v1's three, plus the extension statuses.
@@ -72,7 +72,9 @@ pub(crate) async fn propose(
         signature: signature.clone(),
         status: ContractStatus::Proposed,
         responder_session_id: None,
-        proposed_at: now_ms(),
+        // Set by the write, on the store's clock: daemons on machines whose clocks
+        // differ still order the contracts they share by one clock.
+        proposed_at: 0,
         responded_at: None,
         retired: None,
     };
@@ -80,6 +82,10 @@ pub(crate) async fn propose(
     let file = sp.file.to_owned();
     state
         .write(move |tx| {
+            let record = ContractRecord {
+                proposed_at: tx.now_ms(),
+                ..record
+            };
             contracts::insert(tx, &record, &file)?;
             event(
                 tx,

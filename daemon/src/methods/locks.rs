@@ -49,7 +49,7 @@ pub(crate) async fn acquire(
 
     let wait = wait_ms.unwrap_or(0);
     let outcome = if wait == 0 {
-        try_take(state, &spellings, &session, ttl).await?
+        try_take(state, &spellings, &session, ttl).await?.0
     } else {
         wait_for_lock(state, &spellings, &session, ttl, wait).await?
     };
@@ -127,13 +127,13 @@ impl Blocker {
 
 /// One attempt at the lock under its canonical spelling (`spellings[0]`): `Ok(row)` when
 /// taken or refreshed, `Err` when another session holds it (under any spelling) or holds
-/// an exclusive lease over its file.
+/// an exclusive lease over its file; with the store's clock at the decision.
 async fn try_take(
     state: &AppState,
     spellings: &[String],
     session: &str,
     ttl: i64,
-) -> Result<Result<LockRow, Blocker>, Failure> {
+) -> Result<(Result<LockRow, Blocker>, i64), Failure> {
     let who = session.to_owned();
     let aliases = spellings.to_vec();
     let worktree = state.worktree_name();
@@ -157,7 +157,7 @@ async fn try_take(
             for (alias, rows) in others.iter().zip(alias_rows) {
                 if let Some(lock) = locks::first(rows)? {
                     if lock.session_id != who {
-                        return Ok(Err(Blocker::Lock(lock)));
+                        return Ok((Err(Blocker::Lock(lock)), now));
                     }
                     // Our own lock under another spelling becomes the canonical one.
                     locks::delete(tx, alias)?;
@@ -166,7 +166,7 @@ async fn try_take(
             let file = canonical.split_once(':').map_or("", |(f, _)| f);
             let leases = crate::store::leases::all(leases)?;
             if let Some(lease) = super::leases::covering(leases, file) {
-                return Ok(Err(Blocker::Lease(lease)));
+                return Ok((Err(Blocker::Lease(lease)), now));
             }
             let before = locks::first(canonical_rows)?;
             if let Some(old) = before.as_ref().filter(|l| l.expires_at <= now) {
@@ -215,7 +215,7 @@ async fn try_take(
                     json!({ "expiresAt": iso8601_millis(row.expires_at), "ttlMs": ttl }),
                 )?;
             }
-            Ok(taken)
+            Ok((taken, now))
         })
         .await
 }
@@ -242,21 +242,24 @@ async fn wait_for_lock(
         let timed_out = tokio::time::Instant::now() >= deadline;
         // The head of the line tries (and so does anyone whose wait ran out, for its
         // answer); the others only look when the current lock expires.
-        let expires_at = if ticket.is_head() || timed_out {
+        // How long the holder has left, on the store's clock (the one expiry is decided
+        // by: a host whose clock differs from the database's still wakes on time).
+        let left = if ticket.is_head() || timed_out {
             match try_take(state, spellings, session, ttl).await? {
-                Ok(row) => return Ok(Ok(row)),
-                Err(holder) if timed_out => return Ok(Err(holder)),
-                Err(holder) => Some(holder.expires_at()),
+                (Ok(row), _) => return Ok(Ok(row)),
+                (Err(holder), _) if timed_out => return Ok(Err(holder)),
+                (Err(holder), now) => Some(holder.expires_at() - now),
             }
         } else {
             // Free but not ours to take yet (waiters ahead go first): `None`.
-            current_holder(state, &key).await?.map(|h| h.expires_at)
+            current_holder(state, &key)
+                .await?
+                .map(|(h, now)| h.expires_at - now)
         };
         // Wake at the next committed write, at the holder's expiry, or at the deadline.
-        let until = match expires_at {
-            Some(at) => deadline.min(
-                tokio::time::Instant::now()
-                    + std::time::Duration::from_millis((at - now_ms()).max(0) as u64),
+        let until = match left {
+            Some(ms) => deadline.min(
+                tokio::time::Instant::now() + std::time::Duration::from_millis(ms.max(0) as u64),
             ),
             None => deadline,
         };
@@ -264,11 +267,17 @@ async fn wait_for_lock(
     }
 }
 
-/// The unexpired lock on `symbol_path`, if any.
-async fn current_holder(state: &AppState, symbol_path: &str) -> Result<Option<LockRow>, Failure> {
+/// The unexpired lock on `symbol_path`, if any, with the store's clock when it was read.
+async fn current_holder(
+    state: &AppState,
+    symbol_path: &str,
+) -> Result<Option<(LockRow, i64)>, Failure> {
     let path = symbol_path.to_owned();
     state
-        .read(move |conn| Ok(locks::get(conn, &path, conn.now_ms())?))
+        .read(move |conn| {
+            let now = conn.now_ms();
+            Ok(locks::get(conn, &path, now)?.map(|l| (l, now)))
+        })
         .await
 }
 
