@@ -124,21 +124,59 @@ impl AppState {
         }
         let analysis = self.analysis.clone();
         let limit = self.config.parsed.analysis.max_file_bytes;
+        tokio::task::spawn_blocking(move || analyse_each(&analysis, &files, limit))
+            .await
+            .map_err(Failure::from_join)
+    }
+
+    /// [`AppState::analyse_disk`], then `then` with the outcomes and the repository
+    /// index, in the same trip to the blocking pool: what the code graph says about the
+    /// files just analysed rests on those analyses, and a second trip would cost a
+    /// hand-over between threads on every `lock.acquire` and `intent.declare`. `then`
+    /// runs only when some file analysed (else the answer is `T::default()`, with no trip
+    /// at all when no file has an analyzer).
+    pub async fn analyse_disk_then<T, F>(
+        &self,
+        files: Vec<String>,
+        then: F,
+    ) -> Result<(Vec<FileOutcome>, T), Failure>
+    where
+        T: Default + Send + 'static,
+        F: FnOnce(&[FileOutcome], &crate::index::RepoIndex) -> T + Send + 'static,
+    {
+        if !files.iter().any(|f| self.analysis.supports(f)) {
+            let outcomes = files.iter().map(|_| FileOutcome::Unsupported).collect();
+            return Ok((outcomes, T::default()));
+        }
+        let analysis = self.analysis.clone();
+        let index = self.index.clone();
+        let limit = self.config.parsed.analysis.max_file_bytes;
         tokio::task::spawn_blocking(move || {
-            files
-                .iter()
-                .map(|f| {
-                    let outcome = analysis.analyse_disk(f, limit);
-                    if let FileOutcome::Failed(reason) = &outcome {
-                        tracing::info!("not analysed: {}: {}", escape(f), escape(reason));
-                    }
-                    outcome
-                })
-                .collect()
+            let outcomes = analyse_each(&analysis, &files, limit);
+            let answer = if outcomes.iter().any(|o| o.analysis().is_some()) {
+                then(&outcomes, &index)
+            } else {
+                T::default()
+            };
+            (outcomes, answer)
         })
         .await
         .map_err(Failure::from_join)
     }
+}
+
+/// Each of `files` analysed from disk, in order (blocking).
+fn analyse_each(analysis: &Analysis, files: &[String], limit: u64) -> Vec<FileOutcome> {
+    files
+        .iter()
+        .map(|f| {
+            let outcome = analysis.analyse_disk(f, limit);
+            if let FileOutcome::Failed(reason) = &outcome {
+                tracing::info!("not analysed: {}: {}", escape(f), escape(reason));
+            }
+            outcome
+        })
+        .collect()
 }
 
 impl AppState {

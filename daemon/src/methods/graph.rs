@@ -285,76 +285,61 @@ fn spellings_of(ix: &crate::index::RepoIndex, s: &wit_graph::SymbolRef) -> Vec<S
 
 /// For `lock.acquire`: the callers of `file:name` in the graph (any file), each as the
 /// spellings its lock may have. Empty when the graph does not know the definition.
-pub(crate) async fn caller_spellings(
-    state: &AppState,
+pub(crate) fn caller_spellings(
+    ix: &crate::index::RepoIndex,
     file: &str,
     name: &str,
     fresh: &std::sync::Arc<FileAnalysis>,
-) -> Result<Vec<Vec<String>>, Failure> {
-    let (file, name, fresh) = (file.to_owned(), name.to_owned(), fresh.clone());
-    state
-        .with_index(move |ix| {
-            let Some((_, edges)) = ix.callers(&file, &name, 1, Some(&fresh)) else {
-                return Vec::new();
-            };
-            edges
-                .iter()
-                .filter(|e| e.resolution != wit_graph::Resolution::Unresolved)
-                .map(|e| spellings_of(ix, &e.caller))
-                .collect()
-        })
-        .await
+) -> Vec<Vec<String>> {
+    let Some((_, edges)) = ix.callers(file, name, 1, Some(fresh)) else {
+        return Vec::new();
+    };
+    edges
+        .iter()
+        .filter(|e| e.resolution != wit_graph::Resolution::Unresolved)
+        .map(|e| spellings_of(ix, &e.caller))
+        .collect()
 }
 
 /// For `intent.declare`: the callees in *other* files of each declared `file:symbol`, as
 /// `(intentSymbol, spellings of the callee's lock)` (the same-file ones are v1's).
-pub(crate) async fn cross_file_callees(
-    state: &AppState,
+pub(crate) fn cross_file_callees(
+    ix: &crate::index::RepoIndex,
     files: &[String],
     outcomes: &[FileOutcome],
     symbols: &[String],
-) -> Result<Vec<(String, Vec<String>)>, Failure> {
-    if symbols.is_empty() {
-        return Ok(Vec::new());
-    }
+) -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
     // Only files that analysed can have callees; their analyses spare the index a read.
-    let pairs: Vec<(String, String, std::sync::Arc<FileAnalysis>)> = files
+    for (file, fresh) in files
         .iter()
         .zip(outcomes)
         .filter_map(|(f, o)| o.analysis().map(|a| (f, a)))
-        .flat_map(|(f, a)| {
-            symbols
-                .iter()
-                .map(move |s| (f.clone(), s.clone(), a.clone()))
-        })
-        .collect();
-    state
-        .with_index(move |ix| {
-            let mut out: Vec<(String, Vec<String>)> = Vec::new();
-            for (file, name, fresh) in pairs {
-                if !ix.indexable(&file) {
-                    continue;
-                }
-                let Some((_, edges)) = ix.callees(&file, &name, 1, Some(&fresh)) else {
+    {
+        if !ix.indexable(file) {
+            continue;
+        }
+        for name in symbols {
+            let Some((_, edges)) = ix.callees(file, name, 1, Some(fresh)) else {
+                continue;
+            };
+            for e in edges {
+                let Target::Symbol(s) = &e.callee else {
                     continue;
                 };
-                for e in edges {
-                    let Target::Symbol(s) = &e.callee else {
-                        continue;
-                    };
-                    if s.file.as_ref() == file || e.resolution == wit_graph::Resolution::Unresolved
-                    {
-                        continue;
-                    }
-                    let pair = (format!("{file}:{name}"), spellings_of(ix, s));
-                    if !out.contains(&pair) {
-                        out.push(pair);
-                    }
+                if s.file.as_ref() == file.as_str()
+                    || e.resolution == wit_graph::Resolution::Unresolved
+                {
+                    continue;
+                }
+                let pair = (format!("{file}:{name}"), spellings_of(ix, s));
+                if !out.contains(&pair) {
+                    out.push(pair);
                 }
             }
-            out
-        })
-        .await
+        }
+    }
+    out
 }
 
 /// The declared names that no analysed file among `files` defines, as

@@ -97,8 +97,15 @@ pub(crate) async fn declare(
     // Each declared `file:symbol` as the spellings its lock may have.
     let mut lock_pairs: Vec<Vec<String>> = Vec::new();
     let mut outcomes = Vec::new();
+    // Callees in other files, from the code graph (issue 10), found in the same trip.
+    let mut cross_file = Vec::new();
     if !unique_symbols.is_empty() {
-        outcomes = state.analyse_disk(unique_files.clone()).await?;
+        let (files, symbols) = (unique_files.clone(), unique_symbols.clone());
+        (outcomes, cross_file) = state
+            .analyse_disk_then(unique_files.clone(), move |outcomes, ix| {
+                super::graph::cross_file_callees(ix, &files, outcomes, &symbols)
+            })
+            .await?;
     }
     for (i, file) in unique_files.iter().enumerate() {
         let analysis = outcomes.get(i).and_then(|o| o.analysis()).map(|a| &**a);
@@ -142,10 +149,7 @@ pub(crate) async fn declare(
             }
         }
     }
-    // Callees in other files, from the code graph (issue 10).
-    for pair in
-        super::graph::cross_file_callees(state, &unique_files, &outcomes, &unique_symbols).await?
-    {
+    for pair in cross_file {
         if !dep_pairs.contains(&pair) {
             dep_pairs.push(pair);
         }

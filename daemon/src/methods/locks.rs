@@ -42,8 +42,18 @@ pub(crate) async fn acquire(
     let sp = validated(SymbolPath::parse(&symbol_path))?;
 
     // Analysed first: the canonical name decides which row is the lock, and the same
-    // analysis gives the caller warnings.
-    let outcome = state.analyse_disk(vec![sp.file.to_owned()]).await?;
+    // analysis gives the caller warnings (v1's same-file callers, and the code graph's
+    // callers in any file, found in the same trip: each caller's lock spellings).
+    let (file, name) = (sp.file.to_owned(), sp.name.to_owned());
+    let (outcome, graph) = state
+        .analyse_disk_then(vec![sp.file.to_owned()], move |outcomes, ix| {
+            outcomes
+                .first()
+                .and_then(|o| o.analysis())
+                .map(|a| super::graph::caller_spellings(ix, &file, &name, a))
+                .unwrap_or_default()
+        })
+        .await?;
     let analysis = outcome.first().and_then(|o| o.analysis()).cloned();
     let spellings = symbol_spellings(sp.file, sp.name, analysis.as_deref());
 
@@ -76,9 +86,6 @@ pub(crate) async fn acquire(
     };
     let warnings = match &analysis {
         Some(analysis) => {
-            // Callers in every file, from the code graph (issue 10), after v1's same-file
-            // ones.
-            let graph = super::graph::caller_spellings(state, sp.file, sp.name, analysis).await?;
             caller_warnings(
                 state,
                 sp.file,
