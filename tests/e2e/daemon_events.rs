@@ -6,25 +6,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::support::daemon::Daemon;
+use crate::support::events::{kinds, seqs};
 use crate::support::repo::{AUTH_TS, TempRepo};
-
-fn kinds(events: &Value) -> Vec<String> {
-    events["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["kind"].as_str().unwrap().to_owned())
-        .collect()
-}
-
-fn seqs(events: &Value) -> Vec<i64> {
-    events["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["seq"].as_i64().unwrap())
-        .collect()
-}
 
 #[test]
 fn every_change_is_an_event_in_order_with_no_gap_also_across_a_restart() {

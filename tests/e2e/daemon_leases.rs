@@ -225,12 +225,7 @@ fn renew_release_and_forced_release_with_the_audit_record() {
         json!({"kinds": ["lease.acquired", "lease.renewed",
         "lease.forced", "lease.released"]}),
     );
-    let kinds: Vec<&str> = events["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["kind"].as_str().unwrap())
-        .collect();
+    let kinds = crate::support::events::kinds(&events);
     assert_eq!(
         kinds,
         [

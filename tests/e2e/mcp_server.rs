@@ -497,12 +497,7 @@ fn mcp_status_subscribers_are_notified_of_changes_and_wit_events_returns_the_log
         );
         assert_eq!(ended["releasedLocks"], json!(["src/auth.ts:validateToken"]));
         let later = ok(call(&mcp, "wit_events", json!({"since": next, "timeoutMs": 10})).await);
-        let kinds: Vec<&str> = later["events"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["kind"].as_str().unwrap())
-            .collect();
+        let kinds = crate::support::events::kinds(&later);
         assert_eq!(
             kinds,
             [

@@ -370,23 +370,13 @@ fn wit_store_migrate_copies_the_sqlite_state_once_and_the_shared_store_serves_it
     assert_eq!(contracts.as_array().map(Vec::len), Some(1), "{contracts}");
     // The event log came along, numbered as it was, and goes on from there.
     let events = c.ok("events.poll", json!({"since": 0}));
-    let kinds: Vec<&str> = events["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["kind"].as_str().unwrap())
-        .collect();
+    let kinds = crate::support::events::kinds(&events);
     assert_eq!(
         &kinds[..3],
         ["session.started", "lock.acquired", "intent.declared"],
         "{kinds:?}"
     );
-    let seqs: Vec<i64> = events["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["seq"].as_i64().unwrap())
-        .collect();
+    let seqs = crate::support::events::seqs(&events);
     assert_eq!(seqs, (1..=seqs.len() as i64).collect::<Vec<_>>());
 }
 

@@ -23,6 +23,7 @@
 pub mod cli;
 pub mod client;
 pub mod daemon;
+pub mod events;
 pub mod fake_peer;
 pub mod instructions;
 pub mod plugin_repo;
