@@ -118,15 +118,8 @@ impl AppState {
     /// `[analysis] max_file_bytes`; a file refused or failing is logged (escaped: names
     /// and reasons come from the repository) and answered as a failure of that file.
     pub async fn analyse_disk(&self, files: Vec<String>) -> Result<Vec<FileOutcome>, Failure> {
-        // No analyzer, nothing to read: answered without the trip to the blocking pool.
-        if !files.iter().any(|f| self.analysis.supports(f)) {
-            return Ok(files.iter().map(|_| FileOutcome::Unsupported).collect());
-        }
-        let analysis = self.analysis.clone();
-        let limit = self.config.parsed.analysis.max_file_bytes;
-        tokio::task::spawn_blocking(move || analyse_each(&analysis, &files, limit))
-            .await
-            .map_err(Failure::from_join)
+        let (outcomes, ()) = self.analyse_disk_then(files, |_, _| ()).await?;
+        Ok(outcomes)
     }
 
     /// [`AppState::analyse_disk`], then `then` with the outcomes and the repository
@@ -144,6 +137,7 @@ impl AppState {
         T: Default + Send + 'static,
         F: FnOnce(&[FileOutcome], &crate::index::RepoIndex) -> T + Send + 'static,
     {
+        // No analyzer, nothing to read: answered without the trip to the blocking pool.
         if !files.iter().any(|f| self.analysis.supports(f)) {
             let outcomes = files.iter().map(|_| FileOutcome::Unsupported).collect();
             return Ok((outcomes, T::default()));

@@ -299,13 +299,7 @@ impl PgStore {
         let out = f(&tx);
         let ended = out.is_ok().then(|| tx.end("COMMIT"));
         drop(tx);
-        match ended {
-            Some(ended) => {
-                link.close(client, ended)?;
-                self.grew.notify_one();
-            }
-            None => link.abandon(client),
-        }
+        self.settle(link, client, ended)?;
         out
     }
 
@@ -328,24 +322,25 @@ impl PgStore {
         } else {
             (run_jobs(&db, jobs), true)
         };
+        // A failed single job is answered with its own error; nothing to keep, and the
+        // statements it left unsent are never sent.
         let ended = ok.then(|| db.end("COMMIT"));
         drop(db);
-        let commit = match ended {
+        Ok((finishes, self.settle(link, client, ended)))
+    }
+
+    /// Settles a write whose transaction `ended` with its `COMMIT` (`None`: it is to be
+    /// rolled back): the connection goes back to the pool (or out of it, see
+    /// [`Link::close`]), and once committed, the log's growth is announced.
+    fn settle(&self, link: Link<'_>, client: Object, ended: Option<DbResult<()>>) -> DbResult<()> {
+        match ended {
             Some(ended) => {
-                let closed = link.close(client, ended);
-                if closed.is_ok() {
-                    self.grew.notify_one();
-                }
-                closed
+                link.close(client, ended)?;
+                self.grew.notify_one();
             }
-            None => {
-                // The one job failed and is answered with its own error; nothing to
-                // keep, and the statements it left unsent are never sent.
-                link.abandon(client);
-                Ok(())
-            }
-        };
-        Ok((finishes, commit))
+            None => link.abandon(client),
+        }
+        Ok(())
     }
 }
 
@@ -667,37 +662,29 @@ async fn in_order<T>(
     Option<tokio_postgres::Error>,
     Result<T, tokio_postgres::Error>,
 ) {
-    let mut held: Vec<Option<Later<'_>>> = held.into_iter().map(Some).collect();
+    let mut held = std::pin::pin!(all_in_order(held));
     let mut main = std::pin::pin!(main);
-    let mut earlier = None;
-    let mut answer = None;
+    let (mut earlier, mut answer) = (None, None);
     std::future::poll_fn(|cx| {
-        for slot in &mut held {
-            if let Some(f) = slot
-                && let Poll::Ready(done) = f.as_mut().poll(cx)
-            {
-                if let Err(e) = done {
-                    earlier.get_or_insert(e);
-                }
-                *slot = None;
-            }
+        if earlier.is_none()
+            && let Poll::Ready(done) = held.as_mut().poll(cx)
+        {
+            earlier = Some(done.err());
         }
         if answer.is_none()
             && let Poll::Ready(done) = main.as_mut().poll(cx)
         {
             answer = Some(done);
         }
-        if answer.is_some() && held.iter().all(Option::is_none) {
-            Poll::Ready(())
-        } else {
-            Poll::Pending
+        match (earlier.take(), answer.take()) {
+            (Some(earlier), Some(answer)) => Poll::Ready((earlier, answer)),
+            (e, a) => {
+                (earlier, answer) = (e, a);
+                Poll::Pending
+            }
         }
     })
-    .await;
-    match answer {
-        Some(answer) => (earlier, answer),
-        None => unreachable!("polled to completion"),
-    }
+    .await
 }
 
 /// Polls every one of `sent`, always in order, until all are done (each sends its request
@@ -793,10 +780,7 @@ impl Db for PgTx<'_> {
     }
 
     fn execute_later(&self, sql: &str, args: &[Arg<'_>]) -> DbResult<()> {
-        if let Some(why) = self.broken.get() {
-            return Err(DbError::Postgres(why.clone()));
-        }
-        // Prepared now (from the cache, or in a round trip of its own the first time on
+        // Prepared now (refused once the transaction is broken) (from the cache, or in a round trip of its own the first time on
         // this connection), so that sending it later is one step that keeps its place.
         let stmt = self.prepare(sql)?;
         let owned: Vec<OwnedArg> = args.iter().map(OwnedArg::of).collect();
