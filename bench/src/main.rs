@@ -81,9 +81,26 @@ fn parse_args() -> Result<Options> {
                     .max(1);
             }
             "--wit" => opts.wit = args.next().context("--wit needs a path")?.into(),
+            "--generate" => {
+                // For profiling by hand: the code-graph scenario's repository, nothing else.
+                let dir: PathBuf = args.next().context("--generate needs a directory")?.into();
+                let files = graph::generate(&dir, 10_000)?;
+                println!("{files} files written under {}", dir.display());
+                std::process::exit(0);
+            }
+            "--generate-fixture" => {
+                // The same for the 2,200-line fixture of the main scenarios.
+                let dir: PathBuf = args
+                    .next()
+                    .context("--generate-fixture needs a directory")?
+                    .into();
+                scenarios::setup_repo(&dir)?;
+                println!("src/big.ts and src/big.py written under {}", dir.display());
+                std::process::exit(0);
+            }
             "-h" | "--help" => {
                 println!(
-                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph]\n\n\
+                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph] [--generate DIR] [--generate-fixture DIR]\n\n\
                      Benchmarks the real wit daemon on a generated repository.\n\
                      --quick      run a tenth of the iterations (smoke test)\n\
                      --liveness   run only the liveness measures (heavy declares, wake-ups, idle waiters)\n\
@@ -92,7 +109,9 @@ fn parse_args() -> Result<Options> {
                      --json PATH  also write the results as JSON\n\
                      --wit PATH   the wit binary (default: next to this binary)\n\
                      --graph-only only the code-graph scenario (10,000 generated files; 2,000 with --quick)\n\
-                     --no-graph   everything but it"
+                     --no-graph   everything but it\n\
+                     --generate DIR  write the code-graph scenario's repository into DIR and exit (for profiling)\n\
+                     --generate-fixture DIR  the same for the 2,200-line TypeScript and Python fixture"
                 );
                 std::process::exit(0);
             }

@@ -151,7 +151,7 @@ fn timed_acquire(c: &mut Conn, path: &str) -> Result<Duration> {
     Ok(t)
 }
 
-fn setup_repo(root: &Path) -> Result<()> {
+pub(crate) fn setup_repo(root: &Path) -> Result<()> {
     std::fs::create_dir_all(root.join("src"))?;
     std::fs::write(root.join(TS), fixtures::typescript(FUNCTIONS))?;
     std::fs::write(root.join(PY), fixtures::python(FUNCTIONS))?;

@@ -27,7 +27,7 @@
 mod modules;
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 use wit_core::{CallSite, FileAnalysis, Symbol};
@@ -223,11 +223,51 @@ impl Interner {
 }
 
 /// What the graph keeps of one file: its analysis without signatures, call edges and call
-/// sites (symbols, imports, exports, bases), and the call sites in compact form.
+/// sites (symbols, imports, exports, bases), the call sites in compact form, and where
+/// those sites were found to go.
 struct Entry {
     analysis: Arc<FileAnalysis>,
     callers: Box<[u32]>,
     sites: Box<[Site]>,
+    /// The interned names of the file's top-level definitions, sorted (TypeScript,
+    /// JavaScript, Python): a plain call of one of them goes to it, never elsewhere.
+    defines: Box<[u32]>,
+    memo: Mutex<Memo>,
+}
+
+/// Where a file's call sites resolve, remembered until some file's interface changes
+/// ([`Graph::interface`]). Keyed by (caller, callee, receiver) interned ids; the caller
+/// only for `this`/`self`/`cls`/`super` calls, whose target depends on the caller's
+/// class (else [`ANY_CALLER`]).
+#[derive(Default)]
+struct Memo {
+    /// The interface generation the resolutions hold for.
+    generation: u64,
+    found: HashMap<SiteKey, (Target, Resolution)>,
+}
+
+/// A call site's interned (caller, callee, receiver + 1 or 0).
+type SiteKey = (u32, u32, u32);
+
+/// The memo key's caller for calls whose target does not depend on the caller.
+const ANY_CALLER: u32 = u32::MAX;
+/// Most resolutions remembered per file (a bound on memory; beyond it, sites resolve
+/// each time).
+const MEMO_MAX_PER_FILE: usize = 1024;
+
+/// A file's current analysis standing in for the graph's copy of it, for one question.
+///
+/// The daemon asks about a file just edited before (or instead of) re-indexing it: when
+/// the edit kept the file's interface ([`Graph::same_interface`]), every resolution the
+/// graph makes is unchanged, and only the file's own call sites differ; those are taken
+/// from here. Re-indexing a large file (interning every call site) then stays off the
+/// request's path.
+#[derive(Clone, Copy)]
+pub struct Overlay<'a> {
+    /// The file's path.
+    pub file: &'a str,
+    /// Its current analysis, with the same interface as the graph's copy.
+    pub analysis: &'a FileAnalysis,
 }
 
 /// The repository's files, their analyses, and the indexes that make callers cheap.
@@ -245,6 +285,13 @@ pub struct Graph {
     /// Module resolutions: (directory, specifier, python) → file. Cleared whenever the set
     /// of paths (or `tsconfig.json`) changes.
     modules: std::sync::Mutex<ModuleMemo>,
+    /// Generation of what resolution reads: bumped whenever a file is added or removed,
+    /// `tsconfig.json` paths change, or a re-inserted file's interface differs (its
+    /// symbols' names, kinds, containers and order, its imports, exports and class
+    /// bases). An edit inside function bodies leaves it, and so every remembered
+    /// resolution ([`Memo`]), as it is: where a call goes never depends on another
+    /// file's bodies.
+    interface: u64,
 }
 
 /// (directory, specifier, python) → the file the module resolves to.
@@ -263,6 +310,7 @@ impl Graph {
     pub fn set_ts_paths(&mut self, ts: TsPaths) {
         self.ts = ts;
         self.forget_modules();
+        self.interface += 1;
     }
 
     fn forget_modules(&mut self) {
@@ -295,8 +343,13 @@ impl Graph {
 
     /// Adds or replaces `file`. The graph keeps a compact copy (see [`Graph::get`]).
     pub fn insert(&mut self, file: &str, analysis: Arc<FileAnalysis>) {
-        if !self.files.contains_key(file) {
-            self.forget_modules();
+        match self.files.get(file) {
+            None => {
+                self.forget_modules();
+                self.interface += 1;
+            }
+            Some(old) if !same_interface(&old.analysis, &analysis) => self.interface += 1,
+            Some(_) => {}
         }
         // The old version's distinct called names, to update `by_callee` by difference:
         // a file re-indexed after an edit mostly calls the same names, and each
@@ -376,6 +429,17 @@ impl Graph {
             bases: analysis.bases.clone(),
             ..Default::default()
         };
+        let mut defines: Vec<u32> = if Language::of(&key) == Language::Other {
+            Vec::new()
+        } else {
+            kept.symbols
+                .iter()
+                .filter(|d| d.container.is_none())
+                .map(|d| self.names.id(&d.name))
+                .collect()
+        };
+        defines.sort_unstable();
+        defines.dedup();
         for (from, to) in renames(&kept) {
             *self
                 .aliases
@@ -390,6 +454,8 @@ impl Graph {
                 analysis: Arc::new(kept),
                 callers: callers.into(),
                 sites: compact.into(),
+                defines: defines.into(),
+                memo: Mutex::default(),
             },
         );
     }
@@ -398,8 +464,18 @@ impl Graph {
     pub fn remove(&mut self, file: &str) {
         if self.files.contains_key(file) {
             self.forget_modules();
+            self.interface += 1;
         }
         self.unlink(file);
+    }
+
+    /// Whether `analysis` has the interface the graph holds for `file` (see
+    /// [`Graph::interface`]): when it does, the graph answers for the file's current
+    /// content with it as an [`Overlay`], without re-indexing it.
+    pub fn same_interface(&self, file: &str, analysis: &FileAnalysis) -> bool {
+        self.files
+            .get(file)
+            .is_some_and(|e| same_interface(&e.analysis, analysis))
     }
 
     /// Drops `file` and its index entries, leaving the module memo alone.
@@ -803,15 +879,7 @@ impl Graph {
         let Some(e) = self.files.get(file) else {
             return Vec::new();
         };
-        e.sites
-            .iter()
-            .map(|s| SiteRef {
-                caller: self.names.name(e.callers[s.caller as usize]),
-                callee: self.names.name(s.callee),
-                receiver: (s.receiver > 0).then(|| self.names.name(s.receiver - 1)),
-                line: s.line as usize,
-            })
-            .collect()
+        e.sites.iter().map(|s| self.compact_site(e, s).0).collect()
     }
 
     /// The address of the caller named `qualified` in `file`.
@@ -825,37 +893,111 @@ impl Graph {
         }
     }
 
+    /// The memo of `entry`, emptied if an interface changed since it was filled.
+    fn memo_of<'e>(&self, entry: &'e Entry) -> std::sync::MutexGuard<'e, Memo> {
+        let mut memo = entry.memo.lock().unwrap_or_else(|p| p.into_inner());
+        if memo.generation != self.interface {
+            memo.found.clear();
+            memo.generation = self.interface;
+        }
+        memo
+    }
+
+    /// Where `site` of `file` goes, from `memo` (the file's, see [`Graph::memo_of`]) when
+    /// this generation of interfaces resolved it before, else resolved and remembered.
+    /// `key`: the site's interned (caller, callee, receiver); `None` when some name is
+    /// not interned (an overlay's new name): resolved without the memo.
+    fn resolve_remembered<'m>(
+        &self,
+        memo: &'m mut Memo,
+        file: &Arc<str>,
+        key: Option<SiteKey>,
+        site: SiteRef<'_>,
+    ) -> std::borrow::Cow<'m, (Target, Resolution)> {
+        use std::borrow::Cow;
+        let Some((caller, callee, receiver)) = key else {
+            return Cow::Owned(self.resolve(file, site));
+        };
+        let by_class = matches!(
+            site.receiver,
+            Some("this" | "self" | "cls" | "super" | "super()")
+        );
+        let key = (if by_class { caller } else { ANY_CALLER }, callee, receiver);
+        if !memo.found.contains_key(&key) {
+            let found = self.resolve(file, site);
+            if memo.found.len() >= MEMO_MAX_PER_FILE {
+                return Cow::Owned(found);
+            }
+            memo.found.insert(key, found);
+        }
+        match memo.found.get(&key) {
+            Some(hit) => Cow::Borrowed(hit),
+            None => Cow::Owned(self.resolve(file, site)),
+        }
+    }
+
+    /// A compact site of `entry` as a [`SiteRef`], with its interned key.
+    fn compact_site<'a>(&'a self, entry: &Entry, s: &Site) -> (SiteRef<'a>, Option<SiteKey>) {
+        let caller = entry.callers[s.caller as usize];
+        let site = SiteRef {
+            caller: self.names.name(caller),
+            callee: self.names.name(s.callee),
+            receiver: (s.receiver > 0).then(|| self.names.name(s.receiver - 1)),
+            line: s.line as usize,
+        };
+        (site, Some((caller, s.callee, s.receiver)))
+    }
+
+    /// The interned key of an overlay's site, when all its names are interned.
+    fn interned_key(&self, site: SiteRef<'_>) -> Option<SiteKey> {
+        let receiver = match site.receiver {
+            Some(r) => self.names.get(r)? + 1,
+            None => 0,
+        };
+        Some((
+            self.names.get(site.caller)?,
+            self.names.get(site.callee)?,
+            receiver,
+        ))
+    }
+
     /// The direct callees of `of`, one edge per distinct target (the best resolution and
     /// the first line win), in call order.
-    fn direct_callees(&self, of: &SymbolRef) -> Vec<Edge> {
-        let Some(analysis) = self.get(&of.file) else {
+    fn direct_callees(&self, of: &SymbolRef, overlay: Option<Overlay<'_>>) -> Vec<Edge> {
+        let Some((key, entry)) = self.files.get_key_value(of.file.as_ref()) else {
             return Vec::new();
         };
-        let Some(def) = analysis.find(&of.name) else {
+        let Some(def) = entry.analysis.find(&of.name) else {
             return Vec::new();
         };
         let qualified = def.qualified_name();
         let mut out: Vec<Edge> = Vec::new();
-        // Only the definition's own sites (a file has many callers; comparing interned
-        // ids spares a string comparison and a site reference per other site).
-        let Some(entry) = self.files.get(of.file.as_ref()) else {
-            return Vec::new();
-        };
-        let Some(caller) = self.names.get(&qualified) else {
-            return Vec::new();
-        };
-        for s in entry
-            .sites
-            .iter()
-            .filter(|s| entry.callers[s.caller as usize] == caller)
-        {
-            let site = SiteRef {
-                caller: self.names.name(caller),
-                callee: self.names.name(s.callee),
-                receiver: (s.receiver > 0).then(|| self.names.name(s.receiver - 1)),
-                line: s.line as usize,
+        let mine: Vec<(SiteRef<'_>, Option<SiteKey>)> =
+            match overlay.filter(|o| o.file == key.as_ref()) {
+                Some(o) => overlay_sites(o.analysis)
+                    .filter(|s| s.caller == qualified)
+                    .map(|site| (site, self.interned_key(site)))
+                    .collect(),
+                // Only the definition's own sites (a file has many callers; comparing
+                // interned ids spares a string comparison and a site reference per other
+                // site).
+                None => {
+                    let Some(caller) = self.names.get(&qualified) else {
+                        return Vec::new();
+                    };
+                    entry
+                        .sites
+                        .iter()
+                        .filter(|s| entry.callers[s.caller as usize] == caller)
+                        .map(|s| self.compact_site(entry, s))
+                        .collect()
+                }
             };
-            let (callee, resolution) = self.resolve(&of.file, site);
+        let mut memo = self.memo_of(entry);
+        for (site, ids) in mine {
+            let (callee, resolution) = self
+                .resolve_remembered(&mut memo, key, ids, site)
+                .into_owned();
             match out.iter_mut().find(|e| e.callee == callee) {
                 Some(e) => e.resolution = e.resolution.min(resolution),
                 None => out.push(Edge {
@@ -871,7 +1013,7 @@ impl Graph {
     }
 
     /// The direct callers of `of`: every call site, in any file, resolving to it.
-    fn direct_callers(&self, of: &SymbolRef) -> Vec<Edge> {
+    fn direct_callers(&self, of: &SymbolRef, overlay: Option<Overlay<'_>>) -> Vec<Edge> {
         let Some(analysis) = self.get(&of.file) else {
             return Vec::new();
         };
@@ -882,55 +1024,73 @@ impl Graph {
         let mut out: Vec<Edge> = Vec::new();
         let names = self.called_as(&def.name);
         let ids: Vec<u32> = names.iter().filter_map(|n| self.names.get(n)).collect();
-        let files: BTreeSet<&Arc<str>> = ids
+        let mut files: Vec<&Arc<str>> = ids
             .iter()
             .filter_map(|id| self.by_callee.get(id))
             .flatten()
             .collect();
+        // The overlaid file calls what its current sites say, whatever `by_callee` (made
+        // from the graph's copy) says.
+        if let Some(o) = overlay
+            && let Some((key, _)) = self.files.get_key_value(o.file)
+        {
+            files.retain(|f| f.as_ref() != o.file);
+            if overlay_sites(o.analysis).any(|s| names.contains(s.callee)) {
+                files.push(key);
+            }
+        }
+        files.sort_unstable();
+        files.dedup();
         for file in files {
             let entry = &self.files[file];
             let a = &entry.analysis;
-            // One resolution per distinct (callee, receiver) of the file: the caller does
-            // not change where a plain or member call goes (`this`/`self`/`super` aside,
-            // which depend on the caller's class and are resolved each time).
-            let mut memo: Vec<((u32, u32), (Target, Resolution))> = Vec::new();
-            for s in entry.sites.iter().filter(|s| ids.contains(&s.callee)) {
-                let site = SiteRef {
-                    caller: self.names.name(entry.callers[s.caller as usize]),
-                    callee: self.names.name(s.callee),
-                    receiver: (s.receiver > 0).then(|| self.names.name(s.receiver - 1)),
-                    line: s.line as usize,
-                };
-                // A plain call in another file that defines the name at its top level goes
-                // to that definition, never to ours.
-                if site.receiver.is_none()
-                    && file.as_ref() != of.file.as_ref()
-                    && Language::of(file) != Language::Other
-                    && a.symbols
-                        .iter()
-                        .any(|d| d.container.is_none() && d.name == site.callee)
-                {
+            // A plain call in another file that defines the name at its top level goes
+            // to that definition, never to ours (the overlay, with the same interface,
+            // defines the same names).
+            let shadowed: Vec<u32> = if file.as_ref() == of.file.as_ref() {
+                Vec::new()
+            } else {
+                ids.iter()
+                    .copied()
+                    .filter(|id| entry.defines.binary_search(id).is_ok())
+                    .collect()
+            };
+            // Only the sites calling one of the names (interned ids compared first: most
+            // sites of a file call something else).
+            let sites: Vec<(SiteRef<'_>, Option<SiteKey>)> = match overlay
+                .filter(|o| o.file == file.as_ref())
+            {
+                Some(o) => overlay_sites(o.analysis)
+                    .filter(|s| names.contains(s.callee))
+                    .filter(|s| {
+                        s.receiver.is_some()
+                            || !self
+                                .names
+                                .get(s.callee)
+                                .is_some_and(|id| shadowed.contains(&id))
+                    })
+                    .map(|site| (site, self.interned_key(site)))
+                    .collect(),
+                None => entry
+                    .sites
+                    .iter()
+                    .filter(|s| {
+                        ids.contains(&s.callee) && (s.receiver > 0 || !shadowed.contains(&s.callee))
+                    })
+                    .map(|s| self.compact_site(entry, s))
+                    .collect(),
+            };
+            if sites.is_empty() {
+                continue;
+            }
+            let mut memo = self.memo_of(entry);
+            for (site, key) in sites {
+                let found = self.resolve_remembered(&mut memo, file, key, site);
+                let (callee, resolution) = found.as_ref();
+                if *callee != target {
                     continue;
                 }
-                let by_class = matches!(
-                    site.receiver,
-                    Some("this" | "self" | "cls" | "super" | "super()")
-                );
-                let key = (s.callee, s.receiver);
-                let found = match memo.iter().find(|(k, _)| !by_class && *k == key) {
-                    Some((_, hit)) => hit.clone(),
-                    None => {
-                        let got = self.resolve(file, site);
-                        if !by_class {
-                            memo.push((key, got.clone()));
-                        }
-                        got
-                    }
-                };
-                let (callee, resolution) = found;
-                if callee != target {
-                    continue;
-                }
+                let resolution = *resolution;
                 let caller = self.caller_ref(file, a, site.caller);
                 match out.iter_mut().find(|e| e.caller == caller) {
                     Some(e) => e.resolution = e.resolution.min(resolution),
@@ -950,10 +1110,20 @@ impl Graph {
     /// The callees of `of`, then theirs, down to `depth` levels (1 = direct only, at most
     /// [`MAX_DEPTH`]); each definition is expanded once (cycles end).
     pub fn callees(&self, of: &SymbolRef, depth: usize) -> Vec<Edge> {
+        self.callees_with(of, depth, None)
+    }
+
+    /// [`Graph::callees`], with `overlay` standing in for the graph's copy of its file.
+    pub fn callees_with(
+        &self,
+        of: &SymbolRef,
+        depth: usize,
+        overlay: Option<Overlay<'_>>,
+    ) -> Vec<Edge> {
         self.walk(
             of,
             depth,
-            |g, s| g.direct_callees(s),
+            |g, s| g.direct_callees(s, overlay),
             |e| match &e.callee {
                 Target::Symbol(s) => Some(s.clone()),
                 Target::Unknown(_) => None,
@@ -963,10 +1133,20 @@ impl Graph {
 
     /// The callers of `of`, then theirs, up to `depth` levels (see [`Graph::callees`]).
     pub fn callers(&self, of: &SymbolRef, depth: usize) -> Vec<Edge> {
+        self.callers_with(of, depth, None)
+    }
+
+    /// [`Graph::callers`], with `overlay` standing in for the graph's copy of its file.
+    pub fn callers_with(
+        &self,
+        of: &SymbolRef,
+        depth: usize,
+        overlay: Option<Overlay<'_>>,
+    ) -> Vec<Edge> {
         self.walk(
             of,
             depth,
-            |g, s| g.direct_callers(s),
+            |g, s| g.direct_callers(s, overlay),
             |e| Some(e.caller.clone()),
         )
     }
@@ -1057,6 +1237,35 @@ fn distinct_callees(sites: &[Site]) -> Vec<u32> {
     ids.sort_unstable();
     ids.dedup();
     ids
+}
+
+/// The call sites of an overlay's analysis (one plain call per call edge for analyses
+/// without call sites, as [`Graph::insert`] does).
+fn overlay_sites(analysis: &FileAnalysis) -> Box<dyn Iterator<Item = SiteRef<'_>> + '_> {
+    if analysis.call_sites.is_empty() {
+        Box::new(analysis.calls.iter().map(|c| SiteRef {
+            caller: &c.caller,
+            callee: &c.callee,
+            receiver: None,
+            line: 0,
+        }))
+    } else {
+        Box::new(analysis.call_sites.iter().map(SiteRef::from))
+    }
+}
+
+/// Whether two analyses of a file give the same answers to every resolution: the same
+/// symbols (names, kinds, containers, in order: addresses depend on the order), imports,
+/// exports and class bases. Positions, signatures and call sites do not count.
+fn same_interface(a: &FileAnalysis, b: &FileAnalysis) -> bool {
+    a.symbols.len() == b.symbols.len()
+        && a.symbols
+            .iter()
+            .zip(&b.symbols)
+            .all(|(x, y)| x.name == y.name && x.kind == y.kind && x.container == y.container)
+        && a.imports == b.imports
+        && a.exports == b.exports
+        && a.bases == b.bases
 }
 
 /// The renames an analysis declares: (name, another name it is called by).

@@ -455,3 +455,167 @@ fn a_reinserted_file_gains_and_loses_exactly_the_callers_its_edit_changed() {
             .all(|files| !files.iter().any(|f| f.as_ref() == "src/api.ts"))
     );
 }
+
+/// Every edge of every symbol of `g`, to depth 2, both ways (with `overlay` when given),
+/// as text: what an overlay must reproduce exactly.
+fn every_edge(g: &Graph, overlay: Option<Overlay<'_>>) -> Vec<String> {
+    let mut paths: Vec<&Arc<str>> = g.paths().collect();
+    paths.sort();
+    let mut out = Vec::new();
+    for file in paths {
+        let a = g.get(file).unwrap().clone();
+        for s in &a.symbols {
+            let of = g.symbol(file, &a.address_of(s)).unwrap();
+            for (way, edges) in [
+                ("callers", g.callers_with(&of, 2, overlay)),
+                ("callees", g.callees_with(&of, 2, overlay)),
+            ] {
+                for e in edges {
+                    out.push(format!(
+                        "{} {way}: {} -> {} ({}) L{} d{}",
+                        of.path(),
+                        e.caller.path(),
+                        e.callee.path(),
+                        e.resolution.as_str(),
+                        e.line + 1,
+                        e.depth
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+const OVERLAY_FILES: [(&str, &str); 4] = [
+    ("src/db.ts", DB),
+    (
+        "src/api.ts",
+        "import connect, { query as q, Repo } from './db';\nimport * as db from './db.js';\nexport function handler() {\n  q('a');\n  db.query('b');\n  connect();\n}\nexport class Svc {\n  go() { return this.stop(); }\n  stop() { return new Repo().find('x'); }\n}\n",
+    ),
+    (
+        "pkg/db.py",
+        "def query(sql):\n    return run(sql)\n\ndef run(s):\n    return s\n",
+    ),
+    (
+        "pkg/views.py",
+        "from .db import query, run as r\n\nclass V:\n    def get(self):\n        return query('a')\n\n    def put(self):\n        return self.get()\n",
+    ),
+];
+
+/// An overlay of a file whose edit kept its interface answers exactly as the graph does
+/// once the edited file is re-inserted: callers and callees, both ways, to depth 2, in
+/// every file (the overlaid file's own sites, and other files' sites into it).
+#[test]
+fn an_overlay_of_a_body_edit_answers_as_the_reinserted_file_would() {
+    let registry = wit_analyzers::builtin_registry();
+    let analyse = |path: &str, source: &str| {
+        Arc::new(registry.for_path(path).unwrap().analyze(source).unwrap())
+    };
+    // Body edits: calls added, removed, moved to another function; lines shifted.
+    let edits = [
+        (
+            "src/api.ts",
+            "import connect, { query as q, Repo } from './db';\nimport * as db from './db.js';\n\n\nexport function handler() {\n  connect();\n  new Repo().load('y');\n}\nexport class Svc {\n  go() { q('z'); return this.stop(); }\n  stop() { db.query('w'); return 1; }\n}\n",
+        ),
+        (
+            "src/db.ts",
+            "export function query(sql: string) { return sql; }\nfunction run(s: string) { return query(s); }\nexport default function connect() { run('a'); }\nexport class Repo {\n  find(id: string) { return id; }\n  load(id: string) { return this.find(id); }\n}\n",
+        ),
+        (
+            "pkg/views.py",
+            "from .db import query, run as r\n\nclass V:\n    def get(self):\n        return r('a')\n\n    def put(self):\n        query('b')\n        return self.get()\n",
+        ),
+        (
+            "pkg/db.py",
+            "def query(sql):\n    return sql\n\ndef run(s):\n    return query(s)\n",
+        ),
+    ];
+    for (file, source) in edits {
+        let mut g = graph(&OVERLAY_FILES);
+        let fresh = analyse(file, source);
+        assert!(g.same_interface(file, &fresh), "{file}: a body edit");
+        let before = g.interface;
+        let overlaid = every_edge(
+            &g,
+            Some(Overlay {
+                file,
+                analysis: &fresh,
+            }),
+        );
+        g.insert(file, fresh.clone());
+        assert_eq!(
+            g.interface, before,
+            "{file}: a body edit keeps the interface"
+        );
+        let reinserted = every_edge(&g, None);
+        assert_eq!(overlaid, reinserted, "{file}");
+        // And the edit did change some answer (else this would test nothing).
+        assert_ne!(
+            every_edge(&graph(&OVERLAY_FILES), None),
+            reinserted,
+            "{file}"
+        );
+    }
+}
+
+/// Resolutions are remembered per file, and forgotten when any file's interface changes:
+/// a re-export pointed elsewhere moves the caller to the new definition at once, while a
+/// body edit elsewhere leaves what was remembered in place.
+#[test]
+fn remembered_resolutions_are_forgotten_when_an_interface_changes() {
+    let registry = wit_analyzers::builtin_registry();
+    let analyse = |path: &str, source: &str| {
+        Arc::new(registry.for_path(path).unwrap().analyze(source).unwrap())
+    };
+    let impl_ = "export function parse(s: string) { return s; }\n";
+    let mut g = graph(&[
+        ("src/impl.ts", impl_),
+        ("src/impl2.ts", impl_),
+        ("src/index.ts", "export { parse } from './impl';\n"),
+        (
+            "src/main.ts",
+            "import { parse } from './index';\nexport function main() { parse('x'); }\n",
+        ),
+    ]);
+    assert_eq!(
+        callers(&g, "src/impl.ts:parse"),
+        ["src/main.ts:main (resolved) L2"]
+    );
+    assert!(callers(&g, "src/impl2.ts:parse").is_empty());
+    let remembered = |g: &Graph| {
+        let memo = g.files["src/main.ts"].memo.lock().unwrap();
+        (memo.generation == g.interface) as usize * memo.found.len()
+    };
+    assert_eq!(remembered(&g), 1);
+    // A body edit of another file: the interface stands, so does the memo.
+    let before = g.interface;
+    g.insert(
+        "src/impl2.ts",
+        analyse(
+            "src/impl2.ts",
+            "export function parse(s: string) { return s + s; }\n",
+        ),
+    );
+    assert_eq!(g.interface, before);
+    assert_eq!(remembered(&g), 1);
+    // The re-export now points at the other file: every memo is stale.
+    g.insert(
+        "src/index.ts",
+        analyse("src/index.ts", "export { parse } from './impl2';\n"),
+    );
+    assert_ne!(g.interface, before);
+    assert_eq!(remembered(&g), 0);
+    assert!(callers(&g, "src/impl.ts:parse").is_empty());
+    assert_eq!(
+        callers(&g, "src/impl2.ts:parse"),
+        ["src/main.ts:main (resolved) L2"]
+    );
+    // Removing a file, or adding one, is an interface change too.
+    let before = g.interface;
+    g.remove("src/impl.ts");
+    assert_ne!(g.interface, before);
+    let before = g.interface;
+    g.insert("src/new.ts", analyse("src/new.ts", impl_));
+    assert_ne!(g.interface, before);
+}

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::support::client::Client;
-use crate::support::daemon::{Daemon, wait_until};
+use crate::support::daemon::{Daemon, daemon_command, wait_until};
 use crate::support::repo::TempRepo;
 
 const DB: &str = "export function query(sql: string): string {\n  return run(sql);\n}\n\nfunction run(s: string): string {\n  return s;\n}\n\nexport class Repo {\n  find(id: string) {\n    return this.load(id);\n  }\n  load(id: string) {\n    return query(id);\n  }\n}\n";
@@ -267,8 +267,22 @@ fn symbols_list_and_resolve_and_unknown_symbols_on_lock_and_declare() {
 
 #[test]
 fn an_edit_a_deletion_and_a_rename_while_indexed_are_reflected() {
+    edits_deletions_and_renames_are_reflected(false);
+}
+
+/// The same with the portable watcher (`notify`), which other platforms use.
+#[test]
+fn the_portable_watcher_reflects_edits_deletions_and_renames_too() {
+    edits_deletions_and_renames_are_reflected(true);
+}
+
+fn edits_deletions_and_renames_are_reflected(portable: bool) {
     let repo = repo();
-    let d = Daemon::start(repo.path());
+    let mut cmd = daemon_command(repo.path());
+    if portable {
+        cmd.env("WIT_TEST_PORTABLE_WATCHER", "1");
+    }
+    let d = Daemon::start_with(repo.path(), cmd);
     let mut c = d.client();
     ready(&mut c);
     let callers = |c: &mut Client| -> Vec<String> {
@@ -323,6 +337,74 @@ fn an_edit_a_deletion_and_a_rename_while_indexed_are_reflected() {
     );
     let err = c.err("code.callers", json!({"symbolPath": "src/db.ts:query"}));
     assert_eq!(err["message"], "SYMBOL_NOT_FOUND");
+}
+
+/// An edit inside a function body is seen by the very next `lock.acquire` and
+/// `intent.declare` on that file, before the watcher has re-indexed it (the daemon
+/// answers from the file's fresh analysis overlaid on the index) and after.
+#[test]
+fn an_edit_inside_a_body_is_seen_by_the_next_acquire_and_declare_at_once() {
+    let repo = repo();
+    let d = Daemon::start(repo.path());
+    let mut c = d.client();
+    ready(&mut c);
+    let warnings = |c: &mut Client| {
+        let r = c.ok(
+            "lock.acquire",
+            json!({"sessionId": "s1", "symbolPath": "src/db.ts:query"}),
+        );
+        r["warnings"].clone()
+    };
+    let dep_chain = |c: &mut Client| -> Vec<String> {
+        let r = c.ok(
+            "intent.declare",
+            json!({"sessionId": "s1", "description": "d", "files": ["src/api.ts"], "symbols": ["handler"]}),
+        );
+        r["conflicts"]["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["lockedCallee"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    c.ok(
+        "lock.acquire",
+        json!({"sessionId": "s2", "symbolPath": "src/db.ts:Repo.load"}),
+    );
+    assert_eq!(
+        warnings(&mut c),
+        json!([{"lockedSymbol": "src/db.ts:Repo.load", "heldBy": "s2", "chain": ["src/db.ts:Repo.load", "src/db.ts:query"]}])
+    );
+    // Repo.load stops calling query: the next acquire (same file) has no warning.
+    repo.write("src/db.ts", &DB.replace("return query(id);", "return id;"));
+    assert_eq!(warnings(&mut c), json!([]));
+    // And calls it again.
+    repo.write("src/db.ts", DB);
+    assert_eq!(warnings(&mut c)[0]["lockedSymbol"], "src/db.ts:Repo.load");
+    c.ok(
+        "lock.release",
+        json!({"sessionId": "s1", "symbolPath": "src/db.ts:query"}),
+    );
+    // handler's callees change with each edit of its body; the next declare says so.
+    c.ok(
+        "lock.acquire",
+        json!({"sessionId": "s2", "symbolPath": "src/db.ts:query"}),
+    );
+    assert_eq!(dep_chain(&mut c), ["src/db.ts:query"]);
+    let only_load = "import { query as q, Repo } from './db';\nimport * as db from './db.js';\n\nexport function handler(): string {\n  return new Repo().load('x');\n}\n";
+    repo.write("src/api.ts", only_load);
+    assert_eq!(dep_chain(&mut c), ["src/db.ts:Repo.load"]);
+    repo.write("src/api.ts", API);
+    assert_eq!(dep_chain(&mut c), ["src/db.ts:query"]);
+    // A question that re-indexes both files (verified on use) changes no answer.
+    let callers = c.ok("code.callers", json!({"symbolPath": "src/db.ts:query"}));
+    assert_eq!(callers["callers"].as_array().unwrap().len(), 2, "{callers}");
+    assert_eq!(dep_chain(&mut c), ["src/db.ts:query"]);
+    c.ok(
+        "lock.release",
+        json!({"sessionId": "s2", "symbolPath": "src/db.ts:query"}),
+    );
+    assert_eq!(warnings(&mut c)[0]["lockedSymbol"], "src/db.ts:Repo.load");
 }
 
 #[test]

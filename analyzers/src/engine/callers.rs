@@ -13,12 +13,18 @@ use super::nesting::{Span, innermost};
 /// `scopes` are the call-owning ranges of callable symbols (values: indexes into
 /// `symbols`). Calls outside every scope (module level, class field initializers) give no
 /// edge; calls in anonymous callbacks land in the named function around the callback,
-/// which has no scope of its own.
+/// which has no scope of its own. `origin`: a byte offset at or before every call, and
+/// its zero-based line (lines are counted from there: a chunk counts its own lines only).
+///
+/// De-duplication is per calling *symbol* (two definitions sharing a name keep their
+/// own edges), so the calls of one top-level declaration resolve on their own: the
+/// incremental engine resolves each declaration once and concatenates the results.
 pub(super) fn resolve(
     symbols: &[Symbol],
     mut scopes: Vec<Span<usize>>,
     mut calls: Vec<Call>,
     source: &str,
+    origin: (usize, usize),
 ) -> (Vec<CallEdge>, Vec<CallSite>) {
     // Stable, so two calls starting together (`a.b().c()`) keep the query's order.
     calls.sort_by_key(|c| c.at);
@@ -30,7 +36,7 @@ pub(super) fn resolve(
     let mut seen_sites: HashSet<(usize, &str, Option<String>)> = HashSet::new();
     let mut edges = Vec::new();
     let mut sites = Vec::new();
-    let mut lines = LineIndex::new(source);
+    let mut lines = LineIndex::new(source, origin);
     for (call, owner) in calls.iter().zip(owners) {
         let Some(symbol) = owner else { continue };
         let caller = caller_names[symbol].get_or_insert_with(|| symbols[symbol].qualified_name());
@@ -62,21 +68,19 @@ struct LineIndex<'s> {
 }
 
 impl<'s> LineIndex<'s> {
-    fn new(source: &'s str) -> Self {
+    /// Counting from `origin`: (byte offset, its zero-based line).
+    fn new(source: &'s str, origin: (usize, usize)) -> Self {
         Self {
             source: source.as_bytes(),
-            at: 0,
-            line: 0,
+            at: origin.0.min(source.len()),
+            line: origin.1,
         }
     }
 
-    /// Zero-based line of `offset` (offsets must come in ascending order).
+    /// Zero-based line of `offset` (offsets must come in ascending order, from the
+    /// origin on).
     fn line_of(&mut self, offset: usize) -> usize {
-        let offset = offset.min(self.source.len());
-        if offset < self.at {
-            self.at = 0;
-            self.line = 0;
-        }
+        let offset = offset.min(self.source.len()).max(self.at);
         self.line += self.source[self.at..offset]
             .iter()
             .filter(|&&b| b == b'\n')

@@ -17,16 +17,16 @@ use super::budget::Budget;
 use super::nesting::{Span, innermost};
 use super::query::{CompiledQuery, Role};
 
-/// A call site: where it starts and the called name (with the name's start byte).
+/// A call site: where it starts and the called name.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Call<'s> {
     pub(super) at: usize,
-    pub(super) name_start: usize,
     pub(super) callee: &'s str,
     pub(super) receiver: Receiver,
 }
 
-/// The receiver of a call, as byte ranges into the source (so that chunks can shift it).
+/// The receiver of a call, as byte ranges into the source (text only when it becomes a
+/// call site).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Receiver {
     /// A plain call `f()`.
@@ -73,22 +73,6 @@ impl Receiver {
                 }
             }
             _ => Receiver::Other,
-        }
-    }
-
-    /// Moves the ranges by `delta` (`add` true) or back (`add` false).
-    pub(super) fn shifted(self, delta: usize, add: bool) -> Self {
-        let f = |b: usize| if add { b + delta } else { b - delta };
-        match self {
-            Receiver::Text { start, end } => Receiver::Text {
-                start: f(start),
-                end: f(end),
-            },
-            Receiver::New { start, end } => Receiver::New {
-                start: f(start),
-                end: f(end),
-            },
-            other => other,
         }
     }
 
@@ -222,7 +206,6 @@ pub(super) fn extract<'s>(
             if let (Some(call), Some(name)) = (call, name) {
                 calls.push(Call {
                     at: call.start_byte(),
-                    name_start: name.start_byte(),
                     callee: text(name),
                     receiver: receiver.map_or(Receiver::None, |r| Receiver::of(r, source)),
                 });

@@ -17,12 +17,11 @@
 //! recovery depends on the parse's history; the result must not).
 
 use tree_sitter::{InputEdit, Node, Point, Range, Tree};
-use wit_core::{AnalyzeError, FileAnalysis, Symbol};
+use wit_core::{AnalyzeError, CallEdge, CallSite, FileAnalysis, Symbol};
 
 use super::budget::{self, Budget};
-use super::extract::{self, Call, Receiver};
+use super::extract;
 use super::modules::Modules;
-use super::nesting::Span;
 use super::query::CompiledQuery;
 use super::{Grammar, Syntax, callers, parse};
 
@@ -36,11 +35,11 @@ struct Chunk {
     kind: u16,
     /// Symbols with bytes relative to `start_byte` and lines relative to `start_row`.
     symbols: Vec<Symbol>,
-    /// Call-owning ranges (relative) of callable symbols, with their index in `symbols`.
-    scopes: Vec<(usize, usize, usize)>,
-    /// Call sites: relative call start, relative name start, name length, relative
-    /// receiver.
-    calls: Vec<(usize, usize, usize, Receiver)>,
+    /// The node's call edges (see [`callers::resolve`]: calls resolve within their
+    /// top-level declaration).
+    edges: Vec<CallEdge>,
+    /// Its call sites, bytes and lines relative as for `symbols`.
+    sites: Vec<CallSite>,
     /// Imports and exports of this top-level node (no offsets).
     modules: Modules,
 }
@@ -60,6 +59,17 @@ impl Chunk {
         budget::check_depth(node, budget::MAX_NESTING_DEPTH)?;
         let (base, row) = (node.start_byte(), node.start_position().row);
         let found = extract::extract(query, syntax, node, source, budget)?;
+        let (edges, mut sites) = callers::resolve(
+            &found.symbols,
+            found.scopes,
+            found.calls,
+            source,
+            (base, row),
+        );
+        for site in &mut sites {
+            site.start_byte -= base;
+            site.line -= row;
+        }
         let symbols = found
             .symbols
             .into_iter()
@@ -77,23 +87,8 @@ impl Chunk {
             start_row: row,
             kind: node.kind_id(),
             symbols,
-            scopes: found
-                .scopes
-                .iter()
-                .map(|s| (s.start - base, s.end - base, s.value))
-                .collect(),
-            calls: found
-                .calls
-                .iter()
-                .map(|c| {
-                    (
-                        c.at - base,
-                        c.name_start - base,
-                        c.callee.len(),
-                        c.receiver.shifted(base, false),
-                    )
-                })
-                .collect(),
+            edges,
+            sites,
             modules: syntax.modules.map_or_else(Modules::default, |f| {
                 let mut m = Modules::default();
                 f(node, source, &mut m);
@@ -140,7 +135,7 @@ pub(super) fn analyze(
 ) -> Result<(FileAnalysis, State), AnalyzeError> {
     let (tree, mut old) = match previous {
         Some(prev) if prev.source == source => {
-            let analysis = assemble(&prev.chunks, source);
+            let analysis = assemble(&prev.chunks);
             return Ok((analysis, prev));
         }
         Some(mut prev) => {
@@ -183,7 +178,7 @@ pub(super) fn analyze(
         }
     }
     drop(cursor);
-    let analysis = assemble(&chunks, source);
+    let analysis = assemble(&chunks);
     let state = State {
         grammar: grammar.name,
         source: source.to_owned(),
@@ -240,14 +235,17 @@ impl Reusable {
     }
 }
 
-/// The file's analysis from its chunks.
-fn assemble(chunks: &[Chunk], source: &str) -> FileAnalysis {
-    let total: usize = chunks.iter().map(|c| c.symbols.len()).sum();
-    let mut symbols = Vec::with_capacity(total);
-    let mut scopes = Vec::with_capacity(total);
-    let mut calls = Vec::with_capacity(chunks.iter().map(|c| c.calls.len()).sum());
+/// The file's analysis from its chunks: their results concatenated in order, shifted to
+/// where each chunk now starts.
+fn assemble(chunks: &[Chunk]) -> FileAnalysis {
+    let count = |f: fn(&Chunk) -> usize| chunks.iter().map(f).sum::<usize>();
+    let mut symbols = Vec::with_capacity(count(|c| c.symbols.len()));
+    let mut calls = Vec::with_capacity(count(|c| c.edges.len()));
+    let mut call_sites = Vec::with_capacity(count(|c| c.sites.len()));
+    let mut imports = Vec::new();
+    let mut exports = Vec::new();
+    let mut bases = Vec::new();
     for c in chunks {
-        let first = symbols.len();
         symbols.extend(c.symbols.iter().map(|s| Symbol {
             start_byte: s.start_byte + c.start_byte,
             end_byte: s.end_byte + c.start_byte,
@@ -255,26 +253,12 @@ fn assemble(chunks: &[Chunk], source: &str) -> FileAnalysis {
             end_line: s.end_line + c.start_row,
             ..s.clone()
         }));
-        scopes.extend(c.scopes.iter().map(|&(start, end, i)| Span {
-            start: start + c.start_byte,
-            end: end + c.start_byte,
-            value: first + i,
+        calls.extend_from_slice(&c.edges);
+        call_sites.extend(c.sites.iter().map(|s| CallSite {
+            start_byte: s.start_byte + c.start_byte,
+            line: s.line + c.start_row,
+            ..s.clone()
         }));
-        calls.extend(c.calls.iter().map(|&(at, name, len, receiver)| {
-            let name_start = name + c.start_byte;
-            Call {
-                at: at + c.start_byte,
-                name_start,
-                callee: &source[name_start..name_start + len],
-                receiver: receiver.shifted(c.start_byte, true),
-            }
-        }));
-    }
-    let (calls, call_sites) = callers::resolve(&symbols, scopes, calls, source);
-    let mut imports = Vec::new();
-    let mut exports = Vec::new();
-    let mut bases = Vec::new();
-    for c in chunks {
         imports.extend(c.modules.imports.iter().cloned());
         exports.extend(c.modules.exports.iter().cloned());
         bases.extend(c.modules.bases.iter().cloned());

@@ -1,0 +1,308 @@
+//! Keeping the index current: a watch on every directory holding an indexed file (and
+//! the root), non-recursively, so that ignored trees such as `node_modules/` cost no
+//! watches; a directory created later is watched when it appears. On Linux the watches
+//! are inotify's ([`linux`]: only content, creation, deletion and renames); elsewhere, or
+//! when inotify cannot start, `notify`'s ([`portable`]).
+//!
+//! A path is re-read ([`RepoIndex::refresh`]) once its writes settle: [`QUIET`] after its
+//! last event, or [`MAX_WAIT`] after its first when it keeps changing. An edited file is
+//! re-analysed, a deleted or renamed-away one removed, a new one added when it is
+//! indexable and git does not ignore it (asked once per batch).
+//!
+//! Why settle first: a save is a truncation and then writes, and a file read in between
+//! is a fragment of the file. Analysed, the fragment costs a parse of its own and leaves
+//! the analysis service's incremental state at the fragment, so the next analysis of the
+//! real file parses nearly all of it again. And a request that touches the file right
+//! after the save (an agent saves, then locks) answers from its own analysis (see
+//! `RepoIndex::verify_with`), which this re-read then finds in the analysis cache instead
+//! of parsing the file a second time.
+
+#[cfg(target_os = "linux")]
+mod linux;
+mod portable;
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::{RepoIndex, files};
+
+/// How long a path must be free of events before it is re-read.
+const QUIET: Duration = Duration::from_millis(15);
+/// The longest a path that keeps changing waits to be re-read (from its first event).
+const MAX_WAIT: Duration = Duration::from_millis(100);
+
+/// A path a source reported as changed (created, written, deleted, renamed).
+pub(super) struct Change {
+    /// Relative to the root.
+    rel: String,
+    /// It is a directory that just appeared (created or renamed into place).
+    new_dir: bool,
+}
+
+/// How a wait for changes ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Status {
+    /// Changes (if any) were delivered.
+    Ok,
+    /// The source lost events (its queue overflowed): everything must be looked at.
+    Overflow,
+    /// The source is gone.
+    Closed,
+}
+
+/// Where change events come from.
+pub(super) trait Source: Send {
+    /// Watches the directory `rel` of `root` (non-recursively).
+    fn watch(&mut self, root: &Path, rel: &str) -> Result<(), String>;
+    /// Waits up to `timeout` (`None`: until something happens) for changes; appends them
+    /// to `out` with the moment each was read, and to `forgotten` the directories whose
+    /// watch went away with them.
+    fn wait(
+        &mut self,
+        timeout: Option<Duration>,
+        out: &mut Vec<(Instant, Change)>,
+        forgotten: &mut Vec<String>,
+    ) -> Status;
+}
+
+/// The watcher: its source and the root.
+pub(super) struct Watcher {
+    root: PathBuf,
+    source: Box<dyn Source>,
+}
+
+/// When a path (or a new directory) became due, as its events came in.
+#[derive(Clone, Copy)]
+struct Due {
+    first: Instant,
+    last: Instant,
+}
+
+impl Due {
+    fn at(&self) -> Instant {
+        (self.last + QUIET).min(self.first + MAX_WAIT)
+    }
+}
+
+/// Paths and new directories waiting to settle.
+#[derive(Default)]
+struct Pending {
+    paths: HashMap<String, Due>,
+    dirs: HashMap<String, Due>,
+}
+
+impl Pending {
+    fn note(map: &mut HashMap<String, Due>, rel: String, now: Instant) {
+        map.entry(rel).and_modify(|d| d.last = now).or_insert(Due {
+            first: now,
+            last: now,
+        });
+    }
+
+    /// The earliest moment something is due.
+    fn next(&self) -> Option<Instant> {
+        self.paths
+            .values()
+            .chain(self.dirs.values())
+            .map(Due::at)
+            .min()
+    }
+
+    /// Takes what is due at `now`.
+    fn take_due(&mut self, now: Instant) -> (BTreeSet<String>, BTreeSet<String>) {
+        let take = |map: &mut HashMap<String, Due>| {
+            let due: BTreeSet<String> = map
+                .iter()
+                .filter(|(_, d)| d.at() <= now)
+                .map(|(p, _)| p.clone())
+                .collect();
+            for p in &due {
+                map.remove(p);
+            }
+            due
+        };
+        (take(&mut self.paths), take(&mut self.dirs))
+    }
+}
+
+impl Watcher {
+    /// Starts watching the root; `None` (logged) when the platform refuses.
+    pub(super) fn start(index: &RepoIndex) -> Option<Self> {
+        let mut source = Self::source(&index.root)?;
+        if let Err(e) = source.watch(&index.root, "") {
+            tracing::warn!("no file watcher on the root: {e}; the index is refreshed on use only");
+            return None;
+        }
+        index.watched_lock().insert(String::new());
+        Some(Self {
+            root: index.root.clone(),
+            source,
+        })
+    }
+
+    fn source(root: &Path) -> Option<Box<dyn Source>> {
+        #[cfg(target_os = "linux")]
+        if std::env::var_os("WIT_TEST_PORTABLE_WATCHER").is_none() {
+            match linux::InotifySource::new() {
+                Ok(s) => return Some(Box::new(s)),
+                Err(e) => tracing::info!("inotify: {e}; using the portable watcher"),
+            }
+        }
+        match portable::NotifySource::new(root) {
+            Ok(s) => Some(Box::new(s)),
+            Err(e) => {
+                tracing::warn!("no file watcher: {e}; the index is refreshed on use only");
+                None
+            }
+        }
+    }
+
+    /// Watches the directories of `files` (and their ancestors).
+    pub(super) fn watch_dirs_of(&mut self, index: &RepoIndex, files: &[String]) {
+        let mut dirs = BTreeSet::new();
+        for f in files {
+            let mut d = f.as_str();
+            while let Some((parent, _)) = d.rsplit_once('/') {
+                if !dirs.insert(parent.to_owned()) {
+                    break;
+                }
+                d = parent;
+            }
+        }
+        for d in dirs {
+            self.watch_dir(index, &d);
+        }
+    }
+
+    fn watch_dir(&mut self, index: &RepoIndex, rel: &str) {
+        if index.watched_lock().contains(rel) {
+            return;
+        }
+        match self.source.watch(&self.root, rel) {
+            Ok(()) => {
+                index.watched_lock().insert(rel.to_owned());
+            }
+            Err(e) => tracing::debug!("not watching {}: {e}", wit_core::text::escape(rel)),
+        }
+    }
+
+    /// Notes a change, read at `at`, as pending.
+    fn take(change: Change, pending: &mut Pending, at: Instant) {
+        let rel = change.rel;
+        if rel.starts_with(".git/") || rel == ".git" || rel.starts_with(".wit") {
+            return;
+        }
+        if change.new_dir {
+            Pending::note(&mut pending.dirs, rel.clone(), at);
+        }
+        Pending::note(&mut pending.paths, rel, at);
+    }
+
+    /// Serves changes until the source goes away (the daemon exits).
+    pub(super) fn run(mut self, index: &RepoIndex) {
+        let mut pending = Pending::default();
+        let mut changes = Vec::new();
+        let mut forgotten = Vec::new();
+        loop {
+            let timeout = pending
+                .next()
+                .map(|due| due.saturating_duration_since(Instant::now()));
+            let status = self.source.wait(timeout, &mut changes, &mut forgotten);
+            for (at, change) in changes.drain(..) {
+                Self::take(change, &mut pending, at);
+            }
+            if !forgotten.is_empty() {
+                let mut watched = index.watched_lock();
+                for dir in forgotten.drain(..) {
+                    watched.remove(&dir);
+                }
+            }
+            match status {
+                Status::Ok => {}
+                Status::Closed => return,
+                Status::Overflow => {
+                    tracing::warn!(
+                        "the file watcher lost events (its queue overflowed): re-reading every indexed file"
+                    );
+                    pending = Pending::default();
+                    index.rescan();
+                    continue;
+                }
+            }
+            let (paths, dirs) = pending.take_due(Instant::now());
+            if !paths.is_empty() || !dirs.is_empty() {
+                self.handle(index, paths, dirs);
+            }
+        }
+    }
+
+    fn handle(&mut self, index: &RepoIndex, paths: BTreeSet<String>, new_dirs: BTreeSet<String>) {
+        // New directories (not ignored): watch them, and look at what they hold.
+        let mut candidates: Vec<String> = Vec::new();
+        for dir in new_dirs {
+            if !index.filter.allows(&format!("{dir}/x")) || files::is_ignored(&self.root, &dir) {
+                continue;
+            }
+            self.watch_dir(index, &dir);
+            candidates.extend(files::git_files(&self.root, &[dir.as_str()]).unwrap_or_default());
+        }
+        let mut unknown: Vec<String> = Vec::new();
+        for rel in paths {
+            if index.contains(&rel) || rel == "tsconfig.json" {
+                index.refresh(&rel);
+            } else if index.indexable(&rel) {
+                unknown.push(rel);
+            }
+        }
+        if !unknown.is_empty() {
+            // Not indexed yet: only if git does not ignore it.
+            let refs: Vec<&str> = unknown.iter().map(String::as_str).collect();
+            let allowed = files::git_files(&self.root, &refs).unwrap_or(unknown.clone());
+            candidates.extend(allowed);
+        }
+        for rel in candidates {
+            if let Some((dir, _)) = rel.rsplit_once('/') {
+                self.watch_dir(index, dir);
+            }
+            index.refresh(&rel);
+        }
+    }
+}
+
+/// `path` relative to `root`, as a `/`-separated UTF-8 string.
+pub(super) fn relative(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    let s = rel.to_str()?;
+    (!s.is_empty()).then(|| s.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A path is due `QUIET` after its last event, but never later than `MAX_WAIT` after
+    /// its first: a file rewritten every few milliseconds is still re-read.
+    #[test]
+    fn a_path_settles_after_quiet_or_at_most_max_wait() {
+        let t0 = Instant::now();
+        let mut p = Pending::default();
+        Pending::note(&mut p.paths, "a.ts".into(), t0);
+        assert_eq!(p.next(), Some(t0 + QUIET));
+        assert!(p.take_due(t0 + QUIET / 2).0.is_empty());
+        // Events every QUIET/2 keep it waiting, up to MAX_WAIT.
+        let mut now = t0;
+        while now < t0 + MAX_WAIT {
+            now += QUIET / 2;
+            Pending::note(&mut p.paths, "a.ts".into(), now);
+            if now + QUIET / 2 < t0 + MAX_WAIT {
+                assert!(p.take_due(now + QUIET / 2).0.is_empty(), "{:?}", now - t0);
+            }
+        }
+        assert_eq!(p.next(), Some(t0 + MAX_WAIT));
+        let (paths, dirs) = p.take_due(t0 + MAX_WAIT);
+        assert_eq!(paths.into_iter().collect::<Vec<_>>(), ["a.ts"]);
+        assert!(dirs.is_empty());
+        assert_eq!(p.next(), None);
+    }
+}

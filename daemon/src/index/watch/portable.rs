@@ -1,0 +1,92 @@
+//! The watcher's portable source: `notify` (FSEvents, kqueue, ReadDirectoryChangesW, and
+//! inotify where the Linux source cannot start), events handed over by notify's own
+//! thread through a channel.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use notify::event::{CreateKind, Flag, ModifyKind};
+use notify::{EventKind, RecursiveMode, Watcher as _};
+
+use super::{Change, Source, Status};
+
+/// notify's watcher and the events its thread read, with the moment each was read.
+pub(super) struct NotifySource {
+    root: PathBuf,
+    inner: notify::RecommendedWatcher,
+    events: Receiver<(Instant, notify::Event)>,
+}
+
+impl NotifySource {
+    pub(super) fn new(root: &Path) -> notify::Result<Self> {
+        let (tx, events) = channel();
+        // Only events that can change the index are passed on: every open and close in a
+        // watched directory (the daemon's own reads included) would otherwise wake the
+        // index thread for nothing.
+        let inner = notify::recommended_watcher(move |e: notify::Result<notify::Event>| {
+            if let Ok(e) = e
+                && !matches!(e.kind, EventKind::Access(_))
+            {
+                let _ = tx.send((Instant::now(), e));
+            }
+        })?;
+        Ok(Self {
+            root: root.to_owned(),
+            inner,
+            events,
+        })
+    }
+
+    fn take(&self, at: Instant, event: notify::Event, out: &mut Vec<(Instant, Change)>) -> Status {
+        if event.flag() == Some(Flag::Rescan) {
+            return Status::Overflow;
+        }
+        for p in &event.paths {
+            let Some(rel) = super::relative(&self.root, p) else {
+                continue;
+            };
+            let new_dir = matches!(event.kind, EventKind::Create(CreateKind::Folder))
+                || (matches!(
+                    event.kind,
+                    EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_))
+                ) && p.is_dir());
+            out.push((at, Change { rel, new_dir }));
+        }
+        Status::Ok
+    }
+}
+
+impl Source for NotifySource {
+    fn watch(&mut self, root: &Path, rel: &str) -> Result<(), String> {
+        self.inner
+            .watch(&root.join(rel), RecursiveMode::NonRecursive)
+            .map_err(|e| e.to_string())
+    }
+
+    fn wait(
+        &mut self,
+        timeout: Option<Duration>,
+        out: &mut Vec<(Instant, Change)>,
+        _forgotten: &mut Vec<String>,
+    ) -> Status {
+        let first = match timeout {
+            None => self
+                .events
+                .recv()
+                .map_err(|_| RecvTimeoutError::Disconnected),
+            Some(t) => self.events.recv_timeout(t),
+        };
+        let mut status = match first {
+            Ok((at, event)) => self.take(at, event, out),
+            Err(RecvTimeoutError::Timeout) => Status::Ok,
+            Err(RecvTimeoutError::Disconnected) => return Status::Closed,
+        };
+        while let Ok((at, event)) = self.events.try_recv() {
+            if self.take(at, event, out) == Status::Overflow {
+                status = Status::Overflow;
+            }
+        }
+        status
+    }
+}
