@@ -209,7 +209,10 @@ pub struct ClassBase {
 pub struct FileAnalysis {
     /// Definitions in source order.
     pub symbols: Vec<Symbol>,
-    /// De-duplicated call edges, in order of first appearance.
+    /// De-duplicated call edges, in order of first appearance. An analyzer that reports
+    /// `call_sites` may leave this empty (the built-ins do): the edges are then the call
+    /// sites' (caller, callee) pairs, de-duplicated, in order ([`FileAnalysis::edges`]),
+    /// and a large file's analysis holds half as many strings.
     pub calls: Vec<CallEdge>,
     /// Call sites, one per distinct (caller, callee, receiver), in source order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -303,27 +306,116 @@ impl FileAnalysis {
         format!("{qualified}#{n}")
     }
 
-    /// Names of the functions called by `caller` (bare or qualified), de-duplicated.
-    pub fn callees_of<'a>(&'a self, caller: &'a Symbol) -> impl Iterator<Item = &'a str> + 'a {
-        let qualified = caller.qualified_name();
+    /// The call edges as (caller, callee): [`FileAnalysis::calls`] when the analyzer
+    /// reported them, else derived from the call sites (see `calls`).
+    pub fn edges(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        let from_sites = self.calls.is_empty();
+        let mut seen = std::collections::HashSet::new();
         self.calls
             .iter()
-            .filter(move |e| e.caller == qualified)
-            .map(|e| e.callee.as_str())
+            .map(|e| (e.caller.as_str(), e.callee.as_str()))
+            .chain(
+                self.call_sites
+                    .iter()
+                    .filter(move |_| from_sites)
+                    .map(|s| (s.caller.as_str(), s.callee.as_str()))
+                    .filter(move |pair| seen.insert(*pair)),
+            )
     }
 
-    /// The symbols whose bodies call `callee`, each once.
+    /// Names of the functions called by `caller` (bare or qualified), de-duplicated, in
+    /// order of first call.
+    pub fn callees_of<'a>(&'a self, caller: &'a Symbol) -> impl Iterator<Item = &'a str> + 'a {
+        let qualified = caller.qualified_name();
+        let mut seen: Vec<&str> = Vec::new();
+        self.edges_where(move |caller, _| caller == qualified)
+            .map(|(_, callee)| callee)
+            .filter(move |c| !seen.contains(c) && (seen.push(c), true).1)
+    }
+
+    /// The symbols whose bodies call `callee`, each once, in order of first call.
     pub fn callers_of<'a>(&'a self, callee: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        let mut seen: Vec<&str> = Vec::new();
+        self.edges_where(move |_, c| c == callee)
+            .map(|(caller, _)| caller)
+            .filter(move |c| !seen.contains(c) && (seen.push(c), true).1)
+    }
+
+    /// The (caller, callee) pairs of [`FileAnalysis::edges`] that `keep` keeps, without
+    /// de-duplication (the filter comes first: it is cheaper than hashing every pair).
+    fn edges_where<'a>(
+        &'a self,
+        keep: impl Fn(&str, &str) -> bool + 'a,
+    ) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
+        let from_sites = self.calls.is_empty();
         self.calls
             .iter()
-            .filter(move |e| e.callee == callee)
-            .map(|e| e.caller.as_str())
+            .map(|e| (e.caller.as_str(), e.callee.as_str()))
+            .chain(
+                self.call_sites
+                    .iter()
+                    .filter(move |_| from_sites)
+                    .map(|s| (s.caller.as_str(), s.callee.as_str())),
+            )
+            .filter(move |(caller, callee)| keep(caller, callee))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Without `calls`, the edges are the call sites' (caller, callee) pairs, each once,
+    /// in order: what an analyzer reporting both would have put in `calls`.
+    #[test]
+    fn edges_come_from_call_sites_when_calls_are_empty() {
+        let site = |caller: &str, callee: &str, receiver: Option<&str>| CallSite {
+            caller: caller.into(),
+            callee: callee.into(),
+            receiver: receiver.map(Into::into),
+            start_byte: 0,
+            line: 0,
+        };
+        let edge = |caller: &str, callee: &str| CallEdge {
+            caller: caller.into(),
+            callee: callee.into(),
+        };
+        let mut from_sites = FileAnalysis {
+            symbols: vec![sym("a", None, 0), sym("b", Some("C"), 5)],
+            call_sites: vec![
+                site("a", "f", None),
+                site("a", "g", Some("db")),
+                site("a", "f", Some("x")),
+                site("C.b", "f", Some("this")),
+                site("a", "h", None),
+            ],
+            ..Default::default()
+        };
+        let both = FileAnalysis {
+            calls: vec![
+                edge("a", "f"),
+                edge("a", "g"),
+                edge("C.b", "f"),
+                edge("a", "h"),
+            ],
+            ..from_sites.clone()
+        };
+        for a in [&from_sites, &both] {
+            assert_eq!(
+                a.edges().collect::<Vec<_>>(),
+                [("a", "f"), ("a", "g"), ("C.b", "f"), ("a", "h")]
+            );
+            assert_eq!(
+                a.callees_of(&a.symbols[0]).collect::<Vec<_>>(),
+                ["f", "g", "h"]
+            );
+            assert_eq!(a.callees_of(&a.symbols[1]).collect::<Vec<_>>(), ["f"]);
+            assert_eq!(a.callers_of("f").collect::<Vec<_>>(), ["a", "C.b"]);
+        }
+        // An analyzer's own `calls` win over its sites.
+        from_sites.calls = vec![edge("a", "z")];
+        assert_eq!(from_sites.edges().collect::<Vec<_>>(), [("a", "z")]);
+    }
 
     fn sym(name: &str, container: Option<&str>, start: usize) -> Symbol {
         Symbol {

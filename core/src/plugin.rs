@@ -112,7 +112,8 @@
 //!   keeps working, its files giving single-file edges plus the same-directory rule, see
 //!   `wit_graph`). `callSites: [{caller, callee, receiver?, startByte, line}]` (one per
 //!   distinct caller, callee and receiver; `receiver` is the object of a member call as
-//!   written — `fmt` in `fmt.Println()` — or `""` for an expression), `imports:
+//!   written — `fmt` in `fmt.Println()` — or `""` for an expression; with them, `calls`
+//!   may be empty: the edges are then the sites' (caller, callee) pairs), `imports:
 //!   [{module, name?, local}]`, `exports: [{name, local?, module?}]` and `bases: [{class,
 //!   base}]`, shaped as [`crate::analysis`] documents them. They are checked like the
 //!   rest: names non-empty and at most 4,096 bytes, positions within the source; a

@@ -104,7 +104,17 @@ impl CacheEntry {
             .calls
             .iter()
             .map(|c| std::mem::size_of::<wit_core::CallEdge>() + c.caller.len() + c.callee.len())
-            .sum();
+            .sum::<usize>()
+            + analysis
+                .call_sites
+                .iter()
+                .map(|c| {
+                    std::mem::size_of::<wit_core::CallSite>()
+                        + c.caller.len()
+                        + c.callee.len()
+                        + c.receiver.as_ref().map_or(0, String::len)
+                })
+                .sum::<usize>();
         let state = if has_state {
             Self::state_cost(source)
         } else {

@@ -2,13 +2,14 @@
 
 use std::collections::HashSet;
 
-use wit_core::{CallEdge, CallSite, Symbol};
+use wit_core::{CallSite, Symbol};
 
 use super::extract::Call;
 use super::nesting::{Span, innermost};
 
-/// Turns call sites into de-duplicated (caller, callee) edges in order of first appearance,
-/// and call sites de-duplicated on (caller, callee, receiver), each at its first position.
+/// Turns calls into call sites, de-duplicated on (caller, callee, receiver), each at its
+/// first position. (The call edges are these sites' (caller, callee) pairs: see
+/// [`wit_core::FileAnalysis::edges`]; the built-ins leave `calls` empty.)
 ///
 /// `scopes` are the call-owning ranges of callable symbols (values: indexes into
 /// `symbols`). Calls outside every scope (module level, class field initializers) give no
@@ -17,7 +18,7 @@ use super::nesting::{Span, innermost};
 /// its zero-based line (lines are counted from there: a chunk counts its own lines only).
 ///
 /// De-duplication is per calling *symbol* (two definitions sharing a name keep their
-/// own edges), so the calls of one top-level declaration resolve on their own: the
+/// own sites), so the calls of one top-level declaration resolve on their own: the
 /// incremental engine resolves each declaration once and concatenates the results.
 pub(super) fn resolve(
     symbols: &[Symbol],
@@ -25,27 +26,19 @@ pub(super) fn resolve(
     mut calls: Vec<Call>,
     source: &str,
     origin: (usize, usize),
-) -> (Vec<CallEdge>, Vec<CallSite>) {
+) -> Vec<CallSite> {
     // Stable, so two calls starting together (`a.b().c()`) keep the query's order.
     calls.sort_by_key(|c| c.at);
     let points: Vec<usize> = calls.iter().map(|c| c.at).collect();
     let owners = innermost(&mut scopes, &points);
 
     let mut caller_names: Vec<Option<String>> = vec![None; symbols.len()];
-    let mut seen: HashSet<(usize, &str)> = HashSet::new();
     let mut seen_sites: HashSet<(usize, &str, Option<String>)> = HashSet::new();
-    let mut edges = Vec::new();
     let mut sites = Vec::new();
     let mut lines = LineIndex::new(source, origin);
     for (call, owner) in calls.iter().zip(owners) {
         let Some(symbol) = owner else { continue };
         let caller = caller_names[symbol].get_or_insert_with(|| symbols[symbol].qualified_name());
-        if seen.insert((symbol, call.callee)) {
-            edges.push(CallEdge {
-                caller: caller.clone(),
-                callee: call.callee.to_owned(),
-            });
-        }
         let receiver = call.receiver.to_text(source);
         if seen_sites.insert((symbol, call.callee, receiver.clone())) {
             sites.push(CallSite {
@@ -57,7 +50,7 @@ pub(super) fn resolve(
             });
         }
     }
-    (edges, sites)
+    sites
 }
 
 /// Line numbers of ascending byte offsets, counted on from the last one asked.

@@ -17,7 +17,7 @@
 //! recovery depends on the parse's history; the result must not).
 
 use tree_sitter::{InputEdit, Node, Point, Range, Tree};
-use wit_core::{AnalyzeError, CallEdge, CallSite, FileAnalysis, Symbol};
+use wit_core::{AnalyzeError, CallSite, FileAnalysis, Symbol};
 
 use super::budget::{self, Budget};
 use super::extract;
@@ -35,10 +35,8 @@ struct Chunk {
     kind: u16,
     /// Symbols with bytes relative to `start_byte` and lines relative to `start_row`.
     symbols: Vec<Symbol>,
-    /// The node's call edges (see [`callers::resolve`]: calls resolve within their
-    /// top-level declaration).
-    edges: Vec<CallEdge>,
-    /// Its call sites, bytes and lines relative as for `symbols`.
+    /// Its call sites (see [`callers::resolve`]: calls resolve within their top-level
+    /// declaration), bytes and lines relative as for `symbols`.
     sites: Vec<CallSite>,
     /// Imports and exports of this top-level node (no offsets).
     modules: Modules,
@@ -59,7 +57,7 @@ impl Chunk {
         budget::check_depth(node, budget::MAX_NESTING_DEPTH)?;
         let (base, row) = (node.start_byte(), node.start_position().row);
         let found = extract::extract(query, syntax, node, source, budget)?;
-        let (edges, mut sites) = callers::resolve(
+        let mut sites = callers::resolve(
             &found.symbols,
             found.scopes,
             found.calls,
@@ -87,7 +85,6 @@ impl Chunk {
             start_row: row,
             kind: node.kind_id(),
             symbols,
-            edges,
             sites,
             modules: syntax.modules.map_or_else(Modules::default, |f| {
                 let mut m = Modules::default();
@@ -240,7 +237,6 @@ impl Reusable {
 fn assemble(chunks: &[Chunk]) -> FileAnalysis {
     let count = |f: fn(&Chunk) -> usize| chunks.iter().map(f).sum::<usize>();
     let mut symbols = Vec::with_capacity(count(|c| c.symbols.len()));
-    let mut calls = Vec::with_capacity(count(|c| c.edges.len()));
     let mut call_sites = Vec::with_capacity(count(|c| c.sites.len()));
     let mut imports = Vec::new();
     let mut exports = Vec::new();
@@ -253,7 +249,6 @@ fn assemble(chunks: &[Chunk]) -> FileAnalysis {
             end_line: s.end_line + c.start_row,
             ..s.clone()
         }));
-        calls.extend_from_slice(&c.edges);
         call_sites.extend(c.sites.iter().map(|s| CallSite {
             start_byte: s.start_byte + c.start_byte,
             line: s.line + c.start_row,
@@ -265,7 +260,7 @@ fn assemble(chunks: &[Chunk]) -> FileAnalysis {
     }
     FileAnalysis {
         symbols,
-        calls,
+        calls: Vec::new(),
         call_sites,
         imports,
         exports,

@@ -119,8 +119,7 @@ fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> FileAnalysis {
     let tree = parse::parse(analyzer.grammar, source, None, &budget).unwrap();
     let found =
         extract::extract(query, analyzer.syntax, tree.root_node(), source, &budget).unwrap();
-    let (calls, call_sites) =
-        callers::resolve(&found.symbols, found.scopes, found.calls, source, (0, 0));
+    let call_sites = callers::resolve(&found.symbols, found.scopes, found.calls, source, (0, 0));
     // Imports and exports are per top-level node: the same in both.
     let mut modules = super::modules::Modules::default();
     if let Some(f) = analyzer.syntax.modules {
@@ -132,7 +131,7 @@ fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> FileAnalysis {
     }
     FileAnalysis {
         symbols: found.symbols,
-        calls,
+        calls: Vec::new(),
         call_sites,
         imports: modules.imports,
         exports: modules.exports,

@@ -46,19 +46,14 @@ pub fn text<'s>(analysis: &FileAnalysis, source: &'s str, name: &str) -> &'s str
 
 /// Every call edge as `(caller, callee)`, in order.
 pub fn edges(analysis: &FileAnalysis) -> Vec<(&str, &str)> {
-    analysis
-        .calls
-        .iter()
-        .map(|e| (e.caller.as_str(), e.callee.as_str()))
-        .collect()
+    analysis.edges().collect()
 }
 
 /// The callees of `caller` (a qualified name), in order.
 pub fn callees<'a>(analysis: &'a FileAnalysis, caller: &str) -> Vec<&'a str> {
     analysis
-        .calls
-        .iter()
-        .filter(|e| e.caller == caller)
-        .map(|e| e.callee.as_str())
+        .edges()
+        .filter(|(c, _)| *c == caller)
+        .map(|(_, callee)| callee)
         .collect()
 }

@@ -565,6 +565,29 @@ impl RepoIndex {
         })
     }
 
+    /// [`RepoIndex::callees`] of each of `names` in `file`, the file verified once (one
+    /// question about one version of the file: see [`RepoIndex::verify_with`]).
+    pub(crate) fn callees_of_each(
+        &self,
+        file: &str,
+        names: &[String],
+        depth: usize,
+        fresh: Option<&Arc<FileAnalysis>>,
+    ) -> Vec<Option<(SymbolRef, Vec<Edge>)>> {
+        let current = self.verify_with(file, fresh);
+        let overlay = current
+            .as_deref()
+            .map(|analysis| Overlay { file, analysis });
+        names
+            .iter()
+            .map(|name| {
+                self.edges_in(file, name, overlay, |g, target, overlay| {
+                    g.callees_with(target, depth, overlay)
+                })
+            })
+            .collect()
+    }
+
     /// `file:name` and the edges `walk` finds from it, verified.
     fn edges_of(
         &self,
@@ -577,6 +600,18 @@ impl RepoIndex {
         let overlay = current
             .as_deref()
             .map(|analysis| Overlay { file, analysis });
+        self.edges_in(file, name, overlay, walk)
+    }
+
+    /// `file:name` and the edges `walk` finds from it, with `file` already verified
+    /// (`overlay`: its fresh analysis, when it stands in for the index's copy).
+    fn edges_in(
+        &self,
+        file: &str,
+        name: &str,
+        overlay: Option<Overlay<'_>>,
+        walk: impl Fn(&Graph, &SymbolRef, Option<Overlay<'_>>) -> Vec<Edge>,
+    ) -> Option<(SymbolRef, Vec<Edge>)> {
         let target = self.read(|g| g.symbol(file, name))?;
         let edges = self.fresh_edges(file, |g| walk(g, &target, overlay));
         Some((target, edges))

@@ -319,8 +319,11 @@ pub(crate) fn cross_file_callees(
         if !ix.indexable(file) {
             continue;
         }
-        for name in symbols {
-            let Some((_, edges)) = ix.callees(file, name, 1, Some(fresh)) else {
+        for (name, found) in symbols
+            .iter()
+            .zip(ix.callees_of_each(file, symbols, 1, Some(fresh)))
+        {
+            let Some((_, edges)) = found else {
                 continue;
             };
             for e in edges {
