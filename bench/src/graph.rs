@@ -281,25 +281,59 @@ pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
     );
 
     // lock.acquire and intent.declare on the big repository (first touch of each file,
-    // then again).
-    let (acq, decl) = lock_and_declare(&mut c, files, n(300))?;
-    report.latency_row(
-        "graph: lock.acquire on the 10k-file repo",
-        &acq,
-        "≤ 2× graph off",
-    );
-    report.latency_row(
-        "graph: intent.declare on the 10k-file repo",
-        &decl,
-        "≤ 2× graph off",
-    );
-    let (acq, decl) = lock_and_declare(&mut c, files, n(300))?;
-    report.latency_row("graph: lock.acquire, again (warm)", &acq, "≤ 2× graph off");
-    report.latency_row(
-        "graph: intent.declare, again (warm)",
-        &decl,
-        "≤ 2× graph off",
-    );
+    // then again), beside the same rounds on a second copy with the graph switched off
+    // (`[graph] exclude = ["**"]`), chunk by chunk in turn so that the machine's drift
+    // falls on both alike.
+    let off_dir = tempfile::tempdir()?;
+    let off_root = off_dir.path().canonicalize()?;
+    generate(&off_root, files)?;
+    std::fs::write(off_root.join("wit.toml"), "[graph]\nexclude = [\"**\"]\n")?;
+    let off_daemon = Daemon::start(&opts.wit, &off_root)?;
+    wait_ready(&off_daemon)?;
+    let mut off = off_daemon.connect()?;
+    let rounds = n(300);
+    for label in ["on the 10k-file repo", "again (warm)"] {
+        let (mut on_acq, mut on_decl) = (Samples::default(), Samples::default());
+        let (mut off_acq, mut off_decl) = (Samples::default(), Samples::default());
+        for (k, start) in (0..rounds).step_by(50).enumerate() {
+            let chunk = start..(start + 50).min(rounds);
+            let mut measure = |graph: bool| -> Result<()> {
+                let (conn, acq, decl) = if graph {
+                    (&mut c, &mut on_acq, &mut on_decl)
+                } else {
+                    (&mut off, &mut off_acq, &mut off_decl)
+                };
+                let (a, d) = lock_and_declare(conn, files, chunk.clone())?;
+                acq.0.extend(a.0);
+                decl.0.extend(d.0);
+                Ok(())
+            };
+            // Each chunk starts with the other daemon than the last one did.
+            measure(k % 2 == 0)?;
+            measure(k % 2 == 1)?;
+        }
+        for (what, on, off) in [
+            ("lock.acquire", &on_acq, &off_acq),
+            ("intent.declare", &on_decl, &off_decl),
+        ] {
+            report.latency_row(&format!("graph off: {what} {label}"), off, "");
+            let ratio = us(on.p50()) / us(off.p50()).max(f64::MIN_POSITIVE);
+            report.row(
+                &format!("graph: {what} {label}"),
+                format!(
+                    "p50 {:>8.1} µs   p99 {:>8.1} µs   (n={})   graph on / off {ratio:.2}×",
+                    us(on.p50()),
+                    us(on.p99()),
+                    on.0.len()
+                ),
+                "≤ 2× graph off",
+                json!({"p50_us": us(on.p50()), "p99_us": us(on.p99()), "n": on.0.len(), "ratio_to_graph_off": ratio}),
+                us(on.p50()),
+            );
+        }
+    }
+    drop(off);
+    drop(off_daemon);
 
     // Edit → code.callers, through the socket: a file starts calling the target (the
     // watcher's path), then stops (verified on use).
@@ -372,16 +406,19 @@ pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
         json!({"build_ms": s["buildMs"], "reused": s["reused"], "analysed": s["analysed"]}),
         s["buildMs"].as_f64().unwrap_or(0.0),
     );
-    let _ = us;
     Ok(())
 }
 
-/// `count` rounds of lock.acquire (then release) of a TypeScript function and
-/// intent.declare of two Python symbols, over different files of the repository.
-fn lock_and_declare(c: &mut Conn, files: usize, count: usize) -> Result<(Samples, Samples)> {
+/// Rounds `rounds` of lock.acquire (then release) of a TypeScript function and
+/// intent.declare of two Python symbols, each round on other files of the repository.
+fn lock_and_declare(
+    c: &mut Conn,
+    files: usize,
+    rounds: std::ops::Range<usize>,
+) -> Result<(Samples, Samples)> {
     let mut acq = Samples::default();
     let mut decl = Samples::default();
-    for i in 0..count {
+    for i in rounds {
         let pkg = i % (files / PER_PACKAGE).max(1);
         let m = i % (PER_PACKAGE / 2);
         let path = format!("packages/p{pkg}/src/m{m}.ts:f{m}_0");
@@ -403,27 +440,6 @@ fn lock_and_declare(c: &mut Conn, files: usize, count: usize) -> Result<(Samples
         decl.0.push(t.elapsed());
     }
     Ok((acq, decl))
-}
-
-/// The same lock.acquire / intent.declare rounds with the graph switched off
-/// (`[graph] exclude = ["**"]`): what they cost on this repository without the index.
-pub fn baseline(opts: &Options, report: &mut Report) -> Result<()> {
-    let files = if opts.scale_down > 1 { 2_000 } else { 10_000 };
-    let n = |full: usize| (full / opts.scale_down).max(10);
-    let dir = tempfile::tempdir()?;
-    let root = dir.path().canonicalize()?;
-    generate(&root, files)?;
-    std::fs::write(root.join("wit.toml"), "[graph]\nexclude = [\"**\"]\n")?;
-    let daemon = Daemon::start(&opts.wit, &root)?;
-    wait_ready(&daemon)?;
-    let mut c = daemon.connect()?;
-    let (acq, decl) = lock_and_declare(&mut c, files, n(300))?;
-    report.latency_row("graph off: lock.acquire on the 10k-file repo", &acq, "");
-    report.latency_row("graph off: intent.declare on the 10k-file repo", &decl, "");
-    let (acq, decl) = lock_and_declare(&mut c, files, n(300))?;
-    report.latency_row("graph off: lock.acquire, again (warm)", &acq, "");
-    report.latency_row("graph off: intent.declare, again (warm)", &decl, "");
-    Ok(())
 }
 
 fn walk_bytes(root: &Path) -> u64 {

@@ -12,6 +12,7 @@ mod client;
 mod daemon;
 mod fixtures;
 mod graph;
+mod graph_cost;
 mod liveness;
 mod scenarios;
 mod stats;
@@ -37,6 +38,10 @@ pub struct Options {
     pub only_store: bool,
     /// Which scenarios: all (default), only the code graph, or all but it.
     pub graph: GraphChoice,
+    /// Run only the code graph's cost on the fixture (`graph_cost.rs`).
+    pub only_graph_cost: bool,
+    /// Another `wit` binary to compare with in that scenario (`--baseline`).
+    pub baseline: Option<PathBuf>,
 }
 
 /// `--graph-only` / `--no-graph`.
@@ -62,6 +67,8 @@ fn parse_args() -> Result<Options> {
         only_liveness: false,
         only_store: false,
         graph: GraphChoice::All,
+        only_graph_cost: false,
+        baseline: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -70,6 +77,10 @@ fn parse_args() -> Result<Options> {
             "--liveness" => opts.only_liveness = true,
             "--store" => opts.only_store = true,
             "--graph-only" => opts.graph = GraphChoice::Only,
+            "--graph-cost" => opts.only_graph_cost = true,
+            "--baseline" => {
+                opts.baseline = Some(args.next().context("--baseline needs a wit binary")?.into())
+            }
             "--no-graph" => opts.graph = GraphChoice::Skip,
             "--json" => opts.json = Some(args.next().context("--json needs a path")?.into()),
             "--repeat" => {
@@ -100,7 +111,7 @@ fn parse_args() -> Result<Options> {
             }
             "-h" | "--help" => {
                 println!(
-                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph] [--generate DIR] [--generate-fixture DIR]\n\n\
+                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph] [--graph-cost] [--baseline WIT] [--generate DIR] [--generate-fixture DIR]\n\n\
                      Benchmarks the real wit daemon on a generated repository.\n\
                      --quick      run a tenth of the iterations (smoke test)\n\
                      --liveness   run only the liveness measures (heavy declares, wake-ups, idle waiters)\n\
@@ -110,6 +121,8 @@ fn parse_args() -> Result<Options> {
                      --wit PATH   the wit binary (default: next to this binary)\n\
                      --graph-only only the code-graph scenario (10,000 generated files; 2,000 with --quick)\n\
                      --no-graph   everything but it\n\
+                     --graph-cost only the code graph's cost on the 2,200-line fixture (graph on / off)\n\
+                     --baseline WIT  also compare with that wit binary there (e.g. a build from before the graph)\n\
                      --generate DIR  write the code-graph scenario's repository into DIR and exit (for profiling)\n\
                      --generate-fixture DIR  the same for the 2,200-line TypeScript and Python fixture"
                 );
@@ -134,18 +147,27 @@ fn main() -> Result<()> {
         if opts.repeat > 1 {
             eprintln!("run {} of {}", i + 1, opts.repeat);
         }
+        let graph_cost_rounds = (8 / opts.scale_down).max(2);
         let mut report = if opts.only_store {
             let mut report = scenarios::Report::default();
             store::run(&opts, &mut report, 2000 / opts.scale_down)?;
             runs.push(report);
             continue;
+        } else if opts.only_graph_cost {
+            let mut report = scenarios::Report::default();
+            graph_cost::run(&opts, &mut report, graph_cost_rounds)?;
+            runs.push(report);
+            continue;
         } else if opts.graph == GraphChoice::Only {
             scenarios::Report::default()
         } else {
-            scenarios::run_all(&opts)?
+            let mut report = scenarios::run_all(&opts)?;
+            if !opts.only_liveness {
+                graph_cost::run(&opts, &mut report, graph_cost_rounds)?;
+            }
+            report
         };
         if opts.graph != GraphChoice::Skip {
-            graph::baseline(&opts, &mut report)?;
             graph::run(&opts, &mut report)?;
         }
         if opts.repeat > 1 {

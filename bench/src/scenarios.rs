@@ -14,9 +14,9 @@ use crate::daemon::{Daemon, time_process};
 use crate::fixtures;
 use crate::stats::{Samples, rss_kib, us};
 
-const TS: &str = "src/big.ts";
+pub(crate) const TS: &str = "src/big.ts";
 const PY: &str = "src/big.py";
-const FUNCTIONS: usize = 200;
+pub(crate) const FUNCTIONS: usize = 200;
 
 /// One line of the report.
 #[derive(Clone)]
