@@ -292,7 +292,26 @@ pub struct Graph {
     /// resolution ([`Memo`]), as it is: where a call goes never depends on another
     /// file's bodies.
     interface: u64,
+    /// Generation of the whole graph: bumped by every insert, removal and `tsconfig.json`
+    /// change. Answers computed in one generation hold for all of it ([`Answers`]).
+    generation: u64,
+    /// Direct callers and callees computed in the current generation.
+    answers: Mutex<Answers>,
 }
+
+/// Direct callers and callees already computed, valid for one [`Graph::generation`]: the
+/// answer is a function of the graph alone, so repeating a question about an unchanged
+/// repository (an agent acquiring, renewing and re-acquiring; `wit callers` twice) costs
+/// a lookup instead of a scan of every file calling the name.
+#[derive(Default)]
+struct Answers {
+    generation: u64,
+    callers: HashMap<SymbolRef, Vec<Edge>>,
+    callees: HashMap<SymbolRef, Vec<Edge>>,
+}
+
+/// Most answers of each kind remembered (then they start afresh).
+const ANSWERS_MAX: usize = 4096;
 
 /// (directory, specifier, python) → the file the module resolves to.
 type ModuleMemo = HashMap<(String, String, bool), Option<Arc<str>>>;
@@ -311,6 +330,7 @@ impl Graph {
         self.ts = ts;
         self.forget_modules();
         self.interface += 1;
+        self.generation += 1;
     }
 
     fn forget_modules(&mut self) {
@@ -343,6 +363,7 @@ impl Graph {
 
     /// Adds or replaces `file`. The graph keeps a compact copy (see [`Graph::get`]).
     pub fn insert(&mut self, file: &str, analysis: Arc<FileAnalysis>) {
+        self.generation += 1;
         match self.files.get(file) {
             None => {
                 self.forget_modules();
@@ -465,6 +486,7 @@ impl Graph {
         if self.files.contains_key(file) {
             self.forget_modules();
             self.interface += 1;
+            self.generation += 1;
         }
         self.unlink(file);
     }
@@ -961,9 +983,63 @@ impl Graph {
         ))
     }
 
+    /// `compute` for `of`, or the answer this generation already computed (only for
+    /// questions without an overlay: an overlay is a content the graph does not hold).
+    fn remembered(
+        &self,
+        of: &SymbolRef,
+        overlay: Option<Overlay<'_>>,
+        pick: fn(&mut Answers) -> &mut HashMap<SymbolRef, Vec<Edge>>,
+        compute: impl FnOnce() -> Vec<Edge>,
+    ) -> Vec<Edge> {
+        if overlay.is_some() {
+            return compute();
+        }
+        {
+            let mut answers = self.answers.lock().unwrap_or_else(|p| p.into_inner());
+            if answers.generation != self.generation {
+                answers.callers.clear();
+                answers.callees.clear();
+                answers.generation = self.generation;
+            }
+            if let Some(hit) = pick(&mut answers).get(of) {
+                return hit.clone();
+            }
+        }
+        let edges = compute();
+        let mut answers = self.answers.lock().unwrap_or_else(|p| p.into_inner());
+        if answers.generation == self.generation {
+            let map = pick(&mut answers);
+            if map.len() >= ANSWERS_MAX {
+                map.clear();
+            }
+            map.insert(of.clone(), edges.clone());
+        }
+        edges
+    }
+
     /// The direct callees of `of`, one edge per distinct target (the best resolution and
     /// the first line win), in call order.
     fn direct_callees(&self, of: &SymbolRef, overlay: Option<Overlay<'_>>) -> Vec<Edge> {
+        self.remembered(
+            of,
+            overlay,
+            |a| &mut a.callees,
+            || self.compute_callees(of, overlay),
+        )
+    }
+
+    /// The direct callers of `of`: every call site, in any file, resolving to it.
+    fn direct_callers(&self, of: &SymbolRef, overlay: Option<Overlay<'_>>) -> Vec<Edge> {
+        self.remembered(
+            of,
+            overlay,
+            |a| &mut a.callers,
+            || self.compute_callers(of, overlay),
+        )
+    }
+
+    fn compute_callees(&self, of: &SymbolRef, overlay: Option<Overlay<'_>>) -> Vec<Edge> {
         let Some((key, entry)) = self.files.get_key_value(of.file.as_ref()) else {
             return Vec::new();
         };
@@ -1012,8 +1088,7 @@ impl Graph {
         out
     }
 
-    /// The direct callers of `of`: every call site, in any file, resolving to it.
-    fn direct_callers(&self, of: &SymbolRef, overlay: Option<Overlay<'_>>) -> Vec<Edge> {
+    fn compute_callers(&self, of: &SymbolRef, overlay: Option<Overlay<'_>>) -> Vec<Edge> {
         let Some(analysis) = self.get(&of.file) else {
             return Vec::new();
         };
