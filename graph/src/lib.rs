@@ -1097,7 +1097,8 @@ impl Graph {
         };
         let target = Target::Symbol(of.clone());
         let mut out: Vec<Edge> = Vec::new();
-        let names = self.called_as(&def.name);
+        // A handful of names at most: a list compares faster than a tree.
+        let names: Vec<&str> = self.called_as(&def.name).into_iter().collect();
         let ids: Vec<u32> = names.iter().filter_map(|n| self.names.get(n)).collect();
         let mut files: Vec<&Arc<str>> = ids
             .iter()
@@ -1105,12 +1106,18 @@ impl Graph {
             .flatten()
             .collect();
         // The overlaid file calls what its current sites say, whatever `by_callee` (made
-        // from the graph's copy) says.
+        // from the graph's copy) says; its sites calling one of the names, found once.
+        let overlaid: Vec<SiteRef<'_>> = match overlay {
+            Some(o) if self.files.contains_key(o.file) => overlay_sites(o.analysis)
+                .filter(|s| names.contains(&s.callee))
+                .collect(),
+            _ => Vec::new(),
+        };
         if let Some(o) = overlay
             && let Some((key, _)) = self.files.get_key_value(o.file)
         {
             files.retain(|f| f.as_ref() != o.file);
-            if overlay_sites(o.analysis).any(|s| names.contains(s.callee)) {
+            if !overlaid.is_empty() {
                 files.push(key);
             }
         }
@@ -1135,8 +1142,9 @@ impl Graph {
             let sites: Vec<(SiteRef<'_>, Option<SiteKey>)> = match overlay
                 .filter(|o| o.file == file.as_ref())
             {
-                Some(o) => overlay_sites(o.analysis)
-                    .filter(|s| names.contains(s.callee))
+                Some(_) => overlaid
+                    .iter()
+                    .copied()
                     .filter(|s| {
                         s.receiver.is_some()
                             || !self
@@ -1234,6 +1242,14 @@ impl Graph {
         next: impl Fn(&Edge) -> Option<SymbolRef>,
     ) -> Vec<Edge> {
         let depth = depth.clamp(1, MAX_DEPTH);
+        if depth == 1 {
+            // Direct edges only (every lock.acquire and intent.declare): no walk.
+            let mut out = step(self, start);
+            for edge in &mut out {
+                edge.depth = 1;
+            }
+            return out;
+        }
         let mut seen: HashSet<SymbolRef> = HashSet::from([start.clone()]);
         let mut queue = VecDeque::from([(start.clone(), 1)]);
         let mut out = Vec::new();

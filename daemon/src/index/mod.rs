@@ -457,7 +457,7 @@ impl RepoIndex {
                 }
             }
             files.retain(|f2| *f2 != file);
-            if !self.verify(files) {
+            if files.is_empty() || !self.verify(files) {
                 break;
             }
             edges = self.read(&f);

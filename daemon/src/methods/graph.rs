@@ -277,6 +277,11 @@ pub(crate) async fn callees(
 
 /// Every spelling a lock on the graph's definition `s` may have.
 fn spellings_of(ix: &crate::index::RepoIndex, s: &wit_graph::SymbolRef) -> Vec<String> {
+    // The graph names a definition by its address, which is its canonical spelling
+    // already; only a method (`Class.m`) may also be locked by its bare name.
+    if !s.name.contains('.') {
+        return vec![format!("{}:{}", s.file, s.name)];
+    }
     ix.read(|g| {
         let a = g.get(&s.file).cloned();
         symbol_spellings(&s.file, &s.name, a.as_deref())
