@@ -86,8 +86,38 @@ impl AppState {
         T: Send + 'static,
         F: FnOnce(&dyn Db) -> Result<T, Failure> + Send + 'static,
     {
+        self.write_job(heavy, None, f).await
+    }
+
+    /// [`AppState::write`] for a job whose first reads are `prefetch` (see
+    /// [`crate::store::db::Read`]: on PostgreSQL they travel with the other jobs' of the
+    /// batch instead of costing the job a round trip of its own under the write lock).
+    /// `f` must make exactly those reads first, through [`Db::rows_all`] (or one through
+    /// [`Db::rows`]).
+    pub async fn write_prefetched<T, F>(
+        &self,
+        prefetch: crate::store::db::Prefetch,
+        f: F,
+    ) -> Result<T, Failure>
+    where
+        T: Send + 'static,
+        F: FnOnce(&dyn Db) -> Result<T, Failure> + Send + 'static,
+    {
+        self.write_job(false, Some(prefetch), f).await
+    }
+
+    async fn write_job<T, F>(
+        &self,
+        heavy: bool,
+        prefetch: Option<crate::store::db::Prefetch>,
+        f: F,
+    ) -> Result<T, Failure>
+    where
+        T: Send + 'static,
+        F: FnOnce(&dyn Db) -> Result<T, Failure> + Send + 'static,
+    {
         let (send, recv) = tokio::sync::oneshot::channel::<Result<T, Failure>>();
-        let job: Job = Box::new(move |tx| {
+        let run: crate::store::batch::Run = Box::new(move |tx| {
             let result = f(tx);
             let ok = result.is_ok();
             let finish: Finish = Box::new(move |commit| {
@@ -98,6 +128,7 @@ impl AppState {
             });
             (ok, finish)
         });
+        let job = Job { prefetch, run };
         match &self.store {
             Backend::Sqlite(store) => Batcher::submit(store, job, heavy),
             Backend::Postgres(store) => Batcher::submit(store, job, heavy),

@@ -144,87 +144,104 @@ async fn try_take(
     let who = session.to_owned();
     let aliases = spellings.to_vec();
     let worktree = state.worktree_name();
+    let Some((canonical, others)) = aliases.split_first() else {
+        return Err(Failure::internal("a symbol path without a spelling"));
+    };
+    let (declared_canonical, declared_others, declared_who) =
+        (canonical.clone(), others.to_vec(), who.clone());
     state
-        .write(move |tx| {
-            let now = tx.now_ms();
-            let Some((canonical, others)) = aliases.split_first() else {
-                return Err(Failure::internal("a symbol path without a spelling"));
-            };
-            // Everything the decision reads, in one go (one round trip to PostgreSQL):
-            // the live lock under each other spelling, the exclusive leases of others,
-            // and the canonical row, expired or not.
-            let mut queries: Vec<_> = others.iter().map(|a| locks::get_query(a, now)).collect();
-            queries.push(crate::store::leases::exclusive_of_others_query(&who, now));
-            queries.push(locks::get_any_query(canonical));
-            let answers = tx.rows_all(&queries)?;
-            let (alias_rows, rest) = answers.split_at(others.len());
-            let [leases, canonical_rows] = rest else {
-                return Err(Failure::internal("a query of the batch went unanswered"));
-            };
-            for (alias, rows) in others.iter().zip(alias_rows) {
-                if let Some(lock) = locks::first(rows)? {
-                    if lock.session_id != who {
-                        return Ok((Err(Blocker::Lock(lock)), now));
+        .write_prefetched(
+            Box::new(move || decision_reads(&declared_canonical, &declared_others, &declared_who)),
+            move |tx| {
+                let now = tx.now_ms();
+                let Some((canonical, others)) = aliases.split_first() else {
+                    return Err(Failure::internal("a symbol path without a spelling"));
+                };
+                // Everything the decision reads, in one go (one round trip to PostgreSQL, or
+                // none of its own: declared ahead, it travels with the batch's other reads).
+                let reads = decision_reads(canonical, others, &who);
+                let queries: Vec<_> = reads.iter().map(crate::store::db::Read::query).collect();
+                let answers = tx.rows_all(&queries)?;
+                let (alias_rows, rest) = answers.split_at(others.len());
+                let [leases, canonical_rows] = rest else {
+                    return Err(Failure::internal("a query of the batch went unanswered"));
+                };
+                for (alias, rows) in others.iter().zip(alias_rows) {
+                    if let Some(lock) = locks::first(rows)? {
+                        if lock.session_id != who {
+                            return Ok((Err(Blocker::Lock(lock)), now));
+                        }
+                        // Our own lock under another spelling becomes the canonical one.
+                        locks::delete(tx, alias)?;
                     }
-                    // Our own lock under another spelling becomes the canonical one.
-                    locks::delete(tx, alias)?;
                 }
-            }
-            let file = canonical.split_once(':').map_or("", |(f, _)| f);
-            let leases = crate::store::leases::all(leases)?;
-            if let Some(lease) = super::leases::covering(leases, file) {
-                return Ok((Err(Blocker::Lease(lease)), now));
-            }
-            let before = locks::first(canonical_rows)?;
-            if let Some(old) = before.as_ref().filter(|l| l.expires_at <= now) {
-                crate::store::audit::record(
+                let file = canonical.split_once(':').map_or("", |(f, _)| f);
+                let leases = crate::store::leases::unexpired(leases, now)?;
+                if let Some(lease) = super::leases::covering(leases, file) {
+                    return Ok((Err(Blocker::Lease(lease)), now));
+                }
+                let before = locks::first(canonical_rows)?;
+                if let Some(old) = before.as_ref().filter(|l| l.expires_at <= now) {
+                    crate::store::audit::record(
+                        tx,
+                        now,
+                        "expired",
+                        canonical,
+                        &old.session_id,
+                        None,
+                        "its TTL ran out (taken over)",
+                    )?;
+                    event(
+                        tx,
+                        "lock.expired",
+                        Some(&old.session_id),
+                        canonical,
+                        json!({ "expiredAt": iso8601_millis(old.expires_at) }),
+                    )?;
+                }
+                let taken = locks::take(
                     tx,
+                    before.clone(),
+                    canonical,
+                    &who,
                     now,
-                    "expired",
-                    canonical,
-                    &old.session_id,
-                    None,
-                    "its TTL ran out (taken over)",
-                )?;
-                event(
-                    tx,
-                    "lock.expired",
-                    Some(&old.session_id),
-                    canonical,
-                    json!({ "expiredAt": iso8601_millis(old.expires_at) }),
-                )?;
-            }
-            let taken = locks::take(
-                tx,
-                before.clone(),
-                canonical,
-                &who,
-                now,
-                now.saturating_add(ttl),
-            )?
-            .map_err(Blocker::Lock);
-            if taken.is_ok() {
-                super::session_seen(tx, &who, &worktree, now)?;
-            }
-            if let Ok(row) = &taken {
-                let refreshed = before
-                    .as_ref()
-                    .is_some_and(|l| l.expires_at > now && l.session_id == who);
-                event(
-                    tx,
-                    if refreshed {
-                        "lock.refreshed"
-                    } else {
-                        "lock.acquired"
-                    },
-                    Some(&who),
-                    canonical,
-                    json!({ "expiresAt": iso8601_millis(row.expires_at), "ttlMs": ttl }),
-                )?;
-            }
-            Ok((taken, now))
-        })
+                    now.saturating_add(ttl),
+                )?
+                .map_err(Blocker::Lock);
+                if taken.is_ok() {
+                    super::session_seen(tx, &who, &worktree, now)?;
+                }
+                if let Ok(row) = &taken {
+                    let refreshed = before
+                        .as_ref()
+                        .is_some_and(|l| l.expires_at > now && l.session_id == who);
+                    event(
+                        tx,
+                        if refreshed {
+                            "lock.refreshed"
+                        } else {
+                            "lock.acquired"
+                        },
+                        Some(&who),
+                        canonical,
+                        json!({ "expiresAt": iso8601_millis(row.expires_at), "ttlMs": ttl }),
+                    )?;
+                }
+                Ok((taken, now))
+            },
+        )
         .await
+}
+
+/// What deciding a `lock.acquire` reads: each other spelling's lock and the canonical
+/// row, and the exclusive leases of others; expired or not (expiry is checked on the
+/// answers, so the reads can be declared before the store's clock is read: see
+/// [`crate::store::db::Read`]).
+fn decision_reads(canonical: &str, others: &[String], who: &str) -> Vec<crate::store::db::Read> {
+    let mut reads: Vec<_> = others.iter().map(|a| locks::get_any_read(a)).collect();
+    reads.push(crate::store::leases::exclusive_of_others_read(who));
+    reads.push(locks::get_any_read(canonical));
+    reads
 }
 
 /// `lock.acquire` with `waitMs` (extension): queues behind the holder, first come first
@@ -398,35 +415,41 @@ async fn release_one_of(
     spellings: Vec<String>,
     session: String,
 ) -> Result<(), Failure> {
+    // The first spelling's lock is what a release reads first: declared ahead.
+    let first = spellings.first().cloned().unwrap_or_default();
     state
-        .write(move |tx| {
-            let now = tx.now_ms();
-            for path in &spellings {
-                let Some(lock) = locks::get(tx, path, now)? else {
-                    continue;
-                };
-                if lock.session_id != session {
-                    return Err(Failure::domain(
-                        ErrorCode::LockNotHeld,
-                        json!({ "heldBy": lock.session_id }),
-                    ));
+        .write_prefetched(
+            Box::new(move || vec![locks::get_any_read(&first)]),
+            move |tx| {
+                let now = tx.now_ms();
+                for path in &spellings {
+                    let q = locks::get_any_query(path);
+                    let Some(lock) = locks::live(&tx.rows(&q.sql, &q.args)?, now)? else {
+                        continue;
+                    };
+                    if lock.session_id != session {
+                        return Err(Failure::domain(
+                            ErrorCode::LockNotHeld,
+                            json!({ "heldBy": lock.session_id }),
+                        ));
+                    }
+                    locks::delete(tx, path)?;
+                    event(tx, "lock.released", Some(&session), path, json!({}))?;
+                    return Ok(());
                 }
-                locks::delete(tx, path)?;
-                event(tx, "lock.released", Some(&session), path, json!({}))?;
-                return Ok(());
-            }
-            // Gone: if another session forced it away from us, say so (the former
-            // holder learns it from its next call, not only from the events).
-            for path in &spellings {
-                if let Some(f) = crate::store::audit::last_forced(tx, path, &session)? {
-                    return Err(Failure::domain(
-                        ErrorCode::LockNotFound,
-                        json!({ "forced": { "by": f.by, "at": f.at, "reason": f.reason } }),
-                    ));
+                // Gone: if another session forced it away from us, say so (the former
+                // holder learns it from its next call, not only from the events).
+                for path in &spellings {
+                    if let Some(f) = crate::store::audit::last_forced(tx, path, &session)? {
+                        return Err(Failure::domain(
+                            ErrorCode::LockNotFound,
+                            json!({ "forced": { "by": f.by, "at": f.at, "reason": f.reason } }),
+                        ));
+                    }
                 }
-            }
-            Err(Failure::bare(ErrorCode::LockNotFound))
-        })
+                Err(Failure::bare(ErrorCode::LockNotFound))
+            },
+        )
         .await
 }
 

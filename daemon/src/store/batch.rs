@@ -21,15 +21,23 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::Notify;
 
-use super::db::Db;
+use super::db::{Db, Prefetch};
 use super::{Store, StoreError};
 
 /// Called once the batch's commit is known: `Ok` when it committed.
 pub(crate) type Finish = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
 
-/// One queued write: runs its statements, says whether they succeeded (else they are
+/// What a job does: runs its statements, says whether they succeeded (else they are
 /// rolled back), and returns how to answer once the commit is done.
-pub(crate) type Job = Box<dyn FnOnce(&dyn Db) -> (bool, Finish) + Send>;
+pub(crate) type Run = Box<dyn FnOnce(&dyn Db) -> (bool, Finish) + Send>;
+
+/// One queued write.
+pub(crate) struct Job {
+    /// The reads it makes first, declared (see [`super::db::Read`]); `None` for most.
+    pub(crate) prefetch: Option<Prefetch>,
+    /// The write itself.
+    pub(crate) run: Run,
+}
 
 /// A store that runs batches of jobs: SQLite's (below) and PostgreSQL's (`store::pg`).
 pub(crate) trait BatchTarget: Send + Sync + 'static {
@@ -174,7 +182,7 @@ impl BatchTarget for Store {
 /// Runs one job on `tx`, catching a panic (logged; `None`: the job is dropped and its
 /// caller sees a cancelled request). `Some((ok, finish))` otherwise.
 pub(crate) fn run_caught(job: Job, tx: &dyn Db) -> Option<(bool, Finish)> {
-    match std::panic::catch_unwind(AssertUnwindSafe(|| job(tx))) {
+    match std::panic::catch_unwind(AssertUnwindSafe(|| (job.run)(tx))) {
         Ok(done) => Some(done),
         Err(_) => {
             tracing::error!("a write request panicked; it was rolled back");

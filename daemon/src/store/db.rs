@@ -206,6 +206,94 @@ pub(crate) struct Query<'a> {
     pub args: Vec<Arg<'a>>,
 }
 
+/// An owned statement argument (a statement kept past its caller's borrow).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum OwnedArg {
+    Null,
+    Int(i64),
+    Text(String),
+}
+
+impl OwnedArg {
+    /// The owned copy of `a`.
+    pub(crate) fn of(a: &Arg<'_>) -> Self {
+        match a {
+            Arg::Null => OwnedArg::Null,
+            Arg::Int(v) => OwnedArg::Int(*v),
+            Arg::Text(t) => OwnedArg::Text((*t).to_owned()),
+        }
+    }
+
+    /// Borrowed again.
+    pub(crate) fn arg(&self) -> Arg<'_> {
+        match self {
+            OwnedArg::Null => Arg::Null,
+            OwnedArg::Int(v) => Arg::Int(*v),
+            OwnedArg::Text(t) => Arg::Text(t),
+        }
+    }
+
+    /// Whether `a` is this argument.
+    pub(crate) fn is(&self, a: &Arg<'_>) -> bool {
+        match (self, a) {
+            (OwnedArg::Null, Arg::Null) => true,
+            (OwnedArg::Int(x), Arg::Int(y)) => x == y,
+            (OwnedArg::Text(x), Arg::Text(y)) => x == y,
+            _ => false,
+        }
+    }
+}
+
+/// A read a write job declares before it runs, with what its answer depends on.
+///
+/// A job of a batch reads, decides, then writes. On PostgreSQL each read is a round
+/// trip made while the project's write lock is held, so a batch of k jobs held the lock
+/// for k + 2 round trips. A job that declares its first reads (a [`Prefetch`]) lets the
+/// batch send every job's declared reads together with its `BEGIN` and the lock, in the
+/// same round trip (the server runs them once the lock is taken); the job is then
+/// answered from them, unless an earlier job of the batch wrote something they depend on
+/// (then it reads for itself, as before). A batch is then two round trips, whatever its
+/// size. SQLite ignores the declaration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Read {
+    /// The query, as the job will run it.
+    pub sql: String,
+    /// Its arguments.
+    pub args: Vec<OwnedArg>,
+    /// What its answer depends on.
+    pub depends: Vec<Dep>,
+}
+
+impl Read {
+    /// The query to run.
+    pub(crate) fn query(&self) -> Query<'_> {
+        Query {
+            sql: self.sql.clone(),
+            args: self.args.iter().map(OwnedArg::arg).collect(),
+        }
+    }
+
+    /// Whether `query` is this read.
+    pub(crate) fn is(&self, sql: &str, args: &[Arg<'_>]) -> bool {
+        self.sql == sql
+            && self.args.len() == args.len()
+            && self.args.iter().zip(args).all(|(a, b)| a.is(b))
+    }
+}
+
+/// What a declared [`Read`]'s answer depends on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Dep {
+    /// The rows of `table` whose key (the column the read selects by) is the value.
+    Row(&'static str, String),
+    /// Any row of `table`.
+    Table(&'static str),
+}
+
+/// The reads a job declares. They must not depend on the clock: they are sent before it
+/// is read, with the batch's `BEGIN` (a job checks expiry on their answers instead).
+pub(crate) type Prefetch = Box<dyn FnOnce() -> Vec<Read> + Send>;
+
 /// A database session the store runs statements on: inside a write, its transaction.
 pub(crate) trait Db {
     /// Runs a statement; returns how many rows it changed.

@@ -95,6 +95,29 @@ pub(crate) fn exclusive_of_others_query(me: &str, now_ms: i64) -> Query<'_> {
     }
 }
 
+/// Exclusive leases of sessions other than `me`, expired or not (see [`unexpired`]),
+/// declared ahead (see [`crate::store::db::Read`]: it depends on every lease, and does
+/// not depend on the clock, so it can travel with the batch's `BEGIN`).
+pub(crate) fn exclusive_of_others_read(me: &str) -> super::db::Read {
+    super::db::Read {
+        sql: format!(
+            "SELECT {COLUMNS} FROM leases
+             WHERE mode = 'exclusive' AND session_id <> ?1
+             ORDER BY acquired_at, id"
+        ),
+        args: vec![super::db::OwnedArg::Text(me.to_owned())],
+        depends: vec![super::db::Dep::Table("leases")],
+    }
+}
+
+/// The leases of `rows` that have not expired at `now_ms`.
+pub(crate) fn unexpired(rows: &[Row], now_ms: i64) -> DbResult<Vec<LeaseRow>> {
+    Ok(all(rows)?
+        .into_iter()
+        .filter(|l| l.expires_at > now_ms)
+        .collect())
+}
+
 /// The leases of `rows`.
 pub(crate) fn all(rows: &[Row]) -> DbResult<Vec<LeaseRow>> {
     rows.iter().map(row).collect()

@@ -1,6 +1,6 @@
 //! Locks. A lock whose `expires_at <= now` is absent for every purpose.
 
-use super::db::{Arg, Db, DbExt, DbResult, Query, Row, args};
+use super::db::{Arg, Db, DbExt, DbResult, Dep, OwnedArg, Query, Read, Row, args};
 
 /// A stored, unexpired lock.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,6 +15,36 @@ pub(crate) struct LockRow {
 pub(crate) fn get(db: &dyn Db, symbol_path: &str, now_ms: i64) -> DbResult<Option<LockRow>> {
     let q = get_query(symbol_path, now_ms);
     first(&db.rows(&q.sql, &q.args)?)
+}
+
+/// The statement that takes or refreshes one lock; its first argument is the lock's path
+/// (the PostgreSQL store knows it by this text: see `store::pg`'s `written`).
+pub(crate) const TAKE: &str = "INSERT INTO locks (symbol_path, session_id, acquired_at, expires_at)
+     VALUES (?1, ?2, ?3, ?4)
+     ON CONFLICT(symbol_path) DO UPDATE SET session_id = excluded.session_id,
+         acquired_at = excluded.acquired_at, expires_at = excluded.expires_at";
+
+/// The statement that deletes one lock; its argument is the lock's path.
+pub(crate) const DELETE: &str = "DELETE FROM locks WHERE symbol_path = ?1";
+
+/// [`get_any_query`] declared ahead (see [`crate::store::db::Read`]): it does not
+/// depend on the clock (expiry is checked on its answer, [`live`]), so it can travel with
+/// the batch's `BEGIN`.
+pub(crate) fn get_any_read(symbol_path: &str) -> Read {
+    read_of(get_any_query(symbol_path), symbol_path)
+}
+
+/// The lock of the first of `rows` if it has not expired at `now_ms`.
+pub(crate) fn live(rows: &[Row], now_ms: i64) -> DbResult<Option<LockRow>> {
+    Ok(first(rows)?.filter(|l| l.expires_at > now_ms))
+}
+
+fn read_of(q: Query<'_>, symbol_path: &str) -> Read {
+    Read {
+        args: q.args.iter().map(OwnedArg::of).collect(),
+        sql: q.sql,
+        depends: vec![Dep::Row("locks", symbol_path.to_owned())],
+    }
 }
 
 /// [`get`] as a query to run with others ([`Db::rows_all`]); [`first`] reads its rows.
@@ -72,13 +102,7 @@ pub(crate) fn take(
     {
         return Ok(Err(holder));
     }
-    db.execute_later(
-        "INSERT INTO locks (symbol_path, session_id, acquired_at, expires_at)
-         VALUES (?1, ?2, ?3, ?4)
-         ON CONFLICT(symbol_path) DO UPDATE SET session_id = excluded.session_id,
-             acquired_at = excluded.acquired_at, expires_at = excluded.expires_at",
-        args![symbol_path, session_id, now_ms, expires_at],
-    )?;
+    db.execute_later(TAKE, args![symbol_path, session_id, now_ms, expires_at])?;
     Ok(Ok(LockRow {
         symbol_path: symbol_path.to_owned(),
         session_id: session_id.to_owned(),
@@ -89,10 +113,7 @@ pub(crate) fn take(
 
 /// Deletes the lock row of `symbol_path`.
 pub(crate) fn delete(db: &dyn Db, symbol_path: &str) -> DbResult<()> {
-    db.execute_later(
-        "DELETE FROM locks WHERE symbol_path = ?1",
-        args![symbol_path],
-    )
+    db.execute_later(DELETE, args![symbol_path])
 }
 
 /// Unexpired locks, optionally of one session, oldest first.
