@@ -13,6 +13,11 @@
 //!   single-threaded runtime that the writing thread drives itself (a round trip then
 //!   involves no hand-over between threads: 45 µs instead of 80 here); a read's `BEGIN`
 //!   travels with its first statement and its `COMMIT` is not waited for.
+//! - **Reads declared ahead.** The reads a job declares ([`Read`]: `lock.acquire`'s and
+//!   `lock.release`'s) go with the batch's `BEGIN`, the write lock and the clock, in one
+//!   round trip, and each job is answered from them unless an earlier job of the batch
+//!   wrote what they depend on ([`written`]); so a batch of such jobs is two round trips
+//!   under the lock, whatever its size.
 //! - **The database's clock.** Each transaction reads `clock_timestamp()` once, on first
 //!   use, and every expiry it decides uses that: machines' clocks differ.
 //! - **Events.** After each committed batch the daemon announces
