@@ -845,29 +845,8 @@ async fn in_order<T>(
     Option<tokio_postgres::Error>,
     Result<T, tokio_postgres::Error>,
 ) {
-    let mut held = std::pin::pin!(all_in_order(held));
-    let mut main = std::pin::pin!(main);
-    let (mut earlier, mut answer) = (None, None);
-    std::future::poll_fn(|cx| {
-        if earlier.is_none()
-            && let Poll::Ready(done) = held.as_mut().poll(cx)
-        {
-            earlier = Some(done.err());
-        }
-        if answer.is_none()
-            && let Poll::Ready(done) = main.as_mut().poll(cx)
-        {
-            answer = Some(done);
-        }
-        match (earlier.take(), answer.take()) {
-            (Some(earlier), Some(answer)) => Poll::Ready((earlier, answer)),
-            (e, a) => {
-                (earlier, answer) = (e, a);
-                Poll::Pending
-            }
-        }
-    })
-    .await
+    let (earlier, answer) = first_then(all_in_order(held), main).await;
+    (earlier.err(), answer)
 }
 
 /// Polls every one of `sent`, always in order, until all are done (each sends its request
