@@ -270,6 +270,11 @@ impl Watcher {
     }
 }
 
+/// Whether `path` is a directory itself, not a symlink to one.
+fn real_dir(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
+}
+
 /// `path` relative to `root`, as a `/`-separated UTF-8 string.
 pub(super) fn relative(root: &Path, path: &Path) -> Option<String> {
     let rel = path.strip_prefix(root).ok()?;
@@ -280,6 +285,38 @@ pub(super) fn relative(root: &Path, path: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A directory of the repository that is a symlink (here to a directory outside it)
+    /// is never watched, by either source: its events would be another tree's.
+    #[test]
+    fn a_symlinked_directory_is_never_watched() {
+        let outside = tempfile::tempdir().unwrap();
+        let repo = tempfile::tempdir().unwrap();
+        let root = repo.path();
+        std::fs::create_dir(root.join("src")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("src/evil")).unwrap();
+        let mut sources: Vec<Box<dyn Source>> =
+            vec![Box::new(portable::NotifySource::new(root).unwrap())];
+        #[cfg(target_os = "linux")]
+        sources.push(Box::new(linux::InotifySource::new().unwrap()));
+        for mut source in sources {
+            assert!(source.watch(root, "src").is_ok());
+            assert!(source.watch(root, "src/evil").is_err());
+            // Nothing happening outside reaches the watcher.
+            std::fs::write(outside.path().join("a.ts"), "export function f() {}\n").unwrap();
+            let (mut changes, mut forgotten) = (Vec::new(), Vec::new());
+            source.wait(
+                Some(Duration::from_millis(50)),
+                &mut changes,
+                &mut forgotten,
+            );
+            assert!(
+                changes.is_empty(),
+                "{:?}",
+                changes.iter().map(|(_, c)| &c.rel).collect::<Vec<_>>()
+            );
+        }
+    }
 
     /// A path is due `QUIET` after its last event, but never later than `MAX_WAIT` after
     /// its first: a file rewritten every few milliseconds is still re-read.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
-use notify::event::{CreateKind, Flag, ModifyKind};
+use notify::event::{Flag, ModifyKind};
 use notify::{EventKind, RecursiveMode, Watcher as _};
 
 use super::{Change, Source, Status};
@@ -46,11 +46,11 @@ impl NotifySource {
             let Some(rel) = super::relative(&self.root, p) else {
                 continue;
             };
-            let new_dir = matches!(event.kind, EventKind::Create(CreateKind::Folder))
-                || (matches!(
-                    event.kind,
-                    EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_))
-                ) && p.is_dir());
+            // A symlink to a directory is not one: it is never followed (see `watch`).
+            let new_dir = matches!(
+                event.kind,
+                EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_))
+            ) && super::real_dir(p);
             out.push((at, Change { rel, new_dir }));
         }
         Status::Ok
@@ -58,9 +58,15 @@ impl NotifySource {
 }
 
 impl Source for NotifySource {
+    /// notify follows a symlink it is asked to watch: a directory that is a symlink (to
+    /// anywhere, outside the repository included) is refused here instead.
     fn watch(&mut self, root: &Path, rel: &str) -> Result<(), String> {
+        let path = root.join(rel);
+        if !super::real_dir(&path) {
+            return Err("not a directory (a symlink is never followed)".into());
+        }
         self.inner
-            .watch(&root.join(rel), RecursiveMode::NonRecursive)
+            .watch(&path, RecursiveMode::NonRecursive)
             .map_err(|e| e.to_string())
     }
 
