@@ -714,9 +714,15 @@ impl<'t> PgTx<'t> {
         }
     }
 
-    /// Notes what a statement about to be sent or held changes.
+    /// Notes what a statement about to be sent or held changes, while a declared read is
+    /// still to be answered (the running job's, or a later one's): otherwise nobody asks,
+    /// and the statement's text is not taken apart.
     fn note_written(&self, sql: &str, args: &[Arg<'_>]) {
-        self.written.borrow_mut().extend(written(sql, args));
+        let pending = self.served.borrow().is_some()
+            || self.ahead.borrow().iter().any(Option::is_some);
+        if pending {
+            self.written.borrow_mut().extend(written(sql, args));
+        }
     }
 
     /// The answers of the running job's declared reads, if `queries` are exactly those
