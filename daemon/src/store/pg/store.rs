@@ -718,8 +718,8 @@ impl<'t> PgTx<'t> {
     /// still to be answered (the running job's, or a later one's): otherwise nobody asks,
     /// and the statement's text is not taken apart.
     fn note_written(&self, sql: &str, args: &[Arg<'_>]) {
-        let pending = self.served.borrow().is_some()
-            || self.ahead.borrow().iter().any(Option::is_some);
+        let pending =
+            self.served.borrow().is_some() || self.ahead.borrow().iter().any(Option::is_some);
         if pending {
             self.written.borrow_mut().extend(written(sql, args));
         }
