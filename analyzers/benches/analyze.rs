@@ -69,14 +69,14 @@ fn bench_analyze(label: &str, analyzer: &dyn LanguageAnalyzer, source: &str) {
     // The first call compiles the query and creates this thread's parser; the warm-up in
     // `report` keeps that (and cold caches) out of the figures, as in a long-running daemon.
     let symbols = analyzer
-        .analyze(source)
+        .analyze_full(source)
         .expect("analysis succeeds")
         .symbols
         .len();
     report(label, source, symbols, || {
         black_box(
             analyzer
-                .analyze(black_box(source))
+                .analyze_full(black_box(source))
                 .expect("analysis succeeds"),
         );
     });

@@ -2,6 +2,18 @@
 //!
 //! These types are also the JSON shape that crosses the plugin boundary, so their serde
 //! form is part of the plugin ABI: add fields only with `#[serde(default)]`.
+//!
+//! # Compatibility (source and ABI)
+//! Outside teams build analyzers on these types, so how each may grow is fixed:
+//! - [`FileAnalysis`], [`Symbol`] and [`CallEdge`] are the shapes wit-core 0.1.0 published
+//!   (the README and the Go example built them with struct literals). They are **frozen**:
+//!   they never gain a field, so `FileAnalysis { symbols, calls }` and `Symbol { … }`
+//!   literals written against 0.1.0 compile against every 0.1.x.
+//! - Everything added since lives in [`Analysis`] (what [`crate::LanguageAnalyzer::analyze_full`]
+//!   returns) and in the types it holds ([`CallSite`], [`Import`], [`Export`],
+//!   [`ClassBase`]). They are `#[non_exhaustive]`: build them with `default()`, `new(…)`
+//!   and field assignment, never with a literal, so a field added later breaks no one.
+//!   [`SymbolKind`] is `#[non_exhaustive]` too: a `match` on it needs a `_` arm.
 
 use serde::{Deserialize, Serialize};
 
@@ -12,6 +24,7 @@ use serde::{Deserialize, Serialize};
 /// other named types that are neither classes nor interfaces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum SymbolKind {
     /// A function declaration (`function f() {}`, `def f():`, `func f()`).
     Function,
@@ -111,12 +124,13 @@ pub struct CallEdge {
 
 /// One call site: who calls what, on which receiver, and where.
 ///
-/// [`FileAnalysis::calls`] is the protocol's de-duplicated (caller, callee) view; call sites
+/// [`Analysis::calls`] is the protocol's de-duplicated (caller, callee) view; call sites
 /// add what cross-file resolution needs: the receiver of a member call as written
 /// (`db` in `db.query()`, `this`, `self`, `super`, `new:Repo` for `new Repo().find()`) and
 /// the position of the first such call.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CallSite {
     /// Qualified name of the calling function.
     pub caller: String,
@@ -148,6 +162,7 @@ pub struct CallSite {
 /// | `from ..a import b as c`              | `..a`     | `b`         | `c`    |
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Import {
     /// The module specifier as written (a path, a package, a dotted Python module with
     /// its leading dots for relative imports).
@@ -177,6 +192,7 @@ pub struct Import {
 /// | `module.exports = require('./m')`     | `*`       | —       | `./m`   |
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Export {
     /// The exported name (`default` for default exports, `*` for `export *`).
     pub name: String,
@@ -193,6 +209,7 @@ pub struct Export {
 /// `class A(mod.B)` gives base `mod.B`). Top-level classes only.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ClassBase {
     /// The class.
     pub class: String,
@@ -204,14 +221,18 @@ pub struct ClassBase {
 ///
 /// `call_sites`, `imports`, `exports` and `bases` were added after the first plugin ABI: plugins
 /// that do not report them leave them empty (their files then give single-file edges).
+///
+/// `#[non_exhaustive]`: start from [`Analysis::default`] (or `From<FileAnalysis>`) and set
+/// the fields; fields added later then break no analyzer.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct FileAnalysis {
+#[non_exhaustive]
+pub struct Analysis {
     /// Definitions in source order.
     pub symbols: Vec<Symbol>,
     /// De-duplicated call edges, in order of first appearance. An analyzer that reports
     /// `call_sites` may leave this empty (the built-ins do): the edges are then the call
-    /// sites' (caller, callee) pairs, de-duplicated, in order ([`FileAnalysis::edges`]),
+    /// sites' (caller, callee) pairs, de-duplicated, in order ([`Analysis::edges`]),
     /// and a large file's analysis holds half as many strings.
     pub calls: Vec<CallEdge>,
     /// Call sites, one per distinct (caller, callee, receiver), in source order.
@@ -255,7 +276,110 @@ fn kind_from_str(s: &str) -> Option<SymbolKind> {
     })
 }
 
-impl FileAnalysis {
+/// The analysis as wit-core 0.1.0 published it: symbols and call edges only.
+///
+/// What [`crate::LanguageAnalyzer::analyze`] returns, kept so that analyzers written
+/// against 0.1.0 (`Ok(FileAnalysis { symbols, calls })`) keep compiling. **Frozen**: it
+/// never gains a field (see the module docs). New analyzers that report call sites,
+/// imports or exports return an [`Analysis`] from `analyze_full` as well.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileAnalysis {
+    /// Definitions in source order.
+    pub symbols: Vec<Symbol>,
+    /// De-duplicated call edges, in order of first appearance.
+    pub calls: Vec<CallEdge>,
+}
+
+impl From<FileAnalysis> for Analysis {
+    fn from(a: FileAnalysis) -> Self {
+        Analysis {
+            symbols: a.symbols,
+            calls: a.calls,
+            ..Analysis::default()
+        }
+    }
+}
+
+impl From<Analysis> for FileAnalysis {
+    /// The first shape: the symbols, and the call edges (derived from the call sites when
+    /// the analysis reported only those).
+    fn from(a: Analysis) -> Self {
+        let calls = if a.calls.is_empty() {
+            a.edges()
+                .map(|(caller, callee)| CallEdge {
+                    caller: caller.to_owned(),
+                    callee: callee.to_owned(),
+                })
+                .collect()
+        } else {
+            a.calls
+        };
+        FileAnalysis {
+            symbols: a.symbols,
+            calls,
+        }
+    }
+}
+
+impl CallSite {
+    /// A call site (see the fields).
+    pub fn new(
+        caller: impl Into<String>,
+        callee: impl Into<String>,
+        receiver: Option<String>,
+        start_byte: usize,
+        line: usize,
+    ) -> Self {
+        Self {
+            caller: caller.into(),
+            callee: callee.into(),
+            receiver,
+            start_byte,
+            line,
+        }
+    }
+}
+
+impl Import {
+    /// `local` bound to `name` of `module` (`name: None`: the whole module).
+    pub fn new(module: impl Into<String>, name: Option<String>, local: impl Into<String>) -> Self {
+        Self {
+            module: module.into(),
+            name,
+            local: local.into(),
+        }
+    }
+}
+
+impl Export {
+    /// `name` exported, bound to `local` (of `module`, for a re-export).
+    pub fn new(name: impl Into<String>, local: Option<String>, module: Option<String>) -> Self {
+        Self {
+            name: name.into(),
+            local,
+            module,
+        }
+    }
+}
+
+impl ClassBase {
+    /// `class` extends (or implements, embeds) `base`.
+    pub fn new(class: impl Into<String>, base: impl Into<String>) -> Self {
+        Self {
+            class: class.into(),
+            base: base.into(),
+        }
+    }
+}
+
+impl Analysis {
+    /// An analysis of `symbols` and nothing else (fill the other fields as needed).
+    pub fn new(symbols: Vec<Symbol>) -> Self {
+        Self {
+            symbols,
+            ..Self::default()
+        }
+    }
     /// The definition `name` addresses: the first symbol in the file whose bare name is
     /// `name`, or else the first whose qualified name `Container.name` is `name`.
     ///
@@ -285,7 +409,7 @@ impl FileAnalysis {
         }
     }
 
-    /// The shortest name that [`FileAnalysis::find`] resolves to `symbol` (a symbol of
+    /// The shortest name that [`Analysis::find`] resolves to `symbol` (a symbol of
     /// this analysis): its qualified name, else with `#kind`, else with `#N`.
     pub fn address_of(&self, symbol: &Symbol) -> String {
         let qualified = symbol.qualified_name();
@@ -306,7 +430,7 @@ impl FileAnalysis {
         format!("{qualified}#{n}")
     }
 
-    /// The call edges as (caller, callee): [`FileAnalysis::calls`] when the analyzer
+    /// The call edges as (caller, callee): [`Analysis::calls`] when the analyzer
     /// reported them, else derived from the call sites (see `calls`).
     pub fn edges(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
         let from_sites = self.calls.is_empty();
@@ -341,7 +465,7 @@ impl FileAnalysis {
             .filter(move |c| !seen.contains(c) && (seen.push(c), true).1)
     }
 
-    /// The (caller, callee) pairs of [`FileAnalysis::edges`] that `keep` keeps, without
+    /// The (caller, callee) pairs of [`Analysis::edges`] that `keep` keeps, without
     /// de-duplication (the filter comes first: it is cheaper than hashing every pair).
     fn edges_where<'a>(
         &'a self,
@@ -380,7 +504,7 @@ mod tests {
             caller: caller.into(),
             callee: callee.into(),
         };
-        let mut from_sites = FileAnalysis {
+        let mut from_sites = Analysis {
             symbols: vec![sym("a", None, 0), sym("b", Some("C"), 5)],
             call_sites: vec![
                 site("a", "f", None),
@@ -391,7 +515,7 @@ mod tests {
             ],
             ..Default::default()
         };
-        let both = FileAnalysis {
+        let both = Analysis {
             calls: vec![
                 edge("a", "f"),
                 edge("a", "g"),
@@ -432,7 +556,7 @@ mod tests {
 
     #[test]
     fn find_prefers_first_bare_name_and_accepts_qualified_names() {
-        let a = FileAnalysis {
+        let a = Analysis {
             symbols: vec![sym("save", Some("A"), 0), sym("save", Some("B"), 10)],
             ..Default::default()
         };
@@ -451,7 +575,7 @@ mod tests {
         func.kind = SymbolKind::Function;
         let mut private = sym("#input", Some("C"), 20);
         private.kind = SymbolKind::Method;
-        let a = FileAnalysis {
+        let a = Analysis {
             symbols: vec![ty, func, private],
             ..Default::default()
         };
@@ -474,7 +598,7 @@ mod tests {
 
     #[test]
     fn old_analyses_without_the_new_fields_still_deserialize() {
-        let a: FileAnalysis = serde_json::from_str(r#"{"symbols":[],"calls":[]}"#).unwrap();
+        let a: Analysis = serde_json::from_str(r#"{"symbols":[],"calls":[]}"#).unwrap();
         assert!(a.call_sites.is_empty() && a.imports.is_empty() && a.exports.is_empty());
     }
 

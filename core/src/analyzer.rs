@@ -1,8 +1,8 @@
 //! The [`LanguageAnalyzer`] trait: the one boundary between wit and a language.
 
-use crate::analysis::FileAnalysis;
+use crate::analysis::{Analysis, FileAnalysis};
 
-/// Why an analyzer could not produce a [`FileAnalysis`].
+/// Why an analyzer could not produce a [`Analysis`].
 ///
 /// Source that merely has syntax errors is *not* an error: analyzers recover what they can
 /// (tree-sitter's error recovery) and return it.
@@ -33,25 +33,37 @@ pub trait LanguageAnalyzer: Send + Sync {
     /// File extensions handled, without the dot (`["ts", "mts"]`).
     fn extensions(&self) -> &[&str];
 
-    /// Parses `source` once and returns its symbols and call edges.
+    /// Parses `source` once and returns its symbols and call edges: the first published
+    /// shape ([`FileAnalysis`], frozen), which every analyzer implements.
+    ///
+    /// An analyzer that also reports call sites, imports, exports or class bases (the
+    /// inputs of the cross-file code graph) implements [`LanguageAnalyzer::analyze_full`]
+    /// too, and may implement this one as `self.analyze_full(source).map(Into::into)`.
     fn analyze(&self, source: &str) -> Result<FileAnalysis, AnalyzeError>;
 
-    /// Like [`LanguageAnalyzer::analyze`], for a file analysed before: `state` is what the
-    /// previous call on this file left behind (`None` the first time), and the analyzer may
-    /// use it to redo only the part of the work the change needs, then leave new state for
-    /// the next call. The result must equal `analyze(source)` exactly.
+    /// Everything the analyzer knows about `source` ([`Analysis`]); what wit calls.
     ///
-    /// The default ignores `state` and calls `analyze`; plugins never need to override it.
-    /// The built-in tree-sitter analyzers keep the last syntax tree and reparse
-    /// incrementally. Callers bound how much state they keep (see
-    /// [`IncrementalState`]).
+    /// The default widens [`LanguageAnalyzer::analyze`]: an analyzer written against the
+    /// first shape works unchanged, its files giving single-file call edges.
+    fn analyze_full(&self, source: &str) -> Result<Analysis, AnalyzeError> {
+        self.analyze(source).map(Analysis::from)
+    }
+
+    /// Like [`LanguageAnalyzer::analyze_full`], for a file analysed before: `state` is what
+    /// the previous call on this file left behind (`None` the first time), and the analyzer
+    /// may use it to redo only the part of the work the change needs, then leave new state
+    /// for the next call. The result must equal `analyze_full(source)` exactly.
+    ///
+    /// The default ignores `state` and calls `analyze_full`; plugins never need to override
+    /// it. The built-in tree-sitter analyzers keep the last syntax tree and reparse
+    /// incrementally. Callers bound how much state they keep (see [`IncrementalState`]).
     fn analyze_incremental(
         &self,
         source: &str,
         state: &mut Option<IncrementalState>,
-    ) -> Result<FileAnalysis, AnalyzeError> {
+    ) -> Result<Analysis, AnalyzeError> {
         *state = None;
-        self.analyze(source)
+        self.analyze_full(source)
     }
 }
 

@@ -1,6 +1,6 @@
 //! `wit-core`: the vocabulary every other wit crate speaks.
 //!
-//! - [`analysis`]: the plain data an analyzer produces ([`FileAnalysis`], [`Symbol`], [`CallEdge`]).
+//! - [`analysis`]: the plain data an analyzer produces ([`Analysis`], [`Symbol`], [`CallEdge`]).
 //! - [`analyzer`]: the [`LanguageAnalyzer`] trait, one `analyze(source)` call per file.
 //! - [`registry`]: finds the analyzer for a file by extension; built-ins register with
 //!   `inventory`, plugins are added at run time.
@@ -26,7 +26,7 @@ pub mod symbol_path;
 pub mod text;
 
 pub use analysis::{
-    CallEdge, CallSite, ClassBase, Export, FileAnalysis, Import, Symbol, SymbolKind,
+    Analysis, CallEdge, CallSite, ClassBase, Export, FileAnalysis, Import, Symbol, SymbolKind,
 };
 pub use analyzer::{AnalyzeError, IncrementalState, LanguageAnalyzer};
 pub use config::{AnalyzerConfig, Config, ConfigError};

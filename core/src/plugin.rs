@@ -90,7 +90,7 @@
 //!   whitespace. `wit.toml` may restrict or replace this list.
 //! - **`analyze(src, src_len, out)`** → `src[0..src_len]` is the file's text, valid UTF-8
 //!   without NUL bytes (not NUL-terminated; `src` may be NULL when `src_len` is 0). On
-//!   success `*out` is the JSON form of [`FileAnalysis`]:
+//!   success `*out` is the JSON form of [`Analysis`]:
 //!
 //!   ```json
 //!   {"symbols": [{"name": "Save", "kind": "method", "container": "Store",
@@ -136,7 +136,7 @@
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use crate::analysis::FileAnalysis;
+use crate::analysis::{Analysis, FileAnalysis};
 use crate::analyzer::{AnalyzeError, LanguageAnalyzer};
 
 /// The ABI version this crate speaks (the value of [`WitAnalyzerV1::abi_version`]).
@@ -385,6 +385,10 @@ impl LanguageAnalyzer for PluginAnalyzer {
     }
 
     fn analyze(&self, source: &str) -> Result<FileAnalysis, AnalyzeError> {
+        self.analyze_full(source).map(Into::into)
+    }
+
+    fn analyze_full(&self, source: &str) -> Result<Analysis, AnalyzeError> {
         let mut out = WitBuffer::empty();
         // SAFETY: `analyze` comes from a validated table of a plugin that stays loaded
         // (from_table's contract); `source` is valid for `len` bytes during the call and
@@ -509,11 +513,11 @@ pub fn parse_extensions(json: &str) -> Result<Vec<String>, String> {
 
 /// Decodes and checks the JSON an analyzer returned for `source`.
 ///
-/// Beyond well-formed JSON of the [`FileAnalysis`] shape, it requires non-empty names and
+/// Beyond well-formed JSON of the [`Analysis`] shape, it requires non-empty names and
 /// byte ranges within the source on character boundaries (`start <= end`), and line
 /// ranges within the source's lines, so that nothing downstream can slice out of bounds.
-pub fn decode_analysis(json: &[u8], source: &str) -> Result<FileAnalysis, String> {
-    let analysis: FileAnalysis = serde_json::from_slice(json)
+pub fn decode_analysis(json: &[u8], source: &str) -> Result<Analysis, String> {
+    let analysis: Analysis = serde_json::from_slice(json)
         .map_err(|e| format!("returned malformed analysis JSON: {e}"))?;
     let last_line = source.bytes().filter(|&b| b == b'\n').count();
     for s in &analysis.symbols {
@@ -652,7 +656,7 @@ pub mod __export {
         unsafe {
             guarded(out, || {
                 let text = crate::analyzer::source_text(bytes).map_err(|e| e.to_string())?;
-                let analysis = instance().analyze(text).map_err(|e| e.to_string())?;
+                let analysis = instance().analyze_full(text).map_err(|e| e.to_string())?;
                 serde_json::to_vec(&analysis).map_err(|e| e.to_string())
             })
         }
@@ -860,6 +864,7 @@ mod tests {
             }]
         );
         assert_eq!(a.analyze("").unwrap(), FileAnalysis::default());
+        assert_eq!(a.analyze_full("").unwrap(), Analysis::default());
     }
 
     #[test]
@@ -1022,7 +1027,7 @@ mod tests {
             signature: None,
         };
         let json = |s: Symbol| {
-            serde_json::to_vec(&FileAnalysis {
+            serde_json::to_vec(&Analysis {
                 symbols: vec![s],
                 ..Default::default()
             })

@@ -7,7 +7,7 @@
 //! files, estimated bytes and kept states.
 //!
 //! Reading and parsing are blocking: async callers go through `AppState::analyse_disk`,
-//! which runs [`Analysis::analyse_disk`] (the read, the cache comparison and, on a miss,
+//! which runs [`AnalysisService::analyse_disk`] (the read, the cache comparison and, on a miss,
 //! the analysis) on the blocking pool. A file is read through `wit_boundary` only, under a
 //! size cap (`[analysis] max_file_bytes` in `wit.toml`).
 
@@ -17,7 +17,7 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use wit_boundary::RepoFileError;
 use wit_core::text::escape;
-use wit_core::{FileAnalysis, IncrementalState, Registry, analyzer::source_text};
+use wit_core::{Analysis, IncrementalState, Registry, analyzer::source_text};
 
 /// Builds the analyzer registry for the repository at `root`: the built-ins of
 /// `wit-analyzers`, then the plugins `config` (its `wit.toml`) names, if the repository is
@@ -45,12 +45,12 @@ pub(crate) enum FileOutcome {
     /// before logging.
     Failed(String),
     /// Symbols and call edges.
-    Analysed(Arc<FileAnalysis>),
+    Analysed(Arc<Analysis>),
 }
 
 impl FileOutcome {
     /// The analysis, when there is one.
-    pub fn analysis(&self) -> Option<&Arc<FileAnalysis>> {
+    pub fn analysis(&self) -> Option<&Arc<Analysis>> {
         match self {
             FileOutcome::Analysed(a) => Some(a),
             _ => None,
@@ -76,7 +76,7 @@ const STATE_BYTES_PER_SOURCE_BYTE: usize = 48;
 /// (never by time stamps), its analysis, and the analyzer's state for the next version.
 struct CacheEntry {
     source: Box<[u8]>,
-    analysis: Arc<FileAnalysis>,
+    analysis: Arc<Analysis>,
     state: Option<IncrementalState>,
     /// Which analyzer made `state` (another one must not be handed it).
     analyzer: String,
@@ -89,7 +89,7 @@ struct CacheEntry {
 }
 
 impl CacheEntry {
-    fn cost(source: &[u8], analysis: &FileAnalysis, has_state: bool) -> usize {
+    fn cost(source: &[u8], analysis: &Analysis, has_state: bool) -> usize {
         let symbols: usize = analysis
             .symbols
             .iter()
@@ -140,14 +140,14 @@ pub(crate) struct Cache {
     state_bytes: usize,
     clock: u64,
     /// Files being analysed right now, outside the lock. A second analysis of the same
-    /// file waits for the first (see [`Analysis::analyse_bytes`]) instead of parsing it
+    /// file waits for the first (see [`AnalysisService::analyse_bytes`]) instead of parsing it
     /// again from scratch (the first one holds the file's incremental state).
     busy: std::collections::HashSet<PathBuf>,
 }
 
 impl Cache {
     /// The cached analysis of `key` if it was made from exactly `content`.
-    fn hit(&mut self, key: &Path, content: &[u8]) -> Option<Arc<FileAnalysis>> {
+    fn hit(&mut self, key: &Path, content: &[u8]) -> Option<Arc<Analysis>> {
         self.clock += 1;
         let entry = self.entries.get_mut(key)?;
         if *entry.source != *content {
@@ -178,7 +178,7 @@ impl Cache {
         &mut self,
         key: PathBuf,
         content: &[u8],
-        analysis: Arc<FileAnalysis>,
+        analysis: Arc<Analysis>,
         state: Option<IncrementalState>,
         analyzer: &str,
     ) {
@@ -253,7 +253,7 @@ impl Cache {
 }
 
 /// The registry and the parse cache of one repository.
-pub(crate) struct Analysis {
+pub(crate) struct AnalysisService {
     root: PathBuf,
     registry: Registry,
     cache: Mutex<Cache>,
@@ -261,7 +261,7 @@ pub(crate) struct Analysis {
     done: Condvar,
 }
 
-impl Analysis {
+impl AnalysisService {
     /// The service for the canonical repository `root`.
     pub fn new(root: PathBuf, registry: Registry) -> Self {
         Self {
@@ -308,7 +308,7 @@ impl Analysis {
     }
 
     /// Analyses `bytes`, the content of `rel` its caller has just read from disk (through
-    /// the boundary), with the cache and incremental state of [`Analysis::analyse_disk`]:
+    /// the boundary), with the cache and incremental state of [`AnalysisService::analyse_disk`]:
     /// for the repository index, which has hashed these very bytes, so that the analysis
     /// and the hash it records always describe the same content (no second read).
     pub fn analyse_read(&self, rel: &str, bytes: &[u8]) -> FileOutcome {
@@ -324,7 +324,7 @@ impl Analysis {
 
     /// The cached analysis of `content` as the file `rel`, if these bytes were analysed
     /// before (quick: no parsing, so async code may call it inline).
-    pub fn cached_content(&self, rel: &str, content: &str) -> Option<Arc<FileAnalysis>> {
+    pub fn cached_content(&self, rel: &str, content: &str) -> Option<Arc<Analysis>> {
         self.registry.for_path(rel)?;
         self.cache_lock()
             .hit(&self.root.join(rel), content.as_bytes())
@@ -332,7 +332,7 @@ impl Analysis {
 
     /// The SHA-256 of the bytes `analysis` was made from, when it is the cache's current
     /// analysis of `rel` (for the repository index: the hash that goes with it).
-    pub fn source_hash_of(&self, rel: &str, analysis: &Arc<FileAnalysis>) -> Option<[u8; 32]> {
+    pub fn source_hash_of(&self, rel: &str, analysis: &Arc<Analysis>) -> Option<[u8; 32]> {
         use sha2::Digest;
         let mut cache = self.cache_lock();
         let entry = cache.entries.get_mut(&self.root.join(rel))?;
@@ -410,7 +410,7 @@ impl Analysis {
 
 /// Marks a file as being analysed until dropped (see [`Cache::busy`]).
 struct Busy<'a> {
-    analysis: &'a Analysis,
+    analysis: &'a AnalysisService,
     key: &'a Path,
 }
 
@@ -427,14 +427,10 @@ impl Drop for Busy<'_> {
 /// One definition has one lock: `src/store.py:get` resolves (first definition named
 /// `get`) to the method `Store.get`, so a lock on either spelling must conflict with the
 /// other. When the file analyses and `name` resolves to a definition (as
-/// [`FileAnalysis::find`] resolves it), the canonical spelling is `file:` + its qualified
+/// [`Analysis::find`] resolves it), the canonical spelling is `file:` + its qualified
 /// name (`Container.name` for a method), followed by the bare `file:name` when the bare
 /// name resolves to that same definition. Otherwise `file:name` as given is the only one.
-pub(crate) fn symbol_spellings(
-    file: &str,
-    name: &str,
-    analysis: Option<&FileAnalysis>,
-) -> Vec<String> {
+pub(crate) fn symbol_spellings(file: &str, name: &str, analysis: Option<&Analysis>) -> Vec<String> {
     let Some(def) = analysis.and_then(|a| a.find(name).map(|d| (a, d))) else {
         return vec![format!("{file}:{name}")];
     };
@@ -454,7 +450,7 @@ pub(crate) fn symbol_spellings(
 
 /// Qualifies a callee name as the protocol does: `file:name` when `name` is defined in
 /// the same file, else `?:name`.
-pub(crate) fn qualify_callee(file: &str, analysis: &FileAnalysis, callee: &str) -> String {
+pub(crate) fn qualify_callee(file: &str, analysis: &Analysis, callee: &str) -> String {
     if analysis.find(callee).is_some() {
         format!("{file}:{callee}")
     } else {
@@ -468,10 +464,10 @@ mod tests {
 
     const LIMIT: u64 = wit_core::config::DEFAULT_MAX_FILE_BYTES;
 
-    fn service() -> (tempfile::TempDir, Analysis) {
+    fn service() -> (tempfile::TempDir, AnalysisService) {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
-        let analysis = Analysis::new(root, wit_analyzers::builtin_registry());
+        let analysis = AnalysisService::new(root, wit_analyzers::builtin_registry());
         (dir, analysis)
     }
 
@@ -646,7 +642,7 @@ mod tests {
     #[test]
     fn a_big_file_alone_never_exceeds_the_byte_bound() {
         let mut cache = Cache::default();
-        let analysis = Arc::new(FileAnalysis::default());
+        let analysis = Arc::new(Analysis::default());
         let big = vec![b'x'; CACHE_MAX_BYTES + 1];
         cache.insert(PathBuf::from("big.ts"), &big, analysis, None, "typescript");
         let (_, bytes, _) = cache.usage();

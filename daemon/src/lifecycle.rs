@@ -11,7 +11,7 @@ use std::io::IsTerminal;
 use tokio::net::UnixListener;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
-use crate::analysis::{self, Analysis};
+use crate::analysis::{self, AnalysisService};
 use crate::config::Config;
 use crate::error::DaemonError;
 use crate::purge;
@@ -109,7 +109,7 @@ async fn serve(
     let (registry, plugins) = analysis::build_registry(&root, &config.parsed);
     config.plugins = plugins;
     let openrpc = crate::discover::document();
-    let analysis = Arc::new(Analysis::new(root.clone(), registry));
+    let analysis = Arc::new(AnalysisService::new(root.clone(), registry));
     let index = Arc::new(crate::index::RepoIndex::new(
         root.clone(),
         analysis.clone(),

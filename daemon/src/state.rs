@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::analysis::{Analysis, FileOutcome};
+use crate::analysis::{AnalysisService, FileOutcome};
 use crate::config::Config;
 use crate::methods::Failure;
 use crate::store::Backend;
@@ -23,7 +23,7 @@ pub(crate) struct AppState {
     /// The coordination state: SQLite (this machine) or PostgreSQL (shared).
     pub store: Backend,
     /// Analyzers and parse cache.
-    pub analysis: Arc<Analysis>,
+    pub analysis: Arc<AnalysisService>,
     /// Unix ms at startup.
     pub started_at_ms: i64,
     /// The parsed `openrpc.json`.
@@ -191,7 +191,7 @@ impl AppState {
 }
 
 /// Each of `files` analysed from disk, in order (blocking).
-fn analyse_each(analysis: &Analysis, files: &[String], limit: u64) -> Vec<FileOutcome> {
+fn analyse_each(analysis: &AnalysisService, files: &[String], limit: u64) -> Vec<FileOutcome> {
     files
         .iter()
         .map(|f| {

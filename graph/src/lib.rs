@@ -1,6 +1,6 @@
 //! `wit-graph`: the repository code graph.
 //!
-//! A [`Graph`] holds one [`FileAnalysis`] per indexed file (symbols, call sites with their
+//! A [`Graph`] holds one [`Analysis`] per indexed file (symbols, call sites with their
 //! receivers, imports, exports, class bases) and answers, across files, which function a
 //! call site calls ([`Graph::resolve_site`]), the callees of a symbol ([`Graph::callees`])
 //! and its callers ([`Graph::callers`]). It is pure: the daemon reads files (through
@@ -30,7 +30,7 @@ use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
-use wit_core::{CallSite, FileAnalysis, Symbol};
+use wit_core::{Analysis, CallSite, Symbol};
 
 pub use modules::{Language, TsPaths};
 
@@ -58,7 +58,7 @@ impl Resolution {
 }
 
 /// A definition in an indexed file: its file and its address in the file (the name
-/// [`FileAnalysis::find`] resolves to it, see [`FileAnalysis::address_of`]).
+/// [`Analysis::find`] resolves to it, see [`Analysis::address_of`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SymbolRef {
     /// Repository-relative path.
@@ -226,7 +226,7 @@ impl Interner {
 /// sites (symbols, imports, exports, bases), the call sites in compact form, and where
 /// those sites were found to go.
 struct Entry {
-    analysis: Arc<FileAnalysis>,
+    analysis: Arc<Analysis>,
     callers: Box<[u32]>,
     sites: Box<[Site]>,
     /// The interned names of the file's top-level definitions, sorted (TypeScript,
@@ -267,7 +267,7 @@ pub struct Overlay<'a> {
     /// The file's path.
     pub file: &'a str,
     /// Its current analysis, with the same interface as the graph's copy.
-    pub analysis: &'a FileAnalysis,
+    pub analysis: &'a Analysis,
 }
 
 /// The repository's files, their analyses, and the indexes that make callers cheap.
@@ -352,7 +352,7 @@ impl Graph {
 
     /// What the graph keeps of `file`'s analysis, if indexed: symbols (without
     /// signatures), imports, exports and bases; no call edges or call sites.
-    pub fn get(&self, file: &str) -> Option<&Arc<FileAnalysis>> {
+    pub fn get(&self, file: &str) -> Option<&Arc<Analysis>> {
         self.files.get(file).map(|e| &e.analysis)
     }
 
@@ -362,7 +362,7 @@ impl Graph {
     }
 
     /// Adds or replaces `file`. The graph keeps a compact copy (see [`Graph::get`]).
-    pub fn insert(&mut self, file: &str, analysis: Arc<FileAnalysis>) {
+    pub fn insert(&mut self, file: &str, analysis: Arc<Analysis>) {
         self.generation += 1;
         match self.files.get(file) {
             None => {
@@ -391,13 +391,7 @@ impl Graph {
             fallback = analysis
                 .calls
                 .iter()
-                .map(|c| CallSite {
-                    caller: c.caller.clone(),
-                    callee: c.callee.clone(),
-                    receiver: None,
-                    start_byte: 0,
-                    line: 0,
-                })
+                .map(|c| CallSite::new(c.caller.clone(), c.callee.clone(), None, 0, 0))
                 .collect();
             &fallback
         } else {
@@ -436,8 +430,8 @@ impl Graph {
         {
             self.by_callee.entry(id).or_default().insert(key.clone());
         }
-        let kept = FileAnalysis {
-            symbols: analysis
+        let mut kept = Analysis::new(
+            analysis
                 .symbols
                 .iter()
                 .map(|s| wit_core::Symbol {
@@ -445,11 +439,10 @@ impl Graph {
                     ..s.clone()
                 })
                 .collect(),
-            imports: analysis.imports.clone(),
-            exports: analysis.exports.clone(),
-            bases: analysis.bases.clone(),
-            ..Default::default()
-        };
+        );
+        kept.imports = analysis.imports.clone();
+        kept.exports = analysis.exports.clone();
+        kept.bases = analysis.bases.clone();
         let mut defines: Vec<u32> = if Language::of(&key) == Language::Other {
             Vec::new()
         } else {
@@ -494,7 +487,7 @@ impl Graph {
     /// Whether `analysis` has the interface the graph holds for `file` (see
     /// [`Graph::interface`]): when it does, the graph answers for the file's current
     /// content with it as an [`Overlay`], without re-indexing it.
-    pub fn same_interface(&self, file: &str, analysis: &FileAnalysis) -> bool {
+    pub fn same_interface(&self, file: &str, analysis: &Analysis) -> bool {
         self.files
             .get(file)
             .is_some_and(|e| same_interface(&e.analysis, analysis))
@@ -572,7 +565,7 @@ impl Graph {
         })
     }
 
-    fn sym_ref(&self, file: &Arc<str>, analysis: &FileAnalysis, def: &Symbol) -> SymbolRef {
+    fn sym_ref(&self, file: &Arc<str>, analysis: &Analysis, def: &Symbol) -> SymbolRef {
         SymbolRef {
             file: file.clone(),
             name: analysis.address_of(def),
@@ -905,7 +898,7 @@ impl Graph {
     }
 
     /// The address of the caller named `qualified` in `file`.
-    fn caller_ref(&self, file: &Arc<str>, analysis: &FileAnalysis, qualified: &str) -> SymbolRef {
+    fn caller_ref(&self, file: &Arc<str>, analysis: &Analysis, qualified: &str) -> SymbolRef {
         match analysis.find(qualified) {
             Some(def) => self.sym_ref(file, analysis, def),
             None => SymbolRef {
@@ -1286,7 +1279,7 @@ impl Graph {
 
     /// Names defined in `file` closest to `name` (for "did you mean"): up to `n`, by edit
     /// distance on the address, then by position.
-    pub fn nearest_names(analysis: &FileAnalysis, name: &str, n: usize) -> Vec<String> {
+    pub fn nearest_names(analysis: &Analysis, name: &str, n: usize) -> Vec<String> {
         let mut scored: Vec<(usize, usize, String)> = analysis
             .symbols
             .iter()
@@ -1332,7 +1325,7 @@ fn distinct_callees(sites: &[Site]) -> Vec<u32> {
 
 /// The call sites of an overlay's analysis (one plain call per call edge for analyses
 /// without call sites, as [`Graph::insert`] does).
-fn overlay_sites(analysis: &FileAnalysis) -> Box<dyn Iterator<Item = SiteRef<'_>> + '_> {
+fn overlay_sites(analysis: &Analysis) -> Box<dyn Iterator<Item = SiteRef<'_>> + '_> {
     if analysis.call_sites.is_empty() {
         Box::new(analysis.calls.iter().map(|c| SiteRef {
             caller: &c.caller,
@@ -1348,7 +1341,7 @@ fn overlay_sites(analysis: &FileAnalysis) -> Box<dyn Iterator<Item = SiteRef<'_>
 /// Whether two analyses of a file give the same answers to every resolution: the same
 /// symbols (names, kinds, containers, in order: addresses depend on the order), imports,
 /// exports and class bases. Positions, signatures and call sites do not count.
-fn same_interface(a: &FileAnalysis, b: &FileAnalysis) -> bool {
+fn same_interface(a: &Analysis, b: &Analysis) -> bool {
     a.symbols.len() == b.symbols.len()
         && a.symbols
             .iter()
@@ -1360,7 +1353,7 @@ fn same_interface(a: &FileAnalysis, b: &FileAnalysis) -> bool {
 }
 
 /// The renames an analysis declares: (name, another name it is called by).
-fn renames(analysis: &FileAnalysis) -> Vec<(&str, &str)> {
+fn renames(analysis: &Analysis) -> Vec<(&str, &str)> {
     let mut out = Vec::new();
     for i in &analysis.imports {
         if let Some(n) = i.name.as_deref()

@@ -13,7 +13,7 @@ fn graph(files: &[(&str, &str)]) -> Graph {
             continue;
         }
         let analyzer = registry.for_path(path).expect("supported");
-        let analysis = analyzer.analyze(source).expect("analyses");
+        let analysis = analyzer.analyze_full(source).expect("analyses");
         g.insert(path, Arc::new(analysis));
     }
     g
@@ -282,7 +282,7 @@ fn a_removed_or_renamed_file_leaves_no_edges_and_the_new_name_resolves() {
     let edited = registry
         .for_path("api.ts")
         .unwrap()
-        .analyze("import { query } from './store';\nexport function h() { query(); }\n")
+        .analyze_full("import { query } from './store';\nexport function h() { query(); }\n")
         .unwrap();
     g.insert("api.ts", Arc::new(edited));
     assert_eq!(callees(&g, "api.ts:h"), ["store.ts:query (resolved)"]);
@@ -308,30 +308,17 @@ fn analyses_without_call_sites_and_plugin_languages_use_same_file_and_same_packa
     };
     g.insert(
         "pkg/a.go",
-        Arc::new(FileAnalysis {
+        Arc::new(Analysis::from(wit_core::FileAnalysis {
             symbols: vec![def("Run"), def("local")],
             calls: vec![
                 edge("Run", "helper"),
                 edge("Run", "local"),
                 edge("Run", "Println"),
             ],
-            ..Default::default()
-        }),
+        })),
     );
-    g.insert(
-        "pkg/b.go",
-        Arc::new(FileAnalysis {
-            symbols: vec![def("helper")],
-            ..Default::default()
-        }),
-    );
-    g.insert(
-        "other/c.go",
-        Arc::new(FileAnalysis {
-            symbols: vec![def("Println")],
-            ..Default::default()
-        }),
-    );
+    g.insert("pkg/b.go", Arc::new(Analysis::new(vec![def("helper")])));
+    g.insert("other/c.go", Arc::new(Analysis::new(vec![def("Println")])));
     assert_eq!(
         callees(&g, "pkg/a.go:Run"),
         [
@@ -404,7 +391,13 @@ fn callers_through_a_renamed_default_import_are_found() {
 fn a_reinserted_file_gains_and_loses_exactly_the_callers_its_edit_changed() {
     let registry = wit_analyzers::builtin_registry();
     let analyse = |path: &str, source: &str| {
-        Arc::new(registry.for_path(path).unwrap().analyze(source).unwrap())
+        Arc::new(
+            registry
+                .for_path(path)
+                .unwrap()
+                .analyze_full(source)
+                .unwrap(),
+        )
     };
     let mut g = graph(&[("src/db.ts", DB)]);
     let v1 =
@@ -510,7 +503,13 @@ const OVERLAY_FILES: [(&str, &str); 4] = [
 fn an_overlay_of_a_body_edit_answers_as_the_reinserted_file_would() {
     let registry = wit_analyzers::builtin_registry();
     let analyse = |path: &str, source: &str| {
-        Arc::new(registry.for_path(path).unwrap().analyze(source).unwrap())
+        Arc::new(
+            registry
+                .for_path(path)
+                .unwrap()
+                .analyze_full(source)
+                .unwrap(),
+        )
     };
     // Body edits: calls added, removed, moved to another function; lines shifted.
     let edits = [
@@ -566,7 +565,13 @@ fn an_overlay_of_a_body_edit_answers_as_the_reinserted_file_would() {
 fn remembered_resolutions_are_forgotten_when_an_interface_changes() {
     let registry = wit_analyzers::builtin_registry();
     let analyse = |path: &str, source: &str| {
-        Arc::new(registry.for_path(path).unwrap().analyze(source).unwrap())
+        Arc::new(
+            registry
+                .for_path(path)
+                .unwrap()
+                .analyze_full(source)
+                .unwrap(),
+        )
     };
     let impl_ = "export function parse(s: string) { return s; }\n";
     let mut g = graph(&[

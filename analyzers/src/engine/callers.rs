@@ -9,7 +9,7 @@ use super::nesting::{Span, innermost};
 
 /// Turns calls into call sites, de-duplicated on (caller, callee, receiver), each at its
 /// first position. (The call edges are these sites' (caller, callee) pairs: see
-/// [`wit_core::FileAnalysis::edges`]; the built-ins leave `calls` empty.)
+/// [`wit_core::Analysis::edges`]; the built-ins leave `calls` empty.)
 ///
 /// `scopes` are the call-owning ranges of callable symbols (values: indexes into
 /// `symbols`). Calls outside every scope (module level, class field initializers) give no
@@ -41,13 +41,13 @@ pub(super) fn resolve(
         let caller = caller_names[symbol].get_or_insert_with(|| symbols[symbol].qualified_name());
         let receiver = call.receiver.to_text(source);
         if seen_sites.insert((symbol, call.callee, receiver.clone())) {
-            sites.push(CallSite {
-                caller: caller.clone(),
-                callee: call.callee.to_owned(),
+            sites.push(CallSite::new(
+                caller.clone(),
+                call.callee.to_owned(),
                 receiver,
-                start_byte: call.at,
-                line: lines.line_of(call.at),
-            });
+                call.at,
+                lines.line_of(call.at),
+            ));
         }
     }
     sites

@@ -17,7 +17,7 @@
 //! recovery depends on the parse's history; the result must not).
 
 use tree_sitter::{InputEdit, Node, Point, Range, Tree};
-use wit_core::{AnalyzeError, CallSite, FileAnalysis, Symbol};
+use wit_core::{Analysis, AnalyzeError, CallSite, Symbol};
 
 use super::budget::{self, Budget};
 use super::extract;
@@ -129,7 +129,7 @@ pub(super) fn analyze(
     source: &str,
     previous: Option<State>,
     budget: &Budget,
-) -> Result<(FileAnalysis, State), AnalyzeError> {
+) -> Result<(Analysis, State), AnalyzeError> {
     let (tree, mut old) = match previous {
         Some(prev) if prev.source == source => {
             let analysis = assemble(&prev.chunks);
@@ -234,7 +234,7 @@ impl Reusable {
 
 /// The file's analysis from its chunks: their results concatenated in order, shifted to
 /// where each chunk now starts.
-fn assemble(chunks: &[Chunk]) -> FileAnalysis {
+fn assemble(chunks: &[Chunk]) -> Analysis {
     let count = |f: fn(&Chunk) -> usize| chunks.iter().map(f).sum::<usize>();
     let mut symbols = Vec::with_capacity(count(|c| c.symbols.len()));
     let mut call_sites = Vec::with_capacity(count(|c| c.sites.len()));
@@ -249,23 +249,22 @@ fn assemble(chunks: &[Chunk]) -> FileAnalysis {
             end_line: s.end_line + c.start_row,
             ..s.clone()
         }));
-        call_sites.extend(c.sites.iter().map(|s| CallSite {
-            start_byte: s.start_byte + c.start_byte,
-            line: s.line + c.start_row,
-            ..s.clone()
+        call_sites.extend(c.sites.iter().map(|s| {
+            let mut site = s.clone();
+            site.start_byte += c.start_byte;
+            site.line += c.start_row;
+            site
         }));
         imports.extend(c.modules.imports.iter().cloned());
         exports.extend(c.modules.exports.iter().cloned());
         bases.extend(c.modules.bases.iter().cloned());
     }
-    FileAnalysis {
-        symbols,
-        calls: Vec::new(),
-        call_sites,
-        imports,
-        exports,
-        bases,
-    }
+    let mut analysis = Analysis::new(symbols);
+    analysis.call_sites = call_sites;
+    analysis.imports = imports;
+    analysis.exports = exports;
+    analysis.bases = bases;
+    analysis
 }
 
 /// The one edit turning `old` into `new`: everything between their common prefix and

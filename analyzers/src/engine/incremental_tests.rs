@@ -3,7 +3,7 @@
 //! duplications, unbalanced braces), each version analysed incrementally from the last is
 //! compared with a fresh analysis and with the whole-tree query pass (no chunks at all).
 
-use wit_core::{FileAnalysis, LanguageAnalyzer};
+use wit_core::{Analysis, LanguageAnalyzer};
 
 use super::budget::{self, Budget};
 use super::{TreeSitterAnalyzer, callers, extract, parse};
@@ -110,9 +110,9 @@ fn mutate(rng: &mut Rng, text: &str, snippets: &[&str]) -> String {
 }
 
 /// The analysis with one query pass over the whole tree, as before chunks existed.
-fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> FileAnalysis {
+fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> Analysis {
     if source.is_empty() {
-        return FileAnalysis::default();
+        return Analysis::default();
     }
     let query = analyzer.grammar.query().unwrap();
     let budget = Budget::new(budget::ANALYSIS_TIME_LIMIT);
@@ -129,14 +129,12 @@ fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> FileAnalysis {
             f(node, source, &mut modules);
         }
     }
-    FileAnalysis {
-        symbols: found.symbols,
-        calls: Vec::new(),
-        call_sites,
-        imports: modules.imports,
-        exports: modules.exports,
-        bases: modules.bases,
-    }
+    let mut analysis = Analysis::new(found.symbols);
+    analysis.call_sites = call_sites;
+    analysis.imports = modules.imports;
+    analysis.exports = modules.exports;
+    analysis.bases = modules.bases;
+    analysis
 }
 
 fn check_chain(analyzer: &TreeSitterAnalyzer, original: &str, snippets: &[&str], seed: u64) {
@@ -151,7 +149,7 @@ fn check_chain(analyzer: &TreeSitterAnalyzer, original: &str, snippets: &[&str],
             _ => mutate(&mut rng, &text, snippets),
         };
         let incremental = analyzer.analyze_incremental(&text, &mut state).unwrap();
-        let fresh = analyzer.analyze(&text).unwrap();
+        let fresh = analyzer.analyze_full(&text).unwrap();
         assert_eq!(
             incremental,
             fresh,
@@ -221,5 +219,5 @@ fn state_of_another_grammar_is_not_reused() {
         .unwrap();
     let source = "def f(a):\n    g()\n";
     let got = py.analyze_incremental(source, &mut state).unwrap();
-    assert_eq!(got, py.analyze(source).unwrap());
+    assert_eq!(got, py.analyze_full(source).unwrap());
 }

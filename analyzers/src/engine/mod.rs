@@ -36,7 +36,7 @@ mod query;
 use std::sync::OnceLock;
 
 use tree_sitter::Language;
-use wit_core::{AnalyzeError, FileAnalysis, IncrementalState, LanguageAnalyzer};
+use wit_core::{Analysis, AnalyzeError, FileAnalysis, IncrementalState, LanguageAnalyzer};
 
 use query::CompiledQuery;
 
@@ -123,6 +123,10 @@ impl LanguageAnalyzer for TreeSitterAnalyzer {
     }
 
     fn analyze(&self, source: &str) -> Result<FileAnalysis, AnalyzeError> {
+        self.analyze_full(source).map(Into::into)
+    }
+
+    fn analyze_full(&self, source: &str) -> Result<Analysis, AnalyzeError> {
         self.analyze_incremental(source, &mut None)
     }
 
@@ -133,14 +137,14 @@ impl LanguageAnalyzer for TreeSitterAnalyzer {
         &self,
         source: &str,
         state: &mut Option<IncrementalState>,
-    ) -> Result<FileAnalysis, AnalyzeError> {
+    ) -> Result<Analysis, AnalyzeError> {
         let previous = state
             .take()
             .and_then(|s| s.downcast::<incremental::State>().ok())
             .filter(|s| s.grammar() == self.grammar.name)
             .map(|s| *s);
         if source.is_empty() {
-            return Ok(FileAnalysis::default());
+            return Ok(Analysis::default());
         }
         let query = self.grammar.query()?;
         let budget = budget::Budget::new(budget::ANALYSIS_TIME_LIMIT);

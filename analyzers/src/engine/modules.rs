@@ -95,11 +95,7 @@ fn ts_import(node: Node, source: &str, out: &mut Modules) {
                     .child_by_field_name("source")
                     .and_then(|s| string_value(s, source));
                 if let (Some(local), Some(module)) = (local, module) {
-                    out.imports.push(Import {
-                        module,
-                        name: None,
-                        local,
-                    });
+                    out.imports.push(Import::new(module, None, local));
                 }
             }
         }
@@ -113,20 +109,16 @@ fn ts_import(node: Node, source: &str, out: &mut Modules) {
             match part.kind() {
                 "identifier" => {
                     if let Some(local) = name(part, source) {
-                        out.imports.push(Import {
-                            module: module.clone(),
-                            name: Some("default".to_owned()),
+                        out.imports.push(Import::new(
+                            module.clone(),
+                            Some("default".to_owned()),
                             local,
-                        });
+                        ));
                     }
                 }
                 "namespace_import" => {
                     if let Some(local) = part.named_child(0).and_then(|n| name(n, source)) {
-                        out.imports.push(Import {
-                            module: module.clone(),
-                            name: None,
-                            local,
-                        });
+                        out.imports.push(Import::new(module.clone(), None, local));
                     }
                 }
                 "named_imports" => {
@@ -141,11 +133,9 @@ fn ts_import(node: Node, source: &str, out: &mut Modules) {
                             .child_by_field_name("alias")
                             .and_then(|n| name(n, source));
                         if let Some(imported) = imported {
-                            out.imports.push(Import {
-                                module: module.clone(),
-                                local: alias.unwrap_or_else(|| imported.clone()),
-                                name: Some(imported),
-                            });
+                            let local = alias.unwrap_or_else(|| imported.clone());
+                            out.imports
+                                .push(Import::new(module.clone(), Some(imported), local));
                         }
                     }
                 }
@@ -180,15 +170,15 @@ fn ts_export(node: Node, source: &str, out: &mut Modules) {
     let default = has_token(node, "default");
     if let Some(decl) = node.child_by_field_name("declaration") {
         for local in declared_names(decl, source) {
-            out.exports.push(Export {
-                name: if default {
+            out.exports.push(Export::new(
+                if default {
                     "default".to_owned()
                 } else {
                     local.clone()
                 },
-                local: Some(local),
-                module: None,
-            });
+                Some(local),
+                None,
+            ));
         }
         return;
     }
@@ -198,11 +188,8 @@ fn ts_export(node: Node, source: &str, out: &mut Modules) {
             && value.kind() == "identifier"
             && let Some(local) = name(value, source)
         {
-            out.exports.push(Export {
-                name: "default".to_owned(),
-                local: Some(local),
-                module: None,
-            });
+            out.exports
+                .push(Export::new("default".to_owned(), Some(local), None));
         }
         return;
     }
@@ -222,33 +209,25 @@ fn ts_export(node: Node, source: &str, out: &mut Modules) {
                         .child_by_field_name("alias")
                         .and_then(|n| name(n, source));
                     if let Some(local) = local {
-                        out.exports.push(Export {
-                            name: alias.unwrap_or_else(|| local.clone()),
-                            local: Some(local),
-                            module: module.clone(),
-                        });
+                        out.exports.push(Export::new(
+                            alias.unwrap_or_else(|| local.clone()),
+                            Some(local),
+                            module.clone(),
+                        ));
                     }
                 }
             }
             "namespace_export" => {
                 listed = true;
                 if let Some(ns) = child.named_child(0).and_then(|n| name(n, source)) {
-                    out.exports.push(Export {
-                        name: ns,
-                        local: None,
-                        module: module.clone(),
-                    });
+                    out.exports.push(Export::new(ns, None, module.clone()));
                 }
             }
             _ => {}
         }
     }
     if !listed && module.is_some() && has_token(node, "*") {
-        out.exports.push(Export {
-            name: "*".to_owned(),
-            local: None,
-            module,
-        });
+        out.exports.push(Export::new("*".to_owned(), None, module));
     }
 }
 
@@ -278,10 +257,7 @@ fn ts_bases(decl: Node, source: &str, out: &mut Modules) {
                 && matches!(value.kind(), "identifier" | "member_expression")
                 && let Some(base) = name(value, source)
             {
-                out.bases.push(ClassBase {
-                    class: class.clone(),
-                    base,
-                });
+                out.bases.push(ClassBase::new(class.clone(), base));
             }
         }
     }
@@ -331,11 +307,7 @@ fn ts_require(node: Node, source: &str, out: &mut Modules) {
         match target.kind() {
             "identifier" => {
                 if let Some(local) = name(target, source) {
-                    out.imports.push(Import {
-                        module,
-                        name: member,
-                        local,
-                    });
+                    out.imports.push(Import::new(module, member, local));
                 }
             }
             "object_pattern" if member.is_none() => {
@@ -354,11 +326,8 @@ fn ts_require(node: Node, source: &str, out: &mut Modules) {
                         _ => (None, None),
                     };
                     if let (Some(imported), Some(local)) = (imported, local) {
-                        out.imports.push(Import {
-                            module: module.clone(),
-                            name: Some(imported),
-                            local,
-                        });
+                        out.imports
+                            .push(Import::new(module.clone(), Some(imported), local));
                     }
                 }
             }
@@ -378,29 +347,22 @@ fn cjs_export(assign: Node, source: &str, out: &mut Modules) {
     let left_text = text(left, source);
     if left_text == "module.exports" {
         if let Some(module) = require_of(right, source) {
-            out.exports.push(Export {
-                name: "*".to_owned(),
-                local: None,
-                module: Some(module),
-            });
+            out.exports
+                .push(Export::new("*".to_owned(), None, Some(module)));
             return;
         }
         match right.kind() {
-            "identifier" => out.exports.push(Export {
-                name: "default".to_owned(),
-                local: name(right, source),
-                module: None,
-            }),
+            "identifier" => {
+                out.exports
+                    .push(Export::new("default".to_owned(), name(right, source), None))
+            }
             "function_expression" | "class" => {
                 if let Some(local) = right
                     .child_by_field_name("name")
                     .and_then(|n| name(n, source))
                 {
-                    out.exports.push(Export {
-                        name: "default".to_owned(),
-                        local: Some(local),
-                        module: None,
-                    });
+                    out.exports
+                        .push(Export::new("default".to_owned(), Some(local), None));
                 }
             }
             "object" => {
@@ -430,11 +392,7 @@ fn cjs_export(assign: Node, source: &str, out: &mut Modules) {
                         _ => (None, None),
                     };
                     if let (Some(exported), Some(local)) = (exported, local) {
-                        out.exports.push(Export {
-                            name: exported,
-                            local: Some(local),
-                            module: None,
-                        });
+                        out.exports.push(Export::new(exported, Some(local), None));
                     }
                 }
             }
@@ -459,11 +417,7 @@ fn cjs_export(assign: Node, source: &str, out: &mut Modules) {
         "identifier" => name(right, source),
         _ => Some(exported.clone()),
     };
-    out.exports.push(Export {
-        name: exported,
-        local,
-        module: None,
-    });
+    out.exports.push(Export::new(exported, local, None));
 }
 
 /// Python: `import a.b [as c]`, `from m import a [as b]`, relative imports, also inside a
@@ -484,10 +438,7 @@ fn python_at(node: Node, source: &str, out: &mut Modules, depth: usize) {
                     if matches!(base.kind(), "identifier" | "attribute")
                         && let Some(base) = name(base, source)
                     {
-                        out.bases.push(ClassBase {
-                            class: class.clone(),
-                            base,
-                        });
+                        out.bases.push(ClassBase::new(class.clone(), base));
                     }
                 }
             }
@@ -502,11 +453,7 @@ fn python_at(node: Node, source: &str, out: &mut Modules, depth: usize) {
                 match part.kind() {
                     "dotted_name" => {
                         if let Some(module) = name(part, source) {
-                            out.imports.push(Import {
-                                local: module.clone(),
-                                module,
-                                name: None,
-                            });
+                            out.imports.push(Import::new(module.clone(), None, module));
                         }
                     }
                     "aliased_import" => {
@@ -517,11 +464,7 @@ fn python_at(node: Node, source: &str, out: &mut Modules, depth: usize) {
                             .child_by_field_name("alias")
                             .and_then(|n| name(n, source));
                         if let (Some(module), Some(local)) = (module, alias) {
-                            out.imports.push(Import {
-                                module,
-                                name: None,
-                                local,
-                            });
+                            out.imports.push(Import::new(module, None, local));
                         }
                     }
                     _ => {}
@@ -551,11 +494,8 @@ fn python_at(node: Node, source: &str, out: &mut Modules, depth: usize) {
                     _ => (None, None),
                 };
                 if let (Some(imported), Some(local)) = (imported, local) {
-                    out.imports.push(Import {
-                        module: module.clone(),
-                        name: Some(imported),
-                        local,
-                    });
+                    out.imports
+                        .push(Import::new(module.clone(), Some(imported), local));
                 }
             }
         }

@@ -1,21 +1,21 @@
 //! Helpers shared by the test modules.
 
-use wit_core::{FileAnalysis, Symbol};
+use wit_core::{Analysis, Symbol};
 
 /// Analyses `source` as the file `path`, with the analyzer the built-in registry routes
 /// that path to.
-pub fn analyze(path: &str, source: &str) -> FileAnalysis {
+pub fn analyze(path: &str, source: &str) -> Analysis {
     let registry = wit_analyzers::builtin_registry();
     let analyzer = registry
         .for_path(path)
         .unwrap_or_else(|| panic!("no analyzer for {path}"));
     analyzer
-        .analyze(source)
+        .analyze_full(source)
         .unwrap_or_else(|e| panic!("analysing {path}: {e}"))
 }
 
 /// `(kind, qualified name)` of every symbol, in order.
-pub fn outline(analysis: &FileAnalysis) -> Vec<(&'static str, String)> {
+pub fn outline(analysis: &Analysis) -> Vec<(&'static str, String)> {
     analysis
         .symbols
         .iter()
@@ -24,14 +24,14 @@ pub fn outline(analysis: &FileAnalysis) -> Vec<(&'static str, String)> {
 }
 
 /// The symbol `name` addresses (bare, first wins; or `Class.method`).
-pub fn symbol<'a>(analysis: &'a FileAnalysis, name: &str) -> &'a Symbol {
+pub fn symbol<'a>(analysis: &'a Analysis, name: &str) -> &'a Symbol {
     analysis
         .find(name)
         .unwrap_or_else(|| panic!("no symbol {name} in {:#?}", outline(analysis)))
 }
 
 /// The signature of the symbol `name` addresses.
-pub fn signature<'a>(analysis: &'a FileAnalysis, name: &str) -> &'a str {
+pub fn signature<'a>(analysis: &'a Analysis, name: &str) -> &'a str {
     symbol(analysis, name)
         .signature
         .as_deref()
@@ -39,18 +39,18 @@ pub fn signature<'a>(analysis: &'a FileAnalysis, name: &str) -> &'a str {
 }
 
 /// The source text of the symbol `name` addresses.
-pub fn text<'s>(analysis: &FileAnalysis, source: &'s str, name: &str) -> &'s str {
+pub fn text<'s>(analysis: &Analysis, source: &'s str, name: &str) -> &'s str {
     let s = symbol(analysis, name);
     &source[s.start_byte..s.end_byte]
 }
 
 /// Every call edge as `(caller, callee)`, in order.
-pub fn edges(analysis: &FileAnalysis) -> Vec<(&str, &str)> {
+pub fn edges(analysis: &Analysis) -> Vec<(&str, &str)> {
     analysis.edges().collect()
 }
 
 /// The callees of `caller` (a qualified name), in order.
-pub fn callees<'a>(analysis: &'a FileAnalysis, caller: &str) -> Vec<&'a str> {
+pub fn callees<'a>(analysis: &'a Analysis, caller: &str) -> Vec<&'a str> {
     analysis
         .edges()
         .filter(|(c, _)| *c == caller)

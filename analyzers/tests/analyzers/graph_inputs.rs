@@ -6,23 +6,15 @@ use wit_core::{Export, Import};
 use crate::common::{analyze, edges, outline, symbol};
 
 fn imp(module: &str, name: Option<&str>, local: &str) -> Import {
-    Import {
-        module: module.into(),
-        name: name.map(Into::into),
-        local: local.into(),
-    }
+    Import::new(module, name.map(Into::into), local)
 }
 
 fn exp(name: &str, local: Option<&str>, module: Option<&str>) -> Export {
-    Export {
-        name: name.into(),
-        local: local.map(Into::into),
-        module: module.map(Into::into),
-    }
+    Export::new(name, local.map(Into::into), module.map(Into::into))
 }
 
 /// `(caller, callee, receiver, line)` of every call site.
-fn sites(a: &wit_core::FileAnalysis) -> Vec<(&str, &str, Option<&str>, usize)> {
+fn sites(a: &wit_core::Analysis) -> Vec<(&str, &str, Option<&str>, usize)> {
     a.call_sites
         .iter()
         .map(|c| {
@@ -248,13 +240,7 @@ fn python_imports_relative_aliased_and_guarded_and_receivers_of_self_cls_super()
         ]
     );
     assert!(a.exports.is_empty());
-    assert_eq!(
-        a.bases,
-        [wit_core::ClassBase {
-            class: "A".into(),
-            base: "B".into()
-        }]
-    );
+    assert_eq!(a.bases, [wit_core::ClassBase::new("A", "B")]);
     assert_eq!(
         sites(&a),
         [

@@ -4,7 +4,7 @@ use wit_analyzers::fixtures::{
     PYTHON_UNIT_LINES, PYTHON_UNIT_SYMBOLS, TYPESCRIPT_UNIT_LINES, TYPESCRIPT_UNIT_SYMBOLS,
     generate_python, generate_typescript,
 };
-use wit_core::FileAnalysis;
+use wit_core::Analysis;
 
 use crate::common::{analyze, callees, outline, signature, text};
 
@@ -57,7 +57,7 @@ fn empty_and_blank_files_give_empty_analyses() {
             "# only a comment\n",
         ] {
             let a = analyze(path, src);
-            assert_eq!(a, FileAnalysis::default(), "{path}: {src:?}");
+            assert_eq!(a, Analysis::default(), "{path}: {src:?}");
         }
     }
 }
@@ -106,7 +106,11 @@ fn garbage_and_pathological_input_never_panics() {
             // Ranges must stay on char boundaries of the input, whatever was recovered.
             // Input nesting thousands of levels deep may instead be refused (the depth
             // cap bounding the query cost), with an error, never a panic.
-            let a = match registry.for_path(path).expect("an analyzer").analyze(src) {
+            let a = match registry
+                .for_path(path)
+                .expect("an analyzer")
+                .analyze_full(src)
+            {
                 Ok(a) => a,
                 Err(e) if e.to_string().contains("nesting deeper than") => continue,
                 Err(e) => panic!("analysing {path}: {e}"),

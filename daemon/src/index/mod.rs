@@ -30,12 +30,12 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use sha2::{Digest, Sha256};
 use wit_boundary::WitDir;
-use wit_core::FileAnalysis;
+use wit_core::Analysis;
 use wit_core::analyzer::source_text;
 use wit_core::text::escape;
 use wit_graph::{Edge, Graph, Overlay, SymbolRef};
 
-use crate::analysis::{Analysis, FileOutcome};
+use crate::analysis::{AnalysisService, FileOutcome};
 use files::PathFilter;
 use persist::IndexDb;
 
@@ -57,7 +57,7 @@ struct Progress {
 /// The index of one repository.
 pub(crate) struct RepoIndex {
     root: PathBuf,
-    analysis: Arc<Analysis>,
+    analysis: Arc<AnalysisService>,
     limit: u64,
     filter: PathFilter,
     graph: RwLock<Graph>,
@@ -68,7 +68,7 @@ pub(crate) struct RepoIndex {
     started: std::time::Instant,
     /// Per file, the analysis-service analysis the index last saw it with, and whether
     /// the index holds that content or only answered with it overlaid.
-    synced: Mutex<HashMap<String, (Arc<FileAnalysis>, Sync)>>,
+    synced: Mutex<HashMap<String, (Arc<Analysis>, Sync)>>,
     /// The directories (relative; `""` is the root) the file watcher watches: a question
     /// may leave an edited file of one of them to the watcher (see
     /// [`RepoIndex::verify_with`]). Empty when there is no watcher.
@@ -109,7 +109,7 @@ impl RepoIndex {
     /// An empty index of `root`; [`RepoIndex::start`] builds it.
     pub(crate) fn new(
         root: PathBuf,
-        analysis: Arc<Analysis>,
+        analysis: Arc<AnalysisService>,
         limit: u64,
         config: &wit_core::config::GraphConfig,
     ) -> Self {
@@ -218,7 +218,7 @@ impl RepoIndex {
             for _ in 0..workers {
                 scope.spawn(|| {
                     lower_priority();
-                    let mut batch: Vec<(String, [u8; 32], Arc<FileAnalysis>)> = Vec::new();
+                    let mut batch: Vec<(String, [u8; 32], Arc<Analysis>)> = Vec::new();
                     let mut rows = Vec::new();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
@@ -279,7 +279,7 @@ impl RepoIndex {
     }
 
     /// Puts a batch of analyses into the graph.
-    fn commit(&self, batch: Vec<(String, [u8; 32], Arc<FileAnalysis>)>) {
+    fn commit(&self, batch: Vec<(String, [u8; 32], Arc<Analysis>)>) {
         if batch.is_empty() {
             return;
         }
@@ -297,7 +297,7 @@ impl RepoIndex {
         &self,
         rel: &str,
         stored: Option<&[u8; 32]>,
-    ) -> Option<([u8; 32], Arc<FileAnalysis>, Option<persist::Row>)> {
+    ) -> Option<([u8; 32], Arc<Analysis>, Option<persist::Row>)> {
         let bytes = match wit_boundary::read_repo_file(&self.root, rel, self.limit) {
             Ok(b) => b,
             Err(e) => {
@@ -311,7 +311,7 @@ impl RepoIndex {
         let h = hash(&bytes);
         if stored == Some(&h)
             && let Some(json) = self.db_lock().as_ref().and_then(|db| db.analysis(rel))
-            && let Ok(analysis) = serde_json::from_slice::<FileAnalysis>(&json)
+            && let Ok(analysis) = serde_json::from_slice::<Analysis>(&json)
         {
             self.progress.reused.fetch_add(1, Ordering::Relaxed);
             return Some((h, Arc::new(analysis), None));
@@ -322,10 +322,10 @@ impl RepoIndex {
         Some((h, analysis, Some((h, json))))
     }
 
-    fn analyse(&self, rel: &str, bytes: &[u8]) -> Option<Arc<FileAnalysis>> {
+    fn analyse(&self, rel: &str, bytes: &[u8]) -> Option<Arc<Analysis>> {
         let analyzer = self.analysis.registry().for_path(rel)?;
         let text = source_text(bytes).ok()?;
-        match analyzer.analyze(text) {
+        match analyzer.analyze_full(text) {
             Ok(a) => Some(Arc::new(graph_view(a))),
             Err(e) => {
                 tracing::debug!("not indexed: {}: {}", escape(rel), escape(&e.to_string()));
@@ -391,7 +391,7 @@ impl RepoIndex {
     /// Indexes `fresh`, the analysis service's analysis of `rel` whose content hashes to
     /// `h`, and (`store`) saves it. Requests do not store: the row left behind has the old
     /// hash, so a restart re-analyses that one file.
-    fn adopt(&self, rel: &str, h: [u8; 32], fresh: &Arc<FileAnalysis>, store: bool) {
+    fn adopt(&self, rel: &str, h: [u8; 32], fresh: &Arc<Analysis>, store: bool) {
         // The graph keeps its own compact copy (no signatures, call sites packed), so it
         // takes the service's analysis as it is; only the stored row needs the index's
         // view, and only when there is one to store.
@@ -480,11 +480,7 @@ impl RepoIndex {
     /// about a second time is stable: it is hashed and, if the watcher has not done so
     /// yet, indexed here. So is a file whose directory the watcher does not watch, or
     /// whose interface changed.
-    fn verify_with(
-        &self,
-        file: &str,
-        fresh: Option<&Arc<FileAnalysis>>,
-    ) -> Option<Arc<FileAnalysis>> {
+    fn verify_with(&self, file: &str, fresh: Option<&Arc<Analysis>>) -> Option<Arc<Analysis>> {
         let seen = fresh.and_then(|fresh| {
             let synced = self.synced.lock().unwrap_or_else(|p| p.into_inner());
             synced
@@ -529,7 +525,7 @@ impl RepoIndex {
         None
     }
 
-    fn remember(&self, file: &str, fresh: &Arc<FileAnalysis>, sync: Sync) {
+    fn remember(&self, file: &str, fresh: &Arc<Analysis>, sync: Sync) {
         let mut synced = self.synced.lock().unwrap_or_else(|p| p.into_inner());
         if synced.len() >= SYNCED_MAX && !synced.contains_key(file) {
             synced.clear();
@@ -545,7 +541,7 @@ impl RepoIndex {
         file: &str,
         name: &str,
         depth: usize,
-        fresh: Option<&Arc<FileAnalysis>>,
+        fresh: Option<&Arc<Analysis>>,
     ) -> Option<(SymbolRef, Vec<Edge>)> {
         self.edges_of(file, name, fresh, |g, target, overlay| {
             g.callers_with(target, depth, overlay)
@@ -558,7 +554,7 @@ impl RepoIndex {
         file: &str,
         name: &str,
         depth: usize,
-        fresh: Option<&Arc<FileAnalysis>>,
+        fresh: Option<&Arc<Analysis>>,
     ) -> Option<(SymbolRef, Vec<Edge>)> {
         self.edges_of(file, name, fresh, |g, target, overlay| {
             g.callees_with(target, depth, overlay)
@@ -572,7 +568,7 @@ impl RepoIndex {
         file: &str,
         names: &[String],
         depth: usize,
-        fresh: Option<&Arc<FileAnalysis>>,
+        fresh: Option<&Arc<Analysis>>,
     ) -> Vec<Option<(SymbolRef, Vec<Edge>)>> {
         let current = self.verify_with(file, fresh);
         let overlay = current
@@ -593,7 +589,7 @@ impl RepoIndex {
         &self,
         file: &str,
         name: &str,
-        fresh: Option<&Arc<FileAnalysis>>,
+        fresh: Option<&Arc<Analysis>>,
         walk: impl Fn(&Graph, &SymbolRef, Option<Overlay<'_>>) -> Vec<Edge>,
     ) -> Option<(SymbolRef, Vec<Edge>)> {
         let current = self.verify_with(file, fresh);
@@ -645,7 +641,7 @@ impl RepoIndex {
 /// What the index keeps (and persists) of an analysis: no signatures (answers needing
 /// them analyse the file itself) and, when call sites are present, no call edges (they
 /// are the call sites de-duplicated).
-fn graph_view(mut a: FileAnalysis) -> FileAnalysis {
+fn graph_view(mut a: Analysis) -> Analysis {
     for s in &mut a.symbols {
         s.signature = None;
     }

@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value, json};
 use wit_core::protocol::ErrorCode;
-use wit_core::{FileAnalysis, Symbol, SymbolPath};
+use wit_core::{Analysis, Symbol, SymbolPath};
 use wit_graph::{Edge, Graph, Language, Target};
 
 use super::{Failure, validated};
@@ -50,7 +50,7 @@ pub(crate) async fn status(
 /// export (or a member of an exported class or object); for Python, a top-level name or
 /// a method of a top-level class not starting with `_`; plugins' languages: `false`
 /// (unknown).
-fn exported(file: &str, a: &FileAnalysis, s: &Symbol) -> bool {
+fn exported(file: &str, a: &Analysis, s: &Symbol) -> bool {
     match Language::of(file) {
         Language::Script => {
             let named = |n: &str| {
@@ -73,7 +73,7 @@ fn exported(file: &str, a: &FileAnalysis, s: &Symbol) -> bool {
     }
 }
 
-fn describe(file: &str, a: &FileAnalysis, s: &Symbol) -> Value {
+fn describe(file: &str, a: &Analysis, s: &Symbol) -> Value {
     let address = a.address_of(s);
     let mut v = json!({
         "name": s.name,
@@ -294,7 +294,7 @@ pub(crate) fn caller_spellings(
     ix: &crate::index::RepoIndex,
     file: &str,
     name: &str,
-    fresh: &std::sync::Arc<FileAnalysis>,
+    fresh: &std::sync::Arc<Analysis>,
 ) -> Vec<Vec<String>> {
     let Some((_, edges)) = ix.callers(file, name, 1, Some(fresh)) else {
         return Vec::new();

@@ -81,7 +81,7 @@ pub(crate) async fn declare(
     let unique_files = first_occurrences(&files);
     let unique_symbols = first_occurrences(&symbols);
 
-    // Analysis from current disk content: per-file ranges and the callees of each
+    // AnalysisService from current disk content: per-file ranges and the callees of each
     // declared `file:symbol`.
     let mut ranges: Vec<FileRange> = unique_files
         .iter()

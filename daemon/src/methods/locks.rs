@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use wit_core::protocol::{
     CallerWarning, ErrorCode, LockAcquired, LockRecord, Released, iso8601_millis,
 };
-use wit_core::{FileAnalysis, SymbolPath};
+use wit_core::{Analysis, SymbolPath};
 
 use super::{Failure, event, to_value, validated};
 use crate::analysis::symbol_spellings;
@@ -313,7 +313,7 @@ async fn caller_warnings(
     file: &str,
     name: &str,
     locked: &str,
-    analysis: &Arc<FileAnalysis>,
+    analysis: &Arc<Analysis>,
     session: &str,
     graph: Vec<Vec<String>>,
 ) -> Result<Vec<CallerWarning>, Failure> {

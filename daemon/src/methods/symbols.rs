@@ -7,7 +7,7 @@
 //! canonical `file:qualifiedName` spellings locks are stored under.
 
 use serde_json::{Map, Value, json};
-use wit_core::{FileAnalysis, Symbol};
+use wit_core::{Analysis, Symbol};
 
 use super::{Failure, validated};
 use crate::analysis::FileOutcome;
@@ -66,7 +66,7 @@ fn intersects(range: &ByteRange, s: &Symbol) -> bool {
 
 /// The definitions any of `ranges` touches, in file order.
 fn touched<'a>(
-    analysis: &'a FileAnalysis,
+    analysis: &'a Analysis,
     ranges: &'a [ByteRange],
 ) -> impl Iterator<Item = &'a Symbol> + 'a {
     let mut symbols: Vec<&Symbol> = analysis
@@ -79,7 +79,7 @@ fn touched<'a>(
     symbols.into_iter()
 }
 
-fn describe(file: &str, analysis: &FileAnalysis, s: &Symbol) -> Value {
+fn describe(file: &str, analysis: &Analysis, s: &Symbol) -> Value {
     let qualified = s.qualified_name();
     // A name addresses this definition only when name resolution (the same `find` that
     // canonicalizes lock names) lands on it.

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use wit_core::{AnalyzeError, FileAnalysis, LanguageAnalyzer};
+use wit_core::{Analysis, AnalyzeError, FileAnalysis, LanguageAnalyzer};
 
 /// The last run-time failure of a plugin.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,7 +94,11 @@ impl<A: LanguageAnalyzer> LanguageAnalyzer for Monitored<A> {
     }
 
     fn analyze(&self, source: &str) -> Result<FileAnalysis, AnalyzeError> {
-        let result = self.inner.analyze(source);
+        self.analyze_full(source).map(Into::into)
+    }
+
+    fn analyze_full(&self, source: &str) -> Result<Analysis, AnalyzeError> {
+        let result = self.inner.analyze_full(source);
         if let Ok(analysis) = &result
             && let Some(warning) = shape_problem(analysis)
             && self.health.record_shape(warning.clone())
@@ -117,7 +121,7 @@ impl<A: LanguageAnalyzer> LanguageAnalyzer for Monitored<A> {
 /// The mistake plugin authors make most: a qualified `name` (`Repo.find`) with no
 /// `container`. It loads and analyses, but `file:find` then answers SYMBOL_NOT_FOUND and
 /// caller warnings vanish, so it is reported (`wit analyzers`) instead of passing silently.
-fn shape_problem(analysis: &FileAnalysis) -> Option<String> {
+fn shape_problem(analysis: &Analysis) -> Option<String> {
     let bad = analysis
         .symbols
         .iter()

@@ -300,7 +300,7 @@ fn the_go_plugin_analyzes_go_through_the_loader() {
     assert_eq!(entry.extensions, vec!["go".to_owned()]);
 
     let analyzer = registry.for_path("pkg/users/store.go").unwrap();
-    let a = analyzer.analyze(GO).unwrap();
+    let a = analyzer.analyze_full(GO).unwrap();
     let kinds: Vec<(String, SymbolKind)> = a
         .symbols
         .iter()
@@ -470,4 +470,52 @@ fn the_plugin_that_loads_is_the_one_that_was_hashed_even_while_swapped_in_a_loop
     }
     assert_eq!(loaded + stale, ROUNDS);
     eprintln!("{loaded} rounds loaded A, {stale} were refused as stale; B never loaded");
+}
+
+/// Issue 24: a plugin written exactly as wit-core 0.1.0's README and Go example taught (a
+/// `FileAnalysis { symbols, calls }` literal, `FileAnalysis::default()` and pushes) still
+/// compiles against this wit-core (the build of tests/plugins would fail otherwise), loads,
+/// and answers through the host's full analysis: its call edges become call sites' worth of
+/// edges for the code graph.
+#[test]
+fn a_plugin_written_against_the_first_sdk_still_builds_loads_and_analyses() {
+    let dir = root();
+    let library = broken_plugin("first-sdk");
+    let mut registry = Registry::with_builtins();
+    let config = config_for(&[(&library, None)]);
+    let report = load_into(
+        &mut registry,
+        dir.path(),
+        &config,
+        &trusted(dir.path(), &config),
+    );
+    assert!(report.failed.is_empty(), "{report:?}");
+    let analyzer = registry
+        .for_path("src/a.fsdk")
+        .expect("the plugin's extension");
+    assert_eq!(analyzer.id(), "mylang");
+
+    let a = analyzer
+        .analyze_full("fn main\ncall helper\nfn helper\n")
+        .unwrap();
+    let names: Vec<&str> = a.symbols.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["main", "helper"]);
+    assert_eq!(a.symbols[1].start_byte, 20);
+    assert_eq!(a.edges().collect::<Vec<_>>(), [("main", "helper")]);
+    let main = a.find("main").unwrap();
+    assert_eq!(a.callees_of(main).collect::<Vec<_>>(), ["helper"]);
+
+    // The README's own example, byte for byte what it pushed (over a source long enough
+    // for its 0..42 range: the host checks ranges).
+    let source = format!("readme\n{}", "x\n".repeat(30));
+    let readme = analyzer.analyze_full(&source).unwrap();
+    assert_eq!(
+        readme.find("save").unwrap().signature.as_deref(),
+        Some("(path string) error")
+    );
+    assert_eq!(readme.edges().collect::<Vec<_>>(), [("save", "validate")]);
+    // And the first shape, as such a plugin's own callers read it.
+    let first: FileAnalysis = analyzer.analyze(&source).unwrap();
+    assert_eq!(first.calls.len(), 1);
+    assert_eq!(first.symbols[0].end_byte, 42);
 }

@@ -34,7 +34,7 @@ use std::collections::HashSet;
 use tree_sitter::{Node, Parser};
 use wit_core::signature::canonicalize;
 use wit_core::{
-    AnalyzeError, CallEdge, CallSite, FileAnalysis, LanguageAnalyzer, Symbol, SymbolKind,
+    Analysis, AnalyzeError, CallEdge, CallSite, FileAnalysis, LanguageAnalyzer, Symbol, SymbolKind,
 };
 
 /// The Go analyzer: id `go`, extension `go`.
@@ -101,7 +101,13 @@ impl LanguageAnalyzer for GoAnalyzer {
         &["go"]
     }
 
+    /// The first shape (symbols and call edges), for hosts that ask for it.
     fn analyze(&self, source: &str) -> Result<FileAnalysis, AnalyzeError> {
+        self.analyze_full(source).map(Into::into)
+    }
+
+    /// Symbols, call edges and call sites (with receivers, for the code graph).
+    fn analyze_full(&self, source: &str) -> Result<Analysis, AnalyzeError> {
         let mut parser = Parser::new();
         parser
             .set_language(&tree_sitter_go::LANGUAGE.into())
@@ -115,7 +121,7 @@ impl LanguageAnalyzer for GoAnalyzer {
 
 /// One walk over the tree: symbols in source order, then call edges attributed to the
 /// innermost enclosing named function.
-fn analyze_tree(root: Node<'_>, src: &str) -> FileAnalysis {
+fn analyze_tree(root: Node<'_>, src: &str) -> Analysis {
     let mut symbols = Vec::new();
     let mut raw_calls: Vec<CallEdge> = Vec::new();
     // Beside each raw call: its receiver (`fmt` in `fmt.Println(…)`, `s` in `s.Save()`) and
@@ -222,13 +228,13 @@ fn analyze_tree(root: Node<'_>, src: &str) -> FileAnalysis {
             continue;
         }
         if seen_sites.insert((e.clone(), receiver.clone())) {
-            call_sites.push(CallSite {
-                caller: e.caller.clone(),
-                callee: e.callee.clone(),
+            call_sites.push(CallSite::new(
+                e.caller.clone(),
+                e.callee.clone(),
                 receiver,
                 start_byte,
                 line,
-            });
+            ));
         }
         if seen.insert(e.clone()) {
             calls.push(e);
@@ -236,12 +242,10 @@ fn analyze_tree(root: Node<'_>, src: &str) -> FileAnalysis {
     }
     // Call sites are in walk order; wit wants source order.
     call_sites.sort_by_key(|c| c.start_byte);
-    FileAnalysis {
-        symbols,
-        calls,
-        call_sites,
-        ..Default::default()
-    }
+    let mut analysis = Analysis::new(symbols);
+    analysis.calls = calls;
+    analysis.call_sites = call_sites;
+    analysis
 }
 
 fn text<'a>(node: Node<'_>, src: &'a str) -> &'a str {
@@ -369,11 +373,11 @@ wit_core::export_analyzer!(GoAnalyzer::new());
 mod tests {
     use super::*;
 
-    fn analyze(src: &str) -> FileAnalysis {
-        GoAnalyzer.analyze(src).unwrap()
+    fn analyze(src: &str) -> Analysis {
+        GoAnalyzer.analyze_full(src).unwrap()
     }
 
-    fn edges(a: &FileAnalysis) -> Vec<(&str, &str)> {
+    fn edges(a: &Analysis) -> Vec<(&str, &str)> {
         a.calls
             .iter()
             .map(|e| (e.caller.as_str(), e.callee.as_str()))
@@ -612,6 +616,6 @@ func helper() {
         let plugin = unsafe { wit_core::PluginAnalyzer::from_table(wit_analyzer_v1()) }.unwrap();
         assert_eq!(plugin.id(), "go");
         assert_eq!(plugin.extensions(), &["go"]);
-        assert_eq!(plugin.analyze(USERS).unwrap(), analyze(USERS));
+        assert_eq!(plugin.analyze_full(USERS).unwrap(), analyze(USERS));
     }
 }

@@ -1,0 +1,34 @@
+#region License
+// Copyright (c) .NET Foundation and contributors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+// http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+//
+// The latest version of this file can be found at https://github.com/FluentValidation/FluentValidation
+#endregion
+
+namespace FluentValidation.Internal;
+
+/// <summary>
+/// Determines whether or not a rule should execute.
+/// </summary>
+public interface IValidatorSelector {
+
+	/// <summary>
+	/// Determines whether or not a rule should execute.
+	/// </summary>
+	/// <param name="rule">The rule</param>
+	/// <param name="propertyPath">Property path (eg Customer.Address.Line1)</param>
+	/// <param name="context">Contextual information</param>
+	/// <returns>Whether or not the validator can execute.</returns>
+	bool CanExecute(IValidationRule rule, string propertyPath, IValidationContext context);
+}
