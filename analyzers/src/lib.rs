@@ -1,15 +1,22 @@
-//! wit's built-in language analyzers: TypeScript, TSX, JavaScript and Python, on tree-sitter.
+//! wit's built-in language analyzers, on tree-sitter: TypeScript, TSX, JavaScript, Python,
+//! Java, Go, Rust and C#.
 //!
 //! Every language is the same generic analyzer ([`TreeSitterAnalyzer`]) driven by a grammar
-//! and query files in its own folder (`src/<language>/symbols.scm`, `calls.scm`), with
-//! small per-language rules in that folder's `mod.rs`.
+//! and query files in its own folder (`src/<language>/*.scm`). TypeScript/JavaScript and
+//! Python add hand-written rules in that folder's `mod.rs` (imports and exports, CommonJS
+//! shapes); Java, Go, Rust and C# are declarative: a grammar crate and `tags.scm`, nothing
+//! else ([`declarative`], which also loads the languages `wit.toml` adds).
 //!
-//! | id           | extensions          | grammar    |
-//! |--------------|---------------------|------------|
-//! | `typescript` | `ts`, `mts`, `cts`  | TypeScript |
-//! | `tsx`        | `tsx`, `jsx`        | TSX        |
-//! | `javascript` | `js`, `mjs`, `cjs`  | TSX        |
-//! | `python`     | `py`, `pyi`         | Python     |
+//! | id           | extensions          | grammar    | how        |
+//! |--------------|---------------------|------------|------------|
+//! | `typescript` | `ts`, `mts`, `cts`  | TypeScript | queries + rules |
+//! | `tsx`        | `tsx`, `jsx`        | TSX        | queries + rules |
+//! | `javascript` | `js`, `mjs`, `cjs`  | TSX        | queries + rules |
+//! | `python`     | `py`, `pyi`         | Python     | queries + rules |
+//! | `java`       | `java`              | Java       | `tags.scm` |
+//! | `go`         | `go`                | Go         | `tags.scm` |
+//! | `rust`       | `rs`                | Rust       | `tags.scm` |
+//! | `csharp`     | `cs`                | C#         | `tags.scm` |
 //!
 //! # Linking
 //! The analyzers register themselves with `inventory`, which only sees crates that are
@@ -42,13 +49,18 @@
 //! - Call sites keep the receiver of member calls, and imports and exports are read per
 //!   top-level statement (`engine/modules.rs`): the inputs of cross-file resolution.
 
+pub mod csharp;
+pub mod declarative;
 mod engine;
 #[doc(hidden)]
 pub mod fixtures;
+pub mod go;
+pub mod java;
 pub mod python;
+pub mod rust;
 pub mod typescript;
 
-pub use engine::TreeSitterAnalyzer;
+pub use engine::{QueryFile, TreeSitterAnalyzer};
 
 /// A registry holding every built-in analyzer (and nothing else).
 ///

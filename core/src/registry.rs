@@ -71,6 +71,7 @@ pub struct Registered {
 pub struct Registry {
     entries: Vec<Registered>,
     by_extension: HashMap<String, usize>,
+    replaced: Vec<String>,
 }
 
 impl Registry {
@@ -101,6 +102,11 @@ impl Registry {
 
     /// Adds an analyzer. `extensions` restricts it to a subset of (or replaces) its own
     /// extensions; `None` routes all of its own. Nothing is added on error.
+    ///
+    /// A plugin with the id of a built-in *replaces* that built-in (a team's own build of
+    /// the language: the Go example plugin over the built-in `go`); the built-in's
+    /// extensions are free for it, and [`Registry::replaced`] lists it. Any other clash of
+    /// ids or extensions is refused: a plugin never takes another language's files.
     pub fn add(
         &mut self,
         analyzer: Arc<dyn LanguageAnalyzer>,
@@ -108,9 +114,16 @@ impl Registry {
         extensions: Option<Vec<String>>,
     ) -> Result<(), RegistryError> {
         let id = analyzer.id().to_owned();
-        if self.entries.iter().any(|e| e.analyzer.id() == id) {
-            return Err(RegistryError::DuplicateId(id));
-        }
+        let replaces = match self.entries.iter().position(|e| e.analyzer.id() == id) {
+            Some(i)
+                if origin != AnalyzerOrigin::Builtin
+                    && self.entries[i].origin == AnalyzerOrigin::Builtin =>
+            {
+                Some(i)
+            }
+            Some(_) => return Err(RegistryError::DuplicateId(id)),
+            None => None,
+        };
         let exts: Vec<String> = match extensions {
             Some(list) => list
                 .into_iter()
@@ -126,11 +139,23 @@ impl Registry {
             return Err(RegistryError::NoExtensions(id));
         }
         for ext in &exts {
-            if let Some(&owner) = self.by_extension.get(ext) {
+            if let Some(&owner) = self.by_extension.get(ext)
+                && Some(owner) != replaces
+            {
                 return Err(RegistryError::ExtensionClaimed {
                     extension: ext.clone(),
                     owner: self.entries[owner].analyzer.id().to_owned(),
                 });
+            }
+        }
+        if let Some(i) = replaces {
+            let old = self.entries.remove(i);
+            self.replaced.push(old.analyzer.id().to_owned());
+            self.by_extension = HashMap::new();
+            for (index, e) in self.entries.iter().enumerate() {
+                for ext in &e.extensions {
+                    self.by_extension.insert(ext.clone(), index);
+                }
             }
         }
         let index = self.entries.len();
@@ -161,6 +186,11 @@ impl Registry {
     /// Every registered analyzer, built-ins first (sorted by id), then plugins in load order.
     pub fn entries(&self) -> &[Registered] {
         &self.entries
+    }
+
+    /// The ids of built-ins that a plugin of the same id replaced, in order.
+    pub fn replaced(&self) -> &[String] {
+        &self.replaced
     }
 
     /// Every routed extension, sorted.

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 use tree_sitter::{Node, QueryCursor, QueryCursorOptions, QueryCursorState, StreamingIterator};
-use wit_core::{AnalyzeError, Symbol, SymbolKind, signature::canonicalize};
+use wit_core::{AnalyzeError, Export, Import, Symbol, SymbolKind, signature::canonicalize};
 
 use super::Syntax;
 use super::budget::Budget;
@@ -58,11 +58,38 @@ impl Receiver {
             },
             // Python's `super()`: a call without arguments of the name `super`.
             "call" if &source[start..end] == "super()" => Receiver::Text { start, end },
-            "identifier" | "this" | "super" | "member_expression" | "attribute" => {
+            // Java's `new Repo().find()`, C#'s `new Repo().Find()`.
+            "object_creation_expression" => match node.child_by_field_name("type") {
+                Some(c) if matches!(c.kind(), "type_identifier" | "identifier") => Receiver::New {
+                    start: c.start_byte(),
+                    end: c.end_byte(),
+                },
+                _ => Receiver::Other,
+            },
+            // TypeScript and Python, then the declarative languages' names and chains
+            // (Java `a.b`, Go `pkg.F`, Rust `a.b` and `path::to`, C# `a.B`).
+            "identifier"
+            | "this"
+            | "super"
+            | "member_expression"
+            | "attribute"
+            | "field_access"
+            | "selector_expression"
+            | "field_expression"
+            | "scoped_identifier"
+            | "member_access_expression"
+            | "self"
+            | "crate"
+            | "this_expression"
+            | "base_expression"
+            | "type_identifier"
+            | "package_identifier"
+            | "field_identifier"
+            | "qualified_name" => {
                 let text = &source[start..end];
                 let plain = text.bytes().all(|b| {
                     b.is_ascii_alphanumeric()
-                        || matches!(b, b'_' | b'$' | b'.' | b'#')
+                        || matches!(b, b'_' | b'$' | b'.' | b'#' | b':')
                         || b.is_ascii_whitespace()
                         || b >= 0x80
                 });
@@ -96,6 +123,10 @@ impl Receiver {
 pub(super) struct Found<'s> {
     /// Symbols in source order.
     pub(super) symbols: Vec<Symbol>,
+    /// Imports captured by the query (`@import`), in source order.
+    pub(super) imports: Vec<Import>,
+    /// Exports: the exported (`@export`) definitions without a container.
+    pub(super) exports: Vec<Export>,
     /// The call-owning range of every callable symbol (value: its index in `symbols`).
     pub(super) scopes: Vec<Span<usize>>,
     /// Call sites, unordered.
@@ -110,6 +141,25 @@ struct Definition<'t> {
     callable: Option<Node<'t>>,
     scope: Option<Node<'t>>,
     qualifier: Option<Node<'t>>,
+    /// `@container`: the container's name, given by the definition's own pattern.
+    container: Option<Node<'t>>,
+    /// `@signature.*` pieces, when the pattern names them.
+    signature: SignatureParts<'t>,
+    exported: bool,
+}
+
+/// The pieces of a signature a pattern captured (see [`Role::SignatureParameters`]).
+#[derive(Clone, Copy, Default)]
+struct SignatureParts<'t> {
+    type_parameters: Option<Node<'t>>,
+    parameters: Option<Node<'t>>,
+    ret: Option<Node<'t>>,
+}
+
+impl SignatureParts<'_> {
+    fn any(&self) -> bool {
+        self.type_parameters.is_some() || self.parameters.is_some() || self.ret.is_some()
+    }
 }
 
 /// A finished symbol with what ordering and call attribution still need.
@@ -119,6 +169,7 @@ struct Built {
     name_start: usize,
     /// The range owning the symbol's calls (callables only).
     scope: Option<std::ops::Range<usize>>,
+    exported: bool,
 }
 
 /// Where a wrapped node's definition really starts: its wrapper's start and the wrapper's
@@ -157,6 +208,7 @@ pub(super) fn extract<'s>(
     let mut wrappers: HashMap<usize, WrapperStart> = HashMap::new();
     let mut classes: Vec<Span<Option<&'s str>>> = Vec::new();
     let mut calls: Vec<Call<'s>> = Vec::new();
+    let mut imports: Vec<(usize, Import)> = Vec::new();
 
     let mut halted = false;
     CURSOR.with(|cell| {
@@ -186,6 +238,13 @@ pub(super) fn extract<'s>(
             let mut container_name = None;
             let mut receiver = None;
             let mut qualifier = None;
+            let mut container = None;
+            let mut sig = SignatureParts::default();
+            let mut exported = false;
+            let mut import = None;
+            let mut import_module = None;
+            let mut import_name = None;
+            let mut import_alias = None;
             for cap in m.captures() {
                 let node = cap.node;
                 match query.roles[cap.index as usize] {
@@ -200,8 +259,23 @@ pub(super) fn extract<'s>(
                     Role::ContainerName => container_name = Some(node),
                     Role::Receiver => receiver = Some(node),
                     Role::Qualifier => qualifier = Some(node),
+                    Role::Container => container = Some(node),
+                    Role::SignatureTypeParameters => sig.type_parameters = Some(node),
+                    Role::SignatureParameters => sig.parameters = Some(node),
+                    Role::SignatureReturn => sig.ret = Some(node),
+                    Role::Export => exported = true,
+                    Role::Import => import = Some(node),
+                    Role::ImportModule => import_module = Some(node),
+                    Role::ImportName => import_name = Some(node),
+                    Role::ImportAlias => import_alias = Some(node),
                     Role::Ignored => {}
                 }
+            }
+            if let (Some(at), Some(module)) = (import, import_module) {
+                if let Some(i) = import_of(module, import_name, import_alias, source) {
+                    imports.push((at.start_byte(), i));
+                }
+                continue;
             }
             if let (Some(call), Some(name)) = (call, name) {
                 calls.push(Call {
@@ -225,12 +299,30 @@ pub(super) fn extract<'s>(
                     callable,
                     scope,
                     qualifier,
+                    container,
+                    signature: sig,
+                    exported,
                 };
                 match seen.get(&(node.id(), name.id())) {
-                    // A method is the more specific reading of a def inside a class body.
+                    // The more specific reading wins: a method over the function a def in a
+                    // class body also is, an interface or class over a plain type (Go's
+                    // `type X interface`). `@export` from any pattern sticks.
                     Some(&i) => {
-                        if kind == SymbolKind::Method {
-                            definitions[i] = def;
+                        let old = &mut definitions[i];
+                        if specificity(kind) > specificity(old.kind) {
+                            let exported = old.exported;
+                            *old = def;
+                            old.exported |= exported;
+                        } else {
+                            // Pieces one pattern names and another does not (an `@export`
+                            // pattern without the signature's captures) add up.
+                            old.exported |= def.exported;
+                            old.callable = old.callable.or(def.callable);
+                            old.scope = old.scope.or(def.scope);
+                            old.container = old.container.or(def.container);
+                            if !old.signature.any() {
+                                old.signature = def.signature;
+                            }
                         }
                     }
                     None => {
@@ -260,7 +352,7 @@ pub(super) fn extract<'s>(
         return Err(budget.exceeded("running the queries"));
     }
 
-    let containers = method_containers(&definitions, &mut classes, source);
+    let containers = containers(&definitions, &mut classes, syntax, source);
     let mut built: Vec<Built> = definitions
         .iter()
         .zip(containers)
@@ -274,12 +366,14 @@ pub(super) fn extract<'s>(
                 symbol,
                 name_start: def.name.start_byte(),
                 scope,
+                exported: def.exported,
             }
         })
         .collect();
     // Source order; declarators sharing one statement (`const a = …, b = …`) by name.
     built.sort_by_key(|b| (b.symbol.start_byte, b.name_start));
     let mut scopes = Vec::new();
+    let mut exports = Vec::new();
     let symbols = built
         .into_iter()
         .enumerate()
@@ -291,14 +385,30 @@ pub(super) fn extract<'s>(
                     value: i,
                 });
             }
+            if b.exported && b.symbol.container.is_none() {
+                let name = b.symbol.name.clone();
+                exports.push(Export::new(name.clone(), Some(name), None));
+            }
             b.symbol
         })
         .collect();
+    imports.sort_by_key(|(at, _)| *at);
     Ok(Found {
         symbols,
+        imports: imports.into_iter().map(|(_, i)| i).collect(),
+        exports,
         scopes,
         calls,
     })
+}
+
+/// How specific a reading of a definition is, when several patterns match it.
+fn specificity(kind: SymbolKind) -> u8 {
+    match kind {
+        SymbolKind::Method => 2,
+        SymbolKind::Interface | SymbolKind::Class => 1,
+        _ => 0,
+    }
 }
 
 /// What the object of a property-assigned definition makes of it.
@@ -343,33 +453,67 @@ impl<'t> Qualified<'t> {
     }
 }
 
-/// For each definition, the name of its class if it is a method: the innermost class body
-/// around it. An anonymous class (`export default class { … }`) gives `None`. A definition
-/// with a qualifier (`res.status = …`, `Foo.prototype.bar = …`, `const api = {get() {}}`)
-/// takes the qualifier's text instead.
-fn method_containers<'s>(
+/// For each definition, the name of its container: the innermost class body around it for
+/// a method (for every kind with [`Syntax::contain_all_kinds`]); an anonymous class
+/// (`export default class { … }`) gives `None`. A definition with a qualifier
+/// (`res.status = …`, `Foo.prototype.bar = …`, `const api = {get() {}}`) takes the
+/// qualifier's text instead, and one whose pattern captured `@container` that capture's.
+fn containers<'s>(
     definitions: &[Definition],
     classes: &mut [Span<Option<&'s str>>],
+    syntax: &Syntax,
     source: &'s str,
 ) -> Vec<Option<&'s str>> {
-    let mut methods: Vec<(usize, usize)> = definitions
+    let mut nested: Vec<(usize, usize)> = definitions
         .iter()
         .enumerate()
-        .filter(|(_, d)| d.kind == SymbolKind::Method && d.qualifier.is_none())
+        .filter(|(_, d)| {
+            // A function inside a type is a local function of a method (C#), not a member.
+            (d.kind == SymbolKind::Method || (syntax.contain_all_kinds && !d.kind.is_callable()))
+                && d.qualifier.is_none()
+                && d.container.is_none()
+        })
         .map(|(i, d)| (d.node.start_byte(), i))
         .collect();
-    methods.sort_unstable();
-    let points: Vec<usize> = methods.iter().map(|&(at, _)| at).collect();
+    nested.sort_unstable();
+    let points: Vec<usize> = nested.iter().map(|&(at, _)| at).collect();
     let mut containers = vec![None; definitions.len()];
-    for ((_, i), class) in methods.iter().zip(innermost(classes, &points)) {
+    for ((_, i), class) in nested.iter().zip(innermost(classes, &points)) {
         containers[*i] = class.flatten();
     }
     for (slot, def) in containers.iter_mut().zip(definitions) {
-        if let Some(q) = def.qualifier {
+        if let Some(q) = def.qualifier.or(def.container) {
             *slot = Some(&source[q.byte_range()]);
         }
     }
     containers
+}
+
+/// The import a `@import` match describes, if its texts are names of a sane length.
+fn import_of(
+    module: Node,
+    name: Option<Node>,
+    alias: Option<Node>,
+    source: &str,
+) -> Option<Import> {
+    const MAX: usize = 512;
+    let text = |n: Node| {
+        let t = source[n.byte_range()].trim_matches(|c| c == '"' || c == '\'' || c == '`');
+        (!t.is_empty() && t.len() <= MAX && !t.contains(['\n', '\\'])).then(|| t.to_owned())
+    };
+    let module = text(module)?;
+    let name = name.and_then(text);
+    let local = match (alias.and_then(text), &name) {
+        (Some(a), _) => a,
+        (None, Some(n)) => n.clone(),
+        // `import "a/b/c"` binds `c`; `use a::b` binds `b`; `import a.b.C` binds `C`.
+        (None, None) => module
+            .rsplit(['/', '.', ':'])
+            .find(|s| !s.is_empty())
+            .unwrap_or(&module)
+            .to_owned(),
+    };
+    Some(Import::new(module, name, local))
 }
 
 /// Builds the symbol for one definition.
@@ -409,8 +553,12 @@ fn symbol(
         // Only a query bug leaves a callable without @callable; `()` then keeps the
         // symbol usable rather than losing it.
         signature: def.kind.is_callable().then(|| {
-            def.callable
-                .map_or_else(|| "()".to_owned(), |c| signature(c, syntax, source))
+            if def.signature.any() {
+                signature_of(def.signature, syntax, source)
+            } else {
+                def.callable
+                    .map_or_else(|| "()".to_owned(), |c| signature(c, syntax, source))
+            }
         }),
     }
 }
@@ -424,13 +572,32 @@ fn symbol(
 /// Parameters are taken one by one rather than as the list's text so that comments between
 /// them and a trailing comma never count as a change.
 fn signature(function: Node, syntax: &Syntax, source: &str) -> String {
+    let parameter = function.child_by_field_name("parameter");
+    let parts = SignatureParts {
+        type_parameters: function.child_by_field_name("type_parameters"),
+        parameters: function.child_by_field_name("parameters"),
+        ret: function.child_by_field_name("return_type"),
+    };
+    if parts.parameters.is_none()
+        && let Some(param) = parameter
+    {
+        let mut out = String::from("(");
+        out.push_str(&source[param.byte_range()]);
+        out.push(')');
+        return canonicalize(&finish(out, parts, syntax, source));
+    }
+    signature_of(parts, syntax, source)
+}
+
+/// The canonical signature from its pieces (see [`signature`]).
+fn signature_of(parts: SignatureParts, syntax: &Syntax, source: &str) -> String {
     let text = |node: Node| &source[node.byte_range()];
     let mut out = String::with_capacity(64);
-    if let Some(tp) = function.child_by_field_name("type_parameters") {
+    if let Some(tp) = parts.type_parameters {
         out.push_str(text(tp));
     }
     out.push('(');
-    if let Some(params) = function.child_by_field_name("parameters") {
+    if let Some(params) = parts.parameters {
         let mut walk = params.walk();
         let mut first = true;
         for param in params.named_children(&mut walk) {
@@ -444,15 +611,20 @@ fn signature(function: Node, syntax: &Syntax, source: &str) -> String {
             first = false;
             out.push_str(text(param));
         }
-    } else if let Some(param) = function.child_by_field_name("parameter") {
-        out.push_str(text(param));
     }
     out.push(')');
-    if let Some(ret) = function.child_by_field_name("return_type") {
+    canonicalize(&finish(out, parts, syntax, source))
+}
+
+/// `out` (type parameters and parameters) followed by the separator and return type.
+fn finish(mut out: String, parts: SignatureParts, syntax: &Syntax, source: &str) -> String {
+    if let Some(ret) = parts.ret {
         // TypeScript's return annotation node includes its colon; the separator supplies it.
-        let ret = text(ret).trim_start_matches(':').trim_start();
+        let ret = source[ret.byte_range()]
+            .trim_start_matches(':')
+            .trim_start();
         out.push_str(syntax.return_separator);
         out.push_str(ret);
     }
-    canonicalize(&out)
+    out
 }

@@ -56,7 +56,16 @@ impl Chunk {
         budget.check("running the queries")?;
         budget::check_depth(node, budget::MAX_NESTING_DEPTH)?;
         let (base, row) = (node.start_byte(), node.start_position().row);
-        let found = extract::extract(query, syntax, node, source, budget)?;
+        let mut found = extract::extract(query, syntax, node, source, budget)?;
+        // Imports and exports: the language's reader, and whatever the queries captured.
+        let mut modules = Modules {
+            imports: std::mem::take(&mut found.imports),
+            exports: std::mem::take(&mut found.exports),
+            bases: Vec::new(),
+        };
+        if let Some(f) = syntax.modules {
+            f(node, source, &mut modules);
+        }
         let mut sites = callers::resolve(
             &found.symbols,
             found.scopes,
@@ -86,11 +95,7 @@ impl Chunk {
             kind: node.kind_id(),
             symbols,
             sites,
-            modules: syntax.modules.map_or_else(Modules::default, |f| {
-                let mut m = Modules::default();
-                f(node, source, &mut m);
-                m
-            }),
+            modules,
         })
     }
 
@@ -105,7 +110,8 @@ impl Chunk {
 
 /// The state the built-in analyzers keep between two analyses of one file.
 pub(super) struct State {
-    grammar: &'static str,
+    /// The grammar's key ([`Grammar::key`]).
+    grammar: usize,
     source: String,
     tree: Tree,
     chunks: Vec<Chunk>,
@@ -114,7 +120,7 @@ pub(super) struct State {
 impl State {
     /// The grammar this state was built with (a file renamed to another language must not
     /// reuse it).
-    pub(super) fn grammar(&self) -> &'static str {
+    pub(super) fn grammar(&self) -> usize {
         self.grammar
     }
 }
@@ -177,7 +183,7 @@ pub(super) fn analyze(
     drop(cursor);
     let analysis = assemble(&chunks);
     let state = State {
-        grammar: grammar.name,
+        grammar: grammar.key(),
         source: source.to_owned(),
         tree,
         chunks,

@@ -121,7 +121,11 @@ fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> Analysis {
         extract::extract(query, analyzer.syntax, tree.root_node(), source, &budget).unwrap();
     let call_sites = callers::resolve(&found.symbols, found.scopes, found.calls, source, (0, 0));
     // Imports and exports are per top-level node: the same in both.
-    let mut modules = super::modules::Modules::default();
+    let mut modules = super::modules::Modules {
+        imports: found.imports,
+        exports: found.exports,
+        bases: Vec::new(),
+    };
     if let Some(f) = analyzer.syntax.modules {
         let root = tree.root_node();
         let mut walk = root.walk();

@@ -40,15 +40,43 @@ use wit_core::{Analysis, AnalyzeError, FileAnalysis, IncrementalState, LanguageA
 
 use query::CompiledQuery;
 
+/// Where a grammar's tree-sitter language comes from.
+enum LanguageSource {
+    /// A grammar crate linked into wit.
+    Linked(fn() -> Language),
+    /// A grammar library loaded at run time (wit.toml); it stays loaded for the process.
+    Loaded(Language),
+}
+
+/// A grammar's query files: built-in ones embedded at compile time, or files read at run
+/// time (named, so that an error points into the right file).
+enum Sources {
+    Embedded(&'static [&'static str]),
+    Files(Vec<QueryFile>),
+}
+
+/// One query file of a language: its name (a path, for errors) and its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryFile {
+    /// How errors name the file (the path as wit.toml gave it, or `tags.scm`).
+    pub name: String,
+    /// The query source.
+    pub text: String,
+}
+
 /// A tree-sitter grammar with its query files, compiled on first use and then shared by
 /// every thread for the life of the process.
+///
+/// Grammars are compared by address (parsers and incremental state are per grammar), so
+/// each lives in a `static` or is leaked once at load: a loaded grammar's library is never
+/// unloaded either.
 pub(crate) struct Grammar {
-    /// Identifies the grammar's per-thread parser.
+    /// Names the grammar in errors.
     name: &'static str,
-    language: fn() -> Language,
+    language: LanguageSource,
     /// Query files, concatenated into one query so that one pass over the tree finds
     /// definitions and calls alike.
-    sources: &'static [&'static str],
+    sources: Sources,
     compiled: OnceLock<Result<CompiledQuery, String>>,
 }
 
@@ -61,17 +89,65 @@ impl Grammar {
     ) -> Self {
         Self {
             name,
-            language,
-            sources,
+            language: LanguageSource::Linked(language),
+            sources: Sources::Embedded(sources),
             compiled: OnceLock::new(),
         }
     }
 
+    /// A grammar loaded at run time, its query compiled now (so that a broken query file
+    /// is reported when the language is loaded, with its file, line and reason), and leaked
+    /// for the process's lifetime.
+    pub(crate) fn leak_loaded(
+        name: &str,
+        language: Language,
+        files: Vec<QueryFile>,
+    ) -> Result<&'static Grammar, String> {
+        let grammar: &'static Grammar = Box::leak(Box::new(Grammar {
+            name: Box::leak(name.to_owned().into_boxed_str()),
+            language: LanguageSource::Loaded(language),
+            sources: Sources::Files(files),
+            compiled: OnceLock::new(),
+        }));
+        grammar.query().map_err(|e| e.to_string())?;
+        Ok(grammar)
+    }
+
+    /// The grammar's tree-sitter language.
+    pub(crate) fn language(&self) -> Language {
+        match &self.language {
+            LanguageSource::Linked(f) => f(),
+            LanguageSource::Loaded(l) => l.clone(),
+        }
+    }
+
+    /// Identity of the grammar (its address: see the type's docs).
+    pub(crate) fn key(&'static self) -> usize {
+        std::ptr::from_ref(self) as usize
+    }
+
     /// The compiled query, or why it does not compile (a bug in a query file, which the
-    /// tests catch; the daemon gets an error value instead of a panic).
+    /// tests catch for the built-ins and the loader reports for wit.toml languages; the
+    /// daemon gets an error value instead of a panic).
     fn query(&self) -> Result<&CompiledQuery, AnalyzeError> {
         self.compiled
-            .get_or_init(|| CompiledQuery::new(&(self.language)(), &self.sources.concat()))
+            .get_or_init(|| {
+                let language = self.language();
+                match &self.sources {
+                    Sources::Embedded(texts) => {
+                        let files: Vec<(&str, &str)> =
+                            texts.iter().map(|t| (self.name, *t)).collect();
+                        CompiledQuery::new(&language, &files)
+                    }
+                    Sources::Files(files) => {
+                        let files: Vec<(&str, &str)> = files
+                            .iter()
+                            .map(|f| (f.name.as_str(), f.text.as_str()))
+                            .collect();
+                        CompiledQuery::new(&language, &files)
+                    }
+                }
+            })
             .as_ref()
             .map_err(|e| AnalyzeError::Failed(format!("{} query: {e}", self.name)))
     }
@@ -82,8 +158,12 @@ pub(crate) struct Syntax {
     /// Written between the parameter list and the return type: `": "` or `" -> "`.
     pub(crate) return_separator: &'static str,
     /// Reads the imports and exports of one top-level node of the tree (see
-    /// [`modules`]); `None` for a language without them.
+    /// [`modules`]); `None` for a language without them, or whose queries capture them
+    /// (`@import`, `@export`).
     pub(crate) modules: Option<modules::ModulesFn>,
+    /// Whether types inside a `@container.body` take the container's name too (a Java
+    /// nested class is `Outer.Inner`), not only methods (TypeScript, Python).
+    pub(crate) contain_all_kinds: bool,
 }
 
 /// A [`LanguageAnalyzer`] driven by a tree-sitter grammar and its query files.
@@ -141,7 +221,7 @@ impl LanguageAnalyzer for TreeSitterAnalyzer {
         let previous = state
             .take()
             .and_then(|s| s.downcast::<incremental::State>().ok())
-            .filter(|s| s.grammar() == self.grammar.name)
+            .filter(|s| s.grammar() == self.grammar.key())
             .map(|s| *s);
         if source.is_empty() {
             return Ok(Analysis::default());

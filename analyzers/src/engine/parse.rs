@@ -15,8 +15,9 @@ const CLOCK_EVERY: u32 = 64;
 
 thread_local! {
     /// A parser allocates its stacks once and reuses them, so keep one per grammar per
-    /// thread rather than one per call. Few grammars exist; a linear scan is fastest.
-    static PARSERS: RefCell<Vec<(&'static str, Parser)>> = const { RefCell::new(Vec::new()) };
+    /// thread rather than one per call (keyed by [`Grammar::key`]). Few grammars exist; a
+    /// linear scan is fastest.
+    static PARSERS: RefCell<Vec<(usize, Parser)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Parses `source` with `grammar`'s language; with `old` (the previous tree, already
@@ -31,14 +32,14 @@ pub(super) fn parse(
 ) -> Result<Tree, AnalyzeError> {
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
-        let index = match parsers.iter().position(|(name, _)| *name == grammar.name) {
+        let index = match parsers.iter().position(|(key, _)| *key == grammar.key()) {
             Some(i) => i,
             None => {
                 let mut parser = Parser::new();
                 parser
-                    .set_language(&(grammar.language)())
+                    .set_language(&grammar.language())
                     .map_err(|e| AnalyzeError::Failed(format!("{} grammar: {e}", grammar.name)))?;
-                parsers.push((grammar.name, parser));
+                parsers.push((grammar.key(), parser));
                 parsers.len() - 1
             }
         };

@@ -30,19 +30,70 @@ pub(crate) enum Role {
     /// `@qualifier`: the object a definition is a property of (`res` in
     /// `res.status = function …`, `api` in `const api = { get() {} }`).
     Qualifier,
-    /// A capture starting with `_`: a helper for predicates, not read.
+    /// `@container`: the name of a definition's container, given by the definition's own
+    /// pattern (a Go method's receiver type, a Rust `impl`'s type).
+    Container,
+    /// `@signature.type_parameters`, `@signature.parameters`, `@signature.return`: the
+    /// pieces of a callable's signature, when the grammar's field names are not the
+    /// engine's defaults (`type_parameters`, `parameters`, `return_type`).
+    SignatureTypeParameters,
+    /// See [`Role::SignatureTypeParameters`].
+    SignatureParameters,
+    /// See [`Role::SignatureTypeParameters`].
+    SignatureReturn,
+    /// `@export`: the definition of this match is exported (`pub`, `public`, a Go
+    /// capital); a top-level one becomes an export of the file.
+    Export,
+    /// `@import`: an import; with `@import.module` (the module or path as written),
+    /// optionally `@import.name` (one name imported from it) and `@import.alias` (the
+    /// local name; default: the name, else the module's last segment).
+    Import,
+    /// See [`Role::Import`].
+    ImportModule,
+    /// See [`Role::Import`].
+    ImportName,
+    /// See [`Role::Import`].
+    ImportAlias,
+    /// A capture starting with `_`, or a `tags.scm` capture wit does not use
+    /// (`@doc`, `@reference.class`, `@definition.module`, …): not read.
     Ignored,
+}
+
+/// How `@definition.<kind>` of the `tags.scm` vocabulary maps onto wit's kinds; `None`:
+/// a kind wit knows but does not make a symbol of (not a unit agents lock or sign).
+fn definition_kind(kind: &str) -> Result<Option<SymbolKind>, String> {
+    Ok(Some(match kind {
+        "function" => SymbolKind::Function,
+        "arrow" => SymbolKind::Arrow,
+        "method" | "constructor" => SymbolKind::Method,
+        "class" => SymbolKind::Class,
+        "interface" | "trait" | "protocol" => SymbolKind::Interface,
+        "type" | "struct" | "enum" | "union" | "record" | "typedef" | "annotation" => {
+            SymbolKind::Type
+        }
+        "module" | "namespace" | "package" | "constant" | "variable" | "field" | "property"
+        | "macro" | "enum_variant" | "event" | "heading" | "selector" => {
+            return Ok(None);
+        }
+        other => {
+            return Err(format!(
+                "unknown capture @definition.{other} (wit knows function, method, \
+                 constructor, class, interface, trait, type, struct, enum, union, record, \
+                 and ignores module, namespace, constant, variable, field, macro)"
+            ));
+        }
+    }))
 }
 
 impl Role {
     fn from_capture(name: &str) -> Result<Self, String> {
         Ok(match name {
-            "definition.function" => Role::Definition(SymbolKind::Function),
-            "definition.arrow" => Role::Definition(SymbolKind::Arrow),
-            "definition.method" => Role::Definition(SymbolKind::Method),
-            "definition.class" => Role::Definition(SymbolKind::Class),
-            "definition.interface" => Role::Definition(SymbolKind::Interface),
-            "definition.type" => Role::Definition(SymbolKind::Type),
+            d if d.starts_with("definition.") => {
+                match definition_kind(&d["definition.".len()..])? {
+                    Some(kind) => Role::Definition(kind),
+                    None => Role::Ignored,
+                }
+            }
             "name" => Role::Name,
             "callable" => Role::Callable,
             "scope" => Role::Scope,
@@ -53,6 +104,18 @@ impl Role {
             "reference.call" => Role::Call,
             "receiver" => Role::Receiver,
             "qualifier" => Role::Qualifier,
+            "container" => Role::Container,
+            "signature.type_parameters" => Role::SignatureTypeParameters,
+            "signature.parameters" => Role::SignatureParameters,
+            "signature.return" => Role::SignatureReturn,
+            "export" => Role::Export,
+            "import" => Role::Import,
+            "import.module" => Role::ImportModule,
+            "import.name" => Role::ImportName,
+            "import.alias" => Role::ImportAlias,
+            // tags.scm captures that carry nothing wit uses.
+            "doc" | "ignore" => Role::Ignored,
+            r if r.starts_with("reference.") || r.starts_with("local.") => Role::Ignored,
             other if other.starts_with('_') => Role::Ignored,
             // A typo in a query file would otherwise silently lose symbols.
             other => return Err(format!("unknown capture @{other}")),
@@ -67,22 +130,62 @@ pub(crate) struct CompiledQuery {
 }
 
 impl CompiledQuery {
-    /// Compiles `source` for `language`; the error names the problem and where it is.
-    pub(crate) fn new(language: &Language, source: &str) -> Result<Self, String> {
-        let query = Query::new(language, source).map_err(|e| {
+    /// Compiles `files` (name, text) as one query for `language`; the error names the
+    /// file, the line and column in it, and the problem.
+    pub(crate) fn new(language: &Language, files: &[(&str, &str)]) -> Result<Self, String> {
+        let mut source = String::new();
+        // (first line of the file in `source`, its name)
+        let mut starts: Vec<(usize, &str)> = Vec::new();
+        let mut line = 0;
+        for (name, text) in files {
+            starts.push((line, name));
+            source.push_str(text);
+            if !text.ends_with('\n') {
+                source.push('\n');
+            }
+            line += text.lines().count().max(1);
+        }
+        let query = Query::new(language, &source).map_err(|e| {
+            let (first, file) = starts
+                .iter()
+                .rev()
+                .find(|(first, _)| *first <= e.row)
+                .copied()
+                .unwrap_or((0, ""));
             format!(
-                "{:?} error at line {}, column {}: {}",
-                e.kind,
-                e.row + 1,
+                "{file}:{}:{}: {:?} error: {}",
+                e.row - first + 1,
                 e.column + 1,
+                e.kind,
                 e.message
             )
         })?;
         let roles = query
             .capture_names()
             .iter()
-            .map(|name| Role::from_capture(name))
+            .map(|name| Role::from_capture(name).map_err(|e| locate(files, name, &e)))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Self { query, roles })
     }
+}
+
+/// `file:line:column: reason` for the first use of `@capture` in `files`.
+fn locate(files: &[(&str, &str)], capture: &str, reason: &str) -> String {
+    let needle = format!("@{capture}");
+    for (name, text) in files {
+        for (row, line) in text.lines().enumerate() {
+            // Not inside a comment, and not a prefix of a longer capture name.
+            let code = line.split(';').next().unwrap_or("");
+            let mut from = 0;
+            while let Some(at) = code[from..].find(&needle) {
+                let end = from + at + needle.len();
+                let next = code[end..].chars().next();
+                if !next.is_some_and(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-')) {
+                    return format!("{name}:{}:{}: {reason}", row + 1, from + at + 1);
+                }
+                from = end;
+            }
+        }
+    }
+    reason.to_owned()
 }

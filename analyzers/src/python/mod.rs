@@ -15,6 +15,7 @@ static GRAMMAR: Grammar = Grammar::new(
 
 static SYNTAX: Syntax = Syntax {
     return_separator: " -> ",
+    contain_all_kinds: false,
     modules: Some(crate::engine::modules::python),
 };
 

@@ -28,6 +28,7 @@ static TSX_GRAMMAR: Grammar = Grammar::new(
 static SYNTAX: Syntax = Syntax {
     // The return annotation node holds `: T`; the colon is re-added in canonical spacing.
     return_separator: ": ",
+    contain_all_kinds: false,
     modules: Some(crate::engine::modules::typescript),
 };
 

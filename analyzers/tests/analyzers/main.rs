@@ -3,6 +3,7 @@
 //! One test target (with one module per concern) so the grammars are linked once.
 
 mod common;
+mod declarative;
 mod graph_inputs;
 mod python;
 mod registry;

@@ -16,6 +16,10 @@ fn each_extension_routes_to_its_analyzer() {
         ("a.cjs", "javascript"),
         ("pkg/a.py", "python"),
         ("pkg/a.pyi", "python"),
+        ("src/Shop.java", "java"),
+        ("shop/store.go", "go"),
+        ("src/lib.rs", "rust"),
+        ("src/Shop.cs", "csharp"),
     ];
     for (path, id) in cases {
         let analyzer = registry
@@ -23,16 +27,28 @@ fn each_extension_routes_to_its_analyzer() {
             .unwrap_or_else(|| panic!("no analyzer for {path}"));
         assert_eq!(analyzer.id(), id, "{path}");
     }
-    for path in ["a.go", "a.rs", "Makefile", "a.TS", "a.d"] {
+    for path in ["a.kt", "a.c", "Makefile", "a.TS", "a.d", "a.RS"] {
         assert!(registry.for_path(path).is_none(), "{path} has an analyzer");
     }
 }
 
 #[test]
-fn built_ins_are_the_four_analyzers_and_share_no_extension() {
+fn built_ins_are_the_eight_analyzers_and_share_no_extension() {
     let registry = wit_analyzers::builtin_registry();
     let ids: Vec<&str> = registry.entries().iter().map(|e| e.analyzer.id()).collect();
-    assert_eq!(ids, ["javascript", "python", "tsx", "typescript"]);
+    assert_eq!(
+        ids,
+        [
+            "csharp",
+            "go",
+            "java",
+            "javascript",
+            "python",
+            "rust",
+            "tsx",
+            "typescript"
+        ]
+    );
     let mut seen = HashSet::new();
     for entry in registry.entries() {
         for ext in entry.analyzer.extensions() {
@@ -42,7 +58,8 @@ fn built_ins_are_the_four_analyzers_and_share_no_extension() {
     assert_eq!(
         registry.extensions(),
         [
-            "cjs", "cts", "js", "jsx", "mjs", "mts", "py", "pyi", "ts", "tsx"
+            "cjs", "cs", "cts", "go", "java", "js", "jsx", "mjs", "mts", "py", "pyi", "rs", "ts",
+            "tsx"
         ]
     );
 }

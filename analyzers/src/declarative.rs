@@ -1,0 +1,74 @@
+//! Languages without code: one analyzer ([`crate::TreeSitterAnalyzer`]) driven by a
+//! tree-sitter grammar and query files.
+//!
+//! The built-in Java, Go, Rust and C# are this analyzer over a grammar crate and the
+//! `tags.scm` in their folder (`src/java/`, …); a team adds any other language from
+//! `wit.toml` with a grammar library and query files ([`load`]), no Rust. The queries use
+//! tree-sitter's `tags.scm` vocabulary, so existing `tags.scm` files work as a start, plus
+//! the few captures wit needs:
+//!
+//! | capture | meaning |
+//! |---|---|
+//! | `@definition.<kind>` + `@name` | a definition. function; method, constructor (method); class; interface, trait, protocol (interface); type, struct, enum, union, record, typedef, annotation (type). module, namespace, package, constant, variable, field, property, macro are known and ignored (not units agents lock or sign); any other kind is an error |
+//! | `@reference.call` + `@name` | a call of `@name`; `@receiver` the object of a member call (`repo` in `repo.find()`) |
+//! | `@container.body` + `@container.name` | a type's body: definitions inside take its name as container (methods only, or every kind where the language says so) |
+//! | `@container` | a definition's container named by its own pattern (a Go receiver type) |
+//! | `@callable` | the node whose fields `type_parameters`, `parameters`, `return_type` make the signature, and whose range owns the calls |
+//! | `@signature.type_parameters`, `@signature.parameters`, `@signature.return` | the signature's pieces, when the grammar's fields have other names; the parameters node's named children are the parameters |
+//! | `@export` | the definition is exported (`pub`, `public`, a Go capital); a top-level one is an export of the file |
+//! | `@import` + `@import.module` | an import of a module or path; `@import.name` one name imported from it, `@import.alias` the local name |
+//! | `@doc`, `@reference.<other>`, `@local.*`, `@_…` | ignored (tags.scm's, or predicate helpers) |
+//!
+//! Text predicates (`#eq?`, `#match?`, `#any-of?`, their `not-` forms) apply; tags.scm's
+//! `#strip!`/`#select-adjacent!` are accepted and ignored. Several patterns matching one
+//! definition make one symbol, the most specific kind winning (method over function,
+//! interface or class over type), `@export` from any of them.
+
+use crate::engine::{Grammar, Syntax, TreeSitterAnalyzer};
+
+pub use crate::engine::QueryFile;
+pub use tree_sitter::Language;
+
+/// A language as `wit.toml` describes it: its grammar and its query files.
+pub struct LanguageSpec {
+    /// The analyzer's id (`wit analyzers`, `analyzers.list`).
+    pub id: String,
+    /// File extensions, without the dot.
+    pub extensions: Vec<String>,
+    /// The grammar, loaded from its library.
+    pub language: Language,
+    /// The query files, in order (one query is compiled from all of them).
+    pub queries: Vec<QueryFile>,
+    /// Written between a signature's parameters and its return type (`": "`, `" -> "`).
+    pub return_separator: String,
+    /// Whether every definition inside a type body takes the type's name as container
+    /// (Java and C#: `Outer.Inner`), or only methods do.
+    pub contain_all_kinds: bool,
+}
+
+/// The analyzer for `spec`, its query compiled now: a query that does not compile (or
+/// uses a capture wit does not know) is an error naming the file, line and column, and
+/// the reason. The grammar, its query and the analyzer's names live for the rest of the
+/// process, like the library the grammar came from (loaded once, never unloaded).
+pub fn load(spec: LanguageSpec) -> Result<TreeSitterAnalyzer, String> {
+    if spec.queries.is_empty() {
+        return Err("no query files".to_owned());
+    }
+    let grammar: &'static Grammar = Grammar::leak_loaded(&spec.id, spec.language, spec.queries)?;
+    let syntax: &'static Syntax = Box::leak(Box::new(Syntax {
+        return_separator: Box::leak(spec.return_separator.into_boxed_str()),
+        modules: None,
+        contain_all_kinds: spec.contain_all_kinds,
+    }));
+    let extensions: Vec<&'static str> = spec
+        .extensions
+        .into_iter()
+        .map(|e| &*Box::leak(e.into_boxed_str()))
+        .collect();
+    Ok(TreeSitterAnalyzer::new(
+        Box::leak(spec.id.into_boxed_str()),
+        Box::leak(extensions.into_boxed_slice()),
+        grammar,
+        syntax,
+    ))
+}

@@ -1,0 +1,64 @@
+; Rust definitions and calls, in tree-sitter's tags.scm vocabulary plus wit's captures (see
+; ../java/tags.scm for the list). Functions of an `impl` or a `trait` are methods of that
+; type or trait; every other `fn` (free, nested, in a `mod`) is a function. Structs, enums,
+; unions and type aliases are types, traits interfaces. `pub` items are exported.
+; Signatures come from the function node's own fields (type_parameters, parameters,
+; return_type), the engine's defaults.
+
+(function_item name: (identifier) @name) @definition.function @callable
+
+(impl_item
+  body: (declaration_list
+    (function_item name: (identifier) @name) @definition.method @callable))
+(trait_item
+  body: (declaration_list
+    [
+      (function_item name: (identifier) @name) @definition.method @callable
+      (function_signature_item name: (identifier) @name) @definition.method @callable
+    ]))
+
+(struct_item name: (type_identifier) @name) @definition.struct
+(enum_item name: (type_identifier) @name) @definition.enum
+(union_item name: (type_identifier) @name) @definition.union
+(type_item name: (type_identifier) @name) @definition.type
+(trait_item name: (type_identifier) @name) @definition.trait
+
+(function_item (visibility_modifier) name: (identifier) @name) @definition.function @callable @export
+(struct_item (visibility_modifier) name: (type_identifier) @name) @definition.struct @export
+(enum_item (visibility_modifier) name: (type_identifier) @name) @definition.enum @export
+(trait_item (visibility_modifier) name: (type_identifier) @name) @definition.trait @export
+
+(impl_item
+  type: [
+    (type_identifier) @container.name
+    (generic_type type: (type_identifier) @container.name)
+    (scoped_type_identifier name: (type_identifier) @container.name)
+    (generic_type type: (scoped_type_identifier name: (type_identifier) @container.name))
+  ]
+  body: (declaration_list) @container.body)
+(trait_item
+  name: (type_identifier) @container.name
+  body: (declaration_list) @container.body)
+
+(call_expression function: (identifier) @name) @reference.call
+(call_expression
+  function: (field_expression
+    value: (_) @receiver
+    field: (field_identifier) @name)) @reference.call
+(call_expression
+  function: (scoped_identifier
+    path: (_) @receiver
+    name: (identifier) @name)) @reference.call
+(call_expression
+  function: (generic_function
+    function: [
+      (identifier) @name
+      (scoped_identifier path: (_) @receiver name: (identifier) @name)
+      (field_expression value: (_) @receiver field: (field_identifier) @name)
+    ])) @reference.call
+
+; `use a::b::c;` and `use a::b::c as d;` (lists are read as their paths' prefix).
+(use_declaration argument: (scoped_identifier) @import.module) @import
+(use_declaration argument: (identifier) @import.module) @import
+(use_declaration
+  argument: (use_as_clause path: (_) @import.module alias: (identifier) @import.alias)) @import

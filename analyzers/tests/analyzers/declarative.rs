@@ -1,0 +1,297 @@
+//! The declarative languages (issue 24): Java, Go, Rust and C# from a grammar crate and a
+//! `tags.scm`, and a language loaded at run time from query files, broken ones included.
+
+use wit_analyzers::declarative::{self, Language, LanguageSpec, QueryFile};
+use wit_core::LanguageAnalyzer;
+
+use crate::common::{analyze, callees, outline, signature, symbol, text};
+
+fn owned(v: &[(&str, &str)]) -> Vec<(&'static str, String)> {
+    v.iter()
+        .map(|(k, n)| {
+            let kind = match *k {
+                "function" => "function",
+                "method" => "method",
+                "class" => "class",
+                "interface" => "interface",
+                _ => "type",
+            };
+            (kind, (*n).to_owned())
+        })
+        .collect()
+}
+
+const JAVA: &str = r#"package com.acme.shop;
+
+import java.util.List;
+import com.acme.tax.Rates;
+
+/** A shop. */
+public class Shop {
+    private final Repo repo;
+
+    public Shop(Repo repo) {
+        this.repo = repo;
+    }
+
+    public <T> Order checkout(String sku,
+                              int qty) throws Exception {
+        validate(sku);
+        Item item = repo.find(sku);
+        return new Order(item, Rates.price(qty));
+    }
+
+    private void validate(String sku) { }
+
+    static class Cart {
+        void add(Item item) { helper(); }
+    }
+
+    interface Listener { void onOrder(Order o); }
+
+    enum State { OPEN, CLOSED; boolean isOpen() { return this == OPEN; } }
+}
+
+record Point(int x, int y) { }
+"#;
+
+#[test]
+fn java_definitions_have_containers_and_signatures() {
+    let a = analyze("src/Shop.java", JAVA);
+    assert_eq!(
+        outline(&a),
+        owned(&[
+            ("class", "Shop"),
+            ("method", "Shop.Shop"),
+            ("method", "Shop.checkout"),
+            ("method", "Shop.validate"),
+            ("class", "Shop.Cart"),
+            ("method", "Cart.add"),
+            ("interface", "Shop.Listener"),
+            ("method", "Listener.onOrder"),
+            ("type", "Shop.State"),
+            ("method", "State.isOpen"),
+            ("type", "Point"),
+        ])
+    );
+    assert_eq!(signature(&a, "checkout"), "<T>(String sku, int qty): Order");
+    assert_eq!(signature(&a, "Shop.Shop"), "(Repo repo)");
+    assert_eq!(signature(&a, "validate"), "(String sku): void");
+    assert!(text(&a, JAVA, "checkout").starts_with("public <T> Order checkout("));
+    assert_eq!(callees(&a, "Shop.checkout"), ["validate", "find", "price"]);
+    let find = a.call_sites.iter().find(|s| s.callee == "find").unwrap();
+    assert_eq!(find.receiver.as_deref(), Some("repo"));
+    assert_eq!(callees(&a, "Cart.add"), ["helper"]);
+    let modules: Vec<(&str, &str)> = a
+        .imports
+        .iter()
+        .map(|i| (i.module.as_str(), i.local.as_str()))
+        .collect();
+    assert_eq!(
+        modules,
+        [("java.util.List", "List"), ("com.acme.tax.Rates", "Rates")]
+    );
+    let exports: Vec<&str> = a.exports.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(exports, ["Shop"]);
+}
+
+const GO: &str = r#"package shop
+
+import (
+	"fmt"
+	tax "example.com/acme/tax"
+)
+
+type Store interface {
+	Get(id string) (*Item, error)
+}
+
+type MemStore struct{ items map[string]*Item }
+
+type ID = string
+
+func (s *MemStore) Get(id string) (*Item, error) {
+	validate(id)
+	return s.lookup(id), nil
+}
+
+func Price[T any](n int, rate float64) float64 {
+	fmt.Println(n)
+	return tax.Apply(float64(n) * rate)
+}
+
+func validate(id string) error { return nil }
+"#;
+
+#[test]
+fn go_definitions_have_receivers_as_containers() {
+    let a = analyze("shop/store.go", GO);
+    assert_eq!(
+        outline(&a),
+        owned(&[
+            ("interface", "Store"),
+            ("type", "MemStore"),
+            ("type", "ID"),
+            ("method", "MemStore.Get"),
+            ("function", "Price"),
+            ("function", "validate"),
+        ])
+    );
+    assert_eq!(signature(&a, "MemStore.Get"), "(id string) (*Item, error)");
+    assert_eq!(
+        signature(&a, "Price"),
+        "[T any](n int, rate float64) float64"
+    );
+    assert_eq!(signature(&a, "validate"), "(id string) error");
+    assert!(text(&a, GO, "MemStore.Get").starts_with("func (s *MemStore) Get("));
+    assert_eq!(callees(&a, "MemStore.Get"), ["validate", "lookup"]);
+    assert_eq!(callees(&a, "Price"), ["Println", "Apply", "float64"]);
+    let sites: Vec<(&str, Option<&str>)> = a
+        .call_sites
+        .iter()
+        .map(|s| (s.callee.as_str(), s.receiver.as_deref()))
+        .collect();
+    assert!(sites.contains(&("Apply", Some("tax"))), "{sites:?}");
+    let imports: Vec<(&str, &str)> = a
+        .imports
+        .iter()
+        .map(|i| (i.module.as_str(), i.local.as_str()))
+        .collect();
+    assert_eq!(imports, [("fmt", "fmt"), ("example.com/acme/tax", "tax")]);
+    let exports: Vec<&str> = a.exports.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(exports, ["Store", "MemStore", "ID", "Price"]);
+}
+
+const RUST: &str = r#"use crate::store::Repo;
+use std::fmt::{self, Display};
+
+pub struct Shop<R> { repo: R }
+
+pub trait Priced {
+    fn price(&self, qty: u32) -> u64;
+    fn total(&self) -> u64 { self.price(1) }
+}
+
+impl<R: Repo> Shop<R> {
+    pub fn checkout<T>(&self, sku: &str,
+                       qty: u32,) -> Result<T, Error> {
+        validate(sku);
+        let item = self.repo.find(sku);
+        Order::new(item, qty)
+    }
+}
+
+impl Display for Shop<u8> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { Ok(()) }
+}
+
+fn validate(sku: &str) {
+    fn inner() {}
+    inner();
+}
+
+enum State { Open, Closed }
+type Id = u64;
+
+mod tests {
+    fn helper() {}
+}
+"#;
+
+#[test]
+fn rust_impl_and_trait_functions_are_methods() {
+    let a = analyze("src/shop.rs", RUST);
+    assert_eq!(
+        outline(&a),
+        owned(&[
+            ("type", "Shop"),
+            ("interface", "Priced"),
+            ("method", "Priced.price"),
+            ("method", "Priced.total"),
+            ("method", "Shop.checkout"),
+            ("method", "Shop.fmt"),
+            ("function", "validate"),
+            ("function", "inner"),
+            ("type", "State"),
+            ("type", "Id"),
+            ("function", "helper"),
+        ])
+    );
+    assert_eq!(
+        signature(&a, "checkout"),
+        "<T>(&self, sku: &str, qty: u32) -> Result<T, Error>"
+    );
+    assert_eq!(signature(&a, "Priced.price"), "(&self, qty: u32) -> u64");
+    assert_eq!(signature(&a, "validate"), "(sku: &str)");
+    assert_eq!(callees(&a, "Shop.checkout"), ["validate", "find", "new"]);
+    assert_eq!(callees(&a, "Priced.total"), ["price"]);
+    assert_eq!(callees(&a, "validate"), ["inner"]);
+    let new = a.call_sites.iter().find(|s| s.callee == "new").unwrap();
+    assert_eq!(new.receiver.as_deref(), Some("Order"));
+    let find = a.call_sites.iter().find(|s| s.callee == "find").unwrap();
+    assert_eq!(find.receiver.as_deref(), Some("self.repo"));
+    let imports: Vec<&str> = a.imports.iter().map(|i| i.module.as_str()).collect();
+    assert_eq!(imports, ["crate::store::Repo"]);
+}
+
+const CSHARP: &str = r#"using System;
+using Acme.Tax;
+
+namespace Acme.Shop
+{
+    public class Shop
+    {
+        private readonly IRepo repo;
+
+        public Shop(IRepo repo) { this.repo = repo; }
+
+        public Order Checkout<T>(string sku, int qty)
+        {
+            Validate(sku);
+            var item = repo.Find(sku);
+            return new Order(item, Rates.Price(qty));
+        }
+
+        private void Validate(string sku)
+        {
+            int Local(int x) => x;
+            Local(1);
+        }
+
+        public struct Line { public int Qty() { return 1; } }
+    }
+
+    public interface IRepo { Item Find(string sku); }
+
+    enum State { Open, Closed }
+
+    record Point(int X, int Y);
+}
+"#;
+
+#[test]
+fn csharp_definitions_have_containers_and_signatures() {
+    let a = analyze("src/Shop.cs", CSHARP);
+    assert_eq!(
+        outline(&a),
+        owned(&[
+            ("class", "Shop"),
+            ("method", "Shop.Shop"),
+            ("method", "Shop.Checkout"),
+            ("method", "Shop.Validate"),
+            ("function", "Local"),
+            ("type", "Shop.Line"),
+            ("method", "Line.Qty"),
+            ("interface", "IRepo"),
+            ("method", "IRepo.Find"),
+            ("type", "State"),
+            ("type", "Point"),
+        ])
+    );
+    assert_eq!(signature(&a, "Checkout"), "<T>(string sku, int qty): Order");
+    assert_eq!(signature(&a, "IRepo.Find"), "(string sku): Item");
+    assert_eq!(callees(&a, "Shop.Checkout"), ["Validate", "Find", "Price"]);
+    assert_eq!(callees(&a, "Shop.Validate"), ["Local"]);
+    let imports: Vec<&str> = a.imports.iter().map(|i| i.module.as_str()).collect();
+    assert_eq!(imports, ["System", "Acme.Tax"]);
+}
