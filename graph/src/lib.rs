@@ -25,6 +25,7 @@
 //! - **unresolved**: nothing matches; the callee is written `?:name`.
 
 mod modules;
+mod packages;
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -839,9 +840,12 @@ impl Graph {
                     Some(Binding::Symbol(s)) => Some(s),
                     _ => None,
                 },
-                None if Language::of(key) == Language::Other => self.same_package(key, callee),
+                None if Language::of(key) == Language::Other => self
+                    .same_package(key, callee)
+                    .or_else(|| self.rust_used_function(key, callee)),
                 None => None,
             },
+            Some(r) if Language::of(key) == Language::Other => self.package_member(key, r, callee),
             Some("") => None,
             Some("this" | "self" | "cls") => self.method_in_class(key, class?, callee, true, cx),
             Some("super" | "super()") => self.method_in_class(key, class?, callee, false, cx),
@@ -871,22 +875,142 @@ impl Graph {
     /// the same directory with the same extension (files in path order).
     fn same_package(&self, file: &Arc<str>, name: &str) -> Option<SymbolRef> {
         let (d, ext) = (modules::dir(file), modules::extension(file));
-        let mut candidates: Vec<&Arc<str>> = self
+        self.top_level_in_dir(d, ext, name, Some(file))
+    }
+
+    /// A member call in one of the declarative languages (see `packages.rs` for what
+    /// resolves): `receiver` names a package, a module or a type.
+    fn package_member(&self, key: &Arc<str>, receiver: &str, callee: &str) -> Option<SymbolRef> {
+        use packages::{Family, is_type_name};
+        let family = Family::of(modules::extension(key))?;
+        let receiver = receiver.strip_prefix("new:").unwrap_or(receiver);
+        let analysis = self.get(key)?;
+        let imported = |local: &str| analysis.imports.iter().find(|i| i.local == local);
+        match family {
+            Family::Go => {
+                let import = imported(receiver)?;
+                let dirs: BTreeSet<&str> = self
+                    .files
+                    .keys()
+                    .filter(|k| modules::extension(k) == "go")
+                    .map(|k| modules::dir(k))
+                    .collect();
+                let dir = packages::go_package_dir(&import.module, dirs.into_iter())?;
+                self.top_level_in_dir(dir, "go", callee, None)
+            }
+            Family::Java | Family::CSharp => {
+                if !is_type_name(receiver) {
+                    return None;
+                }
+                let ext = if family == Family::Java { "java" } else { "cs" };
+                if let Some(found) = self.member_in_dir(modules::dir(key), ext, receiver, callee) {
+                    return Some(found);
+                }
+                let import = imported(receiver).filter(|_| family == Family::Java)?;
+                let suffix = packages::java_file_suffix(&import.module);
+                let file = self
+                    .files
+                    .keys()
+                    .filter(|k| k.ends_with(&suffix) || k.as_ref() == &suffix[1..])
+                    .min()?;
+                self.member_of(file, receiver, callee)
+            }
+            Family::Rust => {
+                let parts: Vec<&str> = receiver.split("::").collect();
+                if let [single] = parts[..]
+                    && is_type_name(single)
+                {
+                    if let Some(found) = self.member_of(key, single, callee) {
+                        return Some(found);
+                    }
+                    let import = imported(single)?;
+                    let path: Vec<&str> = import.module.split("::").collect();
+                    let files = packages::rust_module_files(key, &path[..path.len() - 1])?;
+                    return files
+                        .iter()
+                        .find_map(|f| self.member_of(&self.key(f)?, single, callee));
+                }
+                let path: Vec<&str> = if matches!(parts[0], "crate" | "self" | "super") {
+                    parts
+                } else {
+                    let import = imported(parts[0])?;
+                    import
+                        .module
+                        .split("::")
+                        .chain(parts[1..].iter().copied())
+                        .collect()
+                };
+                packages::rust_module_files(key, &path)?
+                    .iter()
+                    .find_map(|f| self.top_level_of(&self.key(f)?, callee))
+            }
+        }
+    }
+
+    /// A plain Rust call of a function brought in by `use crate::a::f;`.
+    fn rust_used_function(&self, key: &Arc<str>, callee: &str) -> Option<SymbolRef> {
+        if packages::Family::of(modules::extension(key)) != Some(packages::Family::Rust) {
+            return None;
+        }
+        let import = self.get(key)?.imports.iter().find(|i| i.local == callee)?;
+        let path: Vec<&str> = import.module.split("::").collect();
+        let name = path.last()?;
+        packages::rust_module_files(key, &path[..path.len() - 1])?
+            .iter()
+            .find_map(|f| self.top_level_of(&self.key(f)?, name))
+    }
+
+    /// The method `name` of the type `class` defined in `file`.
+    fn member_of(&self, file: &Arc<str>, class: &str, name: &str) -> Option<SymbolRef> {
+        let a = self.get(file)?;
+        let def = a
+            .symbols
+            .iter()
+            .find(|s| s.container.as_deref() == Some(class) && s.name == name)?;
+        Some(self.sym_ref(file, a, def))
+    }
+
+    /// The top-level definition `name` of `file`.
+    fn top_level_of(&self, file: &Arc<str>, name: &str) -> Option<SymbolRef> {
+        let a = self.get(file)?;
+        let def = a
+            .symbols
+            .iter()
+            .find(|s| s.container.is_none() && s.name == name)?;
+        Some(self.sym_ref(file, a, def))
+    }
+
+    /// [`Graph::member_of`] over the files of `dir` with extension `ext`, in path order.
+    fn member_in_dir(&self, dir: &str, ext: &str, class: &str, name: &str) -> Option<SymbolRef> {
+        let mut files: Vec<&Arc<str>> = self
+            .files
+            .keys()
+            .filter(|k| modules::dir(k) == dir && modules::extension(k) == ext)
+            .collect();
+        files.sort();
+        files
+            .into_iter()
+            .find_map(|k| self.member_of(k, class, name))
+    }
+
+    /// [`Graph::top_level_of`] over the files of `dir` with extension `ext` (but `except`),
+    /// in path order.
+    fn top_level_in_dir(
+        &self,
+        dir: &str,
+        ext: &str,
+        name: &str,
+        except: Option<&str>,
+    ) -> Option<SymbolRef> {
+        let mut files: Vec<&Arc<str>> = self
             .files
             .keys()
             .filter(|k| {
-                k.as_ref() != file.as_ref() && modules::dir(k) == d && modules::extension(k) == ext
+                Some(k.as_ref()) != except && modules::dir(k) == dir && modules::extension(k) == ext
             })
             .collect();
-        candidates.sort();
-        candidates.into_iter().find_map(|k| {
-            let a = &self.files[k].analysis;
-            let def = a
-                .symbols
-                .iter()
-                .find(|s| s.container.is_none() && s.name == name)?;
-            Some(self.sym_ref(k, a, def))
-        })
+        files.sort();
+        files.into_iter().find_map(|k| self.top_level_of(k, name))
     }
 
     /// The call sites of `file`.

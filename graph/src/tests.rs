@@ -624,3 +624,81 @@ fn remembered_resolutions_are_forgotten_when_an_interface_changes() {
     g.insert("src/new.ts", analyse("src/new.ts", impl_));
     assert_ne!(g.interface, before);
 }
+
+/// Issue 24: the declarative languages across files, where imports are simple (see
+/// `packages.rs`): Go packages by import path, Java imports and packages, Rust
+/// `use crate::…`, C# types of one directory. A name only shared is never resolved.
+#[test]
+fn declarative_languages_resolve_across_files() {
+    let g = graph(&[
+        (
+            "cmd/main.go",
+            "package main\n\nimport (\n\t\"fmt\"\n\ttax \"example.com/acme/tax\"\n)\n\nfunc Run() {\n\ttax.Apply(1)\n\tfmt.Println(\"x\")\n}\n",
+        ),
+        (
+            "tax/apply.go",
+            "package tax\n\nfunc Apply(n int) int { return n }\n",
+        ),
+        (
+            "other/apply.go",
+            "package other\n\nfunc Apply(n int) int { return n }\n",
+        ),
+        (
+            "src/main/java/com/acme/shop/Shop.java",
+            "package com.acme.shop;\nimport com.acme.tax.Rates;\nclass Shop {\n  int total(int n) { return Rates.price(n) + Cart.count(); }\n}\n",
+        ),
+        (
+            "src/main/java/com/acme/shop/Cart.java",
+            "package com.acme.shop;\nclass Cart { static int count() { return 0; } }\n",
+        ),
+        (
+            "src/main/java/com/acme/tax/Rates.java",
+            "package com.acme.tax;\npublic class Rates { public static int price(int n) { return n; } }\n",
+        ),
+        (
+            "src/shop.rs",
+            "use crate::store::save;\nuse crate::model::Order;\nuse crate::store;\n\nfn checkout() {\n    save(1);\n    store::load();\n    Order::new();\n    crate::store::load();\n}\n",
+        ),
+        ("src/store.rs", "pub fn save(n: u32) {}\npub fn load() {}\n"),
+        (
+            "src/model/mod.rs",
+            "pub struct Order;\nimpl Order {\n    pub fn new() -> Order { Order }\n}\n",
+        ),
+        (
+            "app/Shop.cs",
+            "class Shop { int Total() { return Rates.Price(1); } }\n",
+        ),
+        (
+            "app/Rates.cs",
+            "static class Rates { public static int Price(int n) { return n; } }\n",
+        ),
+    ]);
+    assert_eq!(
+        callees(&g, "cmd/main.go:Run"),
+        ["tax/apply.go:Apply (resolved)", "?:Println (unresolved)"]
+    );
+    assert_eq!(callers(&g, "other/apply.go:Apply"), Vec::<String>::new());
+    assert_eq!(
+        callees(&g, "src/main/java/com/acme/shop/Shop.java:Shop.total"),
+        [
+            "src/main/java/com/acme/tax/Rates.java:Rates.price (resolved)",
+            "src/main/java/com/acme/shop/Cart.java:Cart.count (resolved)"
+        ]
+    );
+    assert_eq!(
+        callees(&g, "src/shop.rs:checkout"),
+        [
+            "src/store.rs:save (resolved)",
+            "src/store.rs:load (resolved)",
+            "src/model/mod.rs:Order.new (resolved)"
+        ]
+    );
+    assert_eq!(
+        callers(&g, "src/store.rs:load"),
+        ["src/shop.rs:checkout (resolved) L7"]
+    );
+    assert_eq!(
+        callees(&g, "app/Shop.cs:Shop.Total"),
+        ["app/Rates.cs:Rates.Price (resolved)"]
+    );
+}
