@@ -14,7 +14,7 @@
 //! | `@container.body` + `@container.name` | a type's body: definitions inside take its name as container (methods only, or every kind where the language says so) |
 //! | `@container` | a definition's container named by its own pattern (a Go receiver type) |
 //! | `@callable` | the node whose fields `type_parameters`, `parameters`, `return_type` make the signature, and whose range owns the calls |
-//! | `@signature.type_parameters`, `@signature.parameters`, `@signature.return` | the signature's pieces, when the grammar's fields have other names; the parameters node's named children are the parameters |
+//! | `@signature.type_parameters`, `@signature.parameters`, `@signature.return` | the signature's pieces, when the grammar's fields have other names (a piece not captured still comes from `@callable`'s field); the parameters node's named children are the parameters |
 //! | `@export` | the definition is exported (`pub`, `public`, a Go capital); a top-level one is an export of the file |
 //! | `@import` + `@import.module` | an import of a module or path; `@import.name` one name imported from it, `@import.alias` the local name |
 //! | `@doc`, `@reference.<other>`, `@local.*`, `@_…` | ignored (tags.scm's, or predicate helpers) |

@@ -841,10 +841,14 @@ impl Graph {
                     _ => None,
                 },
                 None if Language::of(key) == Language::Other => self
-                    .same_package(key, callee)
+                    .implicit_this(key, class, callee)
+                    .or_else(|| self.same_package(key, callee))
                     .or_else(|| self.rust_used_function(key, callee)),
                 None => None,
             },
+            Some("this" | "self") if Language::of(key) == Language::Other => {
+                self.own_member(key, class?, callee)
+            }
             Some(r) if Language::of(key) == Language::Other => self.package_member(key, r, callee),
             Some("") => None,
             Some("this" | "self" | "cls") => self.method_in_class(key, class?, callee, true, cx),
@@ -869,6 +873,30 @@ impl Graph {
                 }
             }
         }
+    }
+
+    /// A plain call inside a Java or C# method names a method of its own type first, as
+    /// the languages' scoping says (`price(qty)` in `Shop.total` is `this.price(qty)`).
+    /// Rust and Go have no implicit receiver, so a plain call there is never a method.
+    fn implicit_this(
+        &self,
+        key: &Arc<str>,
+        class: Option<&str>,
+        callee: &str,
+    ) -> Option<SymbolRef> {
+        use packages::Family;
+        match Family::of(modules::extension(key))? {
+            Family::Java | Family::CSharp => self.own_member(key, class?, callee),
+            Family::Go | Family::Rust => None,
+        }
+    }
+
+    /// `this.m()` / `self.m()`: the method `m` of the caller's own type, in its file or
+    /// another file of its directory (a C# partial class, a Rust `impl` elsewhere).
+    fn own_member(&self, key: &Arc<str>, class: &str, callee: &str) -> Option<SymbolRef> {
+        self.member_of(key, class, callee).or_else(|| {
+            self.member_in_dir(modules::dir(key), modules::extension(key), class, callee)
+        })
     }
 
     /// Go-style packages for plugin languages: a top-level definition of another file in

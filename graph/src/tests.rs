@@ -702,3 +702,39 @@ fn declarative_languages_resolve_across_files() {
         ["app/Rates.cs:Rates.Price (resolved)"]
     );
 }
+
+/// A plain call inside a Java or C# method is a call of its own type's method (implicit
+/// `this`); `this.m()` and Rust's `self.m()` are too. A Rust or Go plain call never is.
+#[test]
+fn declarative_languages_resolve_calls_of_the_callers_own_type() {
+    let g = graph(&[
+        (
+            "src/Shop.java",
+            "class Shop {\n  int price(int n) { return n; }\n  int total() { return price(1) + this.price(2); }\n}\n",
+        ),
+        (
+            "src/Shop.cs",
+            "class Shop {\n  int Price(int n) { return n; }\n  int Total() { return Price(1) + this.Price(2); }\n}\n",
+        ),
+        (
+            "src/shop.rs",
+            "struct Shop;\nimpl Shop {\n    fn price(&self) -> u32 { 1 }\n    fn total(&self) -> u32 { self.price() + price() }\n}\nfn price() -> u32 { 2 }\n",
+        ),
+    ]);
+    assert_eq!(
+        callees(&g, "src/Shop.java:Shop.total"),
+        ["src/Shop.java:Shop.price (resolved)"]
+    );
+    assert_eq!(
+        callees(&g, "src/Shop.cs:Shop.Total"),
+        ["src/Shop.cs:Shop.Price (resolved)"]
+    );
+    assert_eq!(
+        callees(&g, "src/shop.rs:Shop.total"),
+        [
+            "src/shop.rs:Shop.price (resolved)",
+            // `#function`: the bare name `price` is shared with the method.
+            "src/shop.rs:price#function (resolved)"
+        ]
+    );
+}

@@ -33,6 +33,7 @@ mod hooks_commit;
 mod hooks_contract_lifecycle;
 mod hooks_security;
 mod integrate_agents;
+mod languages_builtin;
 mod mcp_server;
 mod migrate_first_impl;
 mod plugins_config;

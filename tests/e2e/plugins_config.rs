@@ -4,7 +4,7 @@
 use serde_json::json;
 use wit_core::protocol::parse_iso8601_millis;
 
-use crate::support::plugin_repo::{PluginRepo, analyzer_ids};
+use crate::support::plugin_repo::{BUILTINS, PluginRepo, analyzer_ids};
 use crate::support::repo::AUTH_TS;
 
 /// The TTL of a lock taken without `ttlMs`.
@@ -54,10 +54,7 @@ fn an_unknown_key_is_reported_with_file_line_and_key_and_defaults_apply() {
     assert_eq!(list["config"]["line"], 3);
     assert_eq!(list["config"]["key"], "locks.default_tll");
     // Served with the defaults and no plugins (not even an attempt: nothing in `failed`).
-    assert_eq!(
-        analyzer_ids(&list),
-        ["javascript", "python", "tsx", "typescript"]
-    );
+    assert_eq!(analyzer_ids(&list), BUILTINS);
     assert_eq!(list["failed"], json!([]));
     assert_eq!(
         default_ttl_ms(&r, "src/auth.ts:decode"),

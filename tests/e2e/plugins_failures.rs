@@ -4,7 +4,9 @@
 
 use serde_json::json;
 
-use crate::support::plugin_repo::{PluginRepo, analyzer_ids, failure_for};
+use crate::support::plugin_repo::{
+    BUILTINS_THEN_GO_PLUGIN, PluginRepo, analyzer_ids, failure_for, first_plugin,
+};
 use crate::support::plugins::{broken_plugin, go_plugin};
 use crate::support::repo::AUTH_TS;
 
@@ -66,7 +68,7 @@ path = "{go}"
     let list = r.analyzers();
     assert_eq!(
         analyzer_ids(&list),
-        ["javascript", "python", "tsx", "typescript", "go"],
+        BUILTINS_THEN_GO_PLUGIN,
         "the good plugin loads next to the broken ones"
     );
     let expected = [
@@ -231,7 +233,7 @@ fn malformed_data_from_a_plugin_fails_the_analysis_like_a_panic() {
         std::time::Duration::from_secs(60),
         || c.ok("graph.status", json!({}))["state"] == "ready",
     );
-    let before = r.analyzers()["analyzers"][4]["failures"]
+    let before = first_plugin(&r.analyzers())["failures"]
         .as_u64()
         .unwrap_or(0);
     assert!(before <= 1, "{before}");
@@ -241,7 +243,7 @@ fn malformed_data_from_a_plugin_fails_the_analysis_like_a_panic() {
     );
     assert_eq!(err["message"], "SYMBOL_NOT_FOUND");
     let list = r.analyzers();
-    let plugin = &list["analyzers"][4];
+    let plugin = first_plugin(&list);
     assert_eq!(plugin["failures"], before + 1, "{list}");
     assert!(
         plugin["lastFailure"]["reason"]

@@ -3,7 +3,9 @@
 
 use serde_json::json;
 
-use crate::support::plugin_repo::{PluginRepo, USERS_GO, analyzer_ids};
+use crate::support::plugin_repo::{
+    BUILTINS_THEN_GO_PLUGIN, PluginRepo, USERS_GO, analyzer_ids, first_plugin,
+};
 use crate::support::plugins::go_plugin;
 
 /// A trusted repository with the Go plugin (copied in) and `users.go`, daemon running.
@@ -23,11 +25,8 @@ fn go_repo() -> PluginRepo {
 fn wit_analyzers_lists_the_builtins_and_the_go_plugin_with_its_path() {
     let r = go_repo();
     let list = r.analyzers();
-    assert_eq!(
-        analyzer_ids(&list),
-        ["javascript", "python", "tsx", "typescript", "go"]
-    );
-    let go = &list["analyzers"][4];
+    assert_eq!(analyzer_ids(&list), BUILTINS_THEN_GO_PLUGIN);
+    let go = first_plugin(&list);
     assert_eq!(go["extensions"], json!(["go"]));
     assert_eq!(go["origin"], "plugin");
     assert_eq!(

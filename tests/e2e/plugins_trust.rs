@@ -7,11 +7,12 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::support::cli::wit_command;
-use crate::support::plugin_repo::{PluginRepo, analyzer_ids, failure_for};
+use crate::support::plugin_repo::{
+    BUILTINS, BUILTINS_THEN_GO_PLUGIN, PluginRepo, analyzer_ids, failure_for,
+};
 use crate::support::plugins::go_plugin;
 use crate::support::pty::{Pty, PtyExit};
 
-const BUILTINS: [&str; 4] = ["javascript", "python", "tsx", "typescript"];
 const LIB: &str = "plugins/libwit_analyzer_go.so";
 const TOML: &str = "[[analyzers]]\npath = \"plugins/libwit_analyzer_go.so\"\n";
 
@@ -77,10 +78,7 @@ fn nothing_loads_until_wit_trust_then_a_rebuilt_library_makes_it_stale() {
     );
     assert!(r.trust_store().is_file(), "the grant is in XDG_CONFIG_HOME");
     let list = r.analyzers();
-    assert_eq!(
-        analyzer_ids(&list),
-        ["javascript", "python", "tsx", "typescript", "go"]
-    );
+    assert_eq!(analyzer_ids(&list), BUILTINS_THEN_GO_PLUGIN);
     assert_eq!(list["failed"], json!([]));
 
     // The library changes (a rebuild): stale after a restart, and nothing loads.
@@ -209,10 +207,7 @@ fn answering_yes_on_a_terminal_trusts_the_plugins() {
 
     let list = r.analyzers();
     assert_eq!(list["trust"]["status"], "trusted");
-    assert_eq!(
-        analyzer_ids(&list),
-        ["javascript", "python", "tsx", "typescript", "go"]
-    );
+    assert_eq!(analyzer_ids(&list), BUILTINS_THEN_GO_PLUGIN);
     assert_eq!(list["failed"], json!([]));
 }
 
@@ -435,14 +430,20 @@ fn the_plugin_that_loads_is_the_one_that_was_hashed_wit_trust_lists_exactly_the_
 
 #[test]
 fn contract_propose_on_a_file_of_an_untrusted_plugin_says_why_it_is_not_found() {
+    // The plugin routed to an extension no built-in handles (`.go` itself is the built-in
+    // Go analyzer's while the plugin is not loaded).
     let r = untrusted_repo();
     r.write(
-        "store.go",
+        "wit.toml",
+        "[[analyzers]]\npath = \"plugins/libwit_analyzer_go.so\"\nextensions = [\"gop\"]\n",
+    );
+    r.write(
+        "store.gop",
         "package store\n\nfunc Save(path string) error { return nil }\n",
     );
     let out = r.wit(
         Some("a"),
-        &["contract", "propose", "store.go:Save", "--json"],
+        &["contract", "propose", "store.gop:Save", "--json"],
     );
     assert_eq!(out.code, 3, "{out:#?}");
     let v = out.json();

@@ -554,7 +554,17 @@ fn symbol(
         // symbol usable rather than losing it.
         signature: def.kind.is_callable().then(|| {
             if def.signature.any() {
-                signature_of(def.signature, syntax, source)
+                // A piece the pattern did not capture still comes from the callable's
+                // field, so a query may capture only what its grammar names otherwise.
+                let mut parts = def.signature;
+                if let Some(c) = def.callable {
+                    let field = |name| c.child_by_field_name(name);
+                    parts.type_parameters =
+                        parts.type_parameters.or_else(|| field("type_parameters"));
+                    parts.parameters = parts.parameters.or_else(|| field("parameters"));
+                    parts.ret = parts.ret.or_else(|| field("return_type"));
+                }
+                signature_of(parts, syntax, source)
             } else {
                 def.callable
                     .map_or_else(|| "()".to_owned(), |c| signature(c, syntax, source))

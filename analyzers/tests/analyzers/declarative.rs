@@ -295,3 +295,93 @@ fn csharp_definitions_have_containers_and_signatures() {
     let imports: Vec<&str> = a.imports.iter().map(|i| i.module.as_str()).collect();
     assert_eq!(imports, ["System", "Acme.Tax"]);
 }
+
+/// A language from query files at run time, as `wit.toml` gives one: here the Go grammar
+/// with a query of its own (only functions, and calls), to show that nothing of the
+/// built-in Go is used but the grammar.
+fn runtime_spec(queries: Vec<QueryFile>) -> LanguageSpec {
+    LanguageSpec {
+        id: "mini-go".to_owned(),
+        extensions: vec!["mgo".to_owned()],
+        language: Language::new(tree_sitter_go::LANGUAGE),
+        queries,
+        return_separator: " ".to_owned(),
+        contain_all_kinds: false,
+    }
+}
+
+const MINI_QUERY: &str = r#"
+(function_declaration
+  name: (identifier) @name
+  result: (_)? @signature.return) @definition.function @callable
+
+(call_expression
+  function: (identifier) @name) @reference.call
+"#;
+
+#[test]
+fn a_language_loaded_from_query_files_analyses_like_a_built_in() {
+    let analyzer = declarative::load(runtime_spec(vec![QueryFile {
+        name: "mini.scm".to_owned(),
+        text: MINI_QUERY.to_owned(),
+    }]))
+    .expect("the query compiles");
+    assert_eq!(analyzer.id(), "mini-go");
+    assert_eq!(analyzer.extensions(), ["mgo"]);
+    let source = "package p\n\nfunc price(n int) int { return n }\n\nfunc total() int {\n\treturn price(2)\n}\n";
+    let a = analyzer.analyze_full(source).expect("parses");
+    assert_eq!(
+        outline(&a),
+        owned(&[("function", "price"), ("function", "total")])
+    );
+    assert_eq!(signature(&a, "price"), "(n int) int");
+    assert_eq!(callees(&a, "total"), ["price"]);
+    assert_eq!(
+        text(&a, source, "price"),
+        "func price(n int) int { return n }"
+    );
+    assert_eq!(
+        symbol(&a, "total").start_byte,
+        source.find("func total").unwrap()
+    );
+}
+
+#[test]
+fn a_broken_query_file_is_an_error_naming_file_line_and_column() {
+    let broken = "(function_declaration\n  name: (identifier) @name) @definition.function\n\n(call_expression (nosuchnode) @name) @reference.call\n";
+    let err = declarative::load(runtime_spec(vec![
+        QueryFile {
+            name: "good.scm".to_owned(),
+            text: MINI_QUERY.to_owned(),
+        },
+        QueryFile {
+            name: "broken.scm".to_owned(),
+            text: broken.to_owned(),
+        },
+    ]))
+    .err()
+    .expect("the broken query is refused");
+    assert!(err.contains("broken.scm:4:19:"), "{err}");
+    assert!(err.contains("nosuchnode"), "{err}");
+}
+
+#[test]
+fn a_capture_wit_does_not_know_is_an_error_where_it_is_written() {
+    let query = "(function_declaration\n  name: (identifier) @name) @definition.gadget\n";
+    let err = declarative::load(runtime_spec(vec![QueryFile {
+        name: "kinds.scm".to_owned(),
+        text: query.to_owned(),
+    }]))
+    .err()
+    .expect("an unknown definition kind is refused");
+    assert!(err.contains("kinds.scm:2:29:"), "{err}");
+    assert!(err.contains("definition.gadget"), "{err}");
+}
+
+#[test]
+fn no_query_files_is_an_error() {
+    let err = declarative::load(runtime_spec(Vec::new()))
+        .err()
+        .expect("refused");
+    assert!(err.contains("no query files"), "{err}");
+}

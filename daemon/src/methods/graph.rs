@@ -48,11 +48,13 @@ pub(crate) async fn status(
 
 /// Whether `s` is visible to other modules: for TypeScript/JavaScript, named by an
 /// export (or a member of an exported class or object); for Python, a top-level name or
-/// a method of a top-level class not starting with `_`; plugins' languages: `false`
+/// a method of a top-level class not starting with `_`; the declarative languages (Java,
+/// Go, Rust, C#): an exported (`public`, `pub`, capitalised) top-level definition or a
+/// member of one, as their queries mark them; plugins that report no exports: `false`
 /// (unknown).
 fn exported(file: &str, a: &Analysis, s: &Symbol) -> bool {
     match Language::of(file) {
-        Language::Script => {
+        Language::Script | Language::Other => {
             let named = |n: &str| {
                 a.exports
                     .iter()
@@ -69,7 +71,6 @@ fn exported(file: &str, a: &Analysis, s: &Symbol) -> bool {
                     .as_deref()
                     .is_none_or(|c| !c.starts_with('_') && !c.contains('.'))
         }
-        Language::Other => false,
     }
 }
 

@@ -39,6 +39,39 @@ func Lookup(ctx context.Context, id string) (*User, error) {
 }
 "#;
 
+/// The built-in analyzers' ids, as `wit analyzers` lists them (sorted).
+pub const BUILTINS: [&str; 8] = [
+    "csharp",
+    "go",
+    "java",
+    "javascript",
+    "python",
+    "rust",
+    "tsx",
+    "typescript",
+];
+
+/// The ids with the Go example plugin loaded: it replaces the built-in `go` (same id), so
+/// it comes last, after the other built-ins.
+pub const BUILTINS_THEN_GO_PLUGIN: [&str; 8] = [
+    "csharp",
+    "java",
+    "javascript",
+    "python",
+    "rust",
+    "tsx",
+    "typescript",
+    "go",
+];
+
+/// The first plugin entry of an `analyzers.list` answer.
+pub fn first_plugin(list: &Value) -> &Value {
+    list["analyzers"]
+        .as_array()
+        .and_then(|a| a.iter().find(|e| e["origin"] == "plugin"))
+        .unwrap_or_else(|| panic!("no plugin in {list}"))
+}
+
 /// A git repository plus an isolated home directory.
 pub struct PluginRepo {
     /// The repository (its daemon is stopped on drop).
