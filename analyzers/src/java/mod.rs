@@ -1,4 +1,4 @@
-//! Java (`.java`): classes, interfaces, enums and records, methods and constructors; a nested type is `Outer.Inner`. Signatures read `(int qty, String sku): Order` (the return type after the parameters, as in the other languages).
+//! Java (`.java`): classes, interfaces, enums and records, methods, constructors and annotation elements (methods); a nested type is `Outer.Inner`. Signatures read `(int qty, String sku): Order` (the return type after the parameters, as in the other languages).
 //!
 //! Declarative: the grammar crate plus `tags.scm` in this folder, nothing else (see
 //! [`crate::declarative`] for the captures).

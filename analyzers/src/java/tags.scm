@@ -27,6 +27,12 @@
   name: (identifier) @name
   parameters: (formal_parameters) @signature.parameters) @definition.constructor
 
+; An annotation type's elements (`boolean serialize() default true;`) are its methods, as
+; in reflection: `(): boolean`.
+(annotation_type_element_declaration
+  type: (_) @signature.return
+  name: (identifier) @name) @definition.method
+
 ; public types and members are the file's exports.
 (class_declaration (modifiers "public") name: (identifier) @name) @definition.class @export
 (interface_declaration (modifiers "public") name: (identifier) @name) @definition.interface @export

@@ -1,7 +1,8 @@
 ; Rust definitions and calls, in tree-sitter's tags.scm vocabulary plus wit's captures (see
 ; ../java/tags.scm for the list). Functions of an `impl` or a `trait` are methods of that
 ; type or trait; every other `fn` (free, nested, in a `mod`) is a function. Structs, enums,
-; unions and type aliases are types, traits interfaces. `pub` items are exported.
+; unions and type aliases are types (associated types of their impl's type or trait),
+; traits interfaces. `pub` items are exported.
 ; Signatures come from the function node's own fields (type_parameters, parameters,
 ; return_type), the engine's defaults.
 
@@ -28,17 +29,51 @@
 (enum_item (visibility_modifier) name: (type_identifier) @name) @definition.enum @export
 (trait_item (visibility_modifier) name: (type_identifier) @name) @definition.trait @export
 
+; An `impl`'s type names its methods' container: `Shop`, `a::Shop`, `Shop<T>`, a primitive
+; (`impl Tr for u64`), each also behind a reference (`impl<'a> Tr for &'a Shop`).
 (impl_item
   type: [
     (type_identifier) @container.name
+    (primitive_type) @container.name
     (generic_type type: (type_identifier) @container.name)
     (scoped_type_identifier name: (type_identifier) @container.name)
     (generic_type type: (scoped_type_identifier name: (type_identifier) @container.name))
+    (reference_type
+      type: [
+        (type_identifier) @container.name
+        (primitive_type) @container.name
+        (generic_type type: (type_identifier) @container.name)
+        (scoped_type_identifier name: (type_identifier) @container.name)
+        (generic_type type: (scoped_type_identifier name: (type_identifier) @container.name))
+      ])
   ]
   body: (declaration_list) @container.body)
 (trait_item
   name: (type_identifier) @container.name
   body: (declaration_list) @container.body)
+
+; Associated types belong to their `impl`'s type or their trait, as methods do:
+; `impl Iterator for Iter { type Item = Value; }` defines the type `Iter.Item`.
+(impl_item
+  type: [
+    (type_identifier) @container
+    (primitive_type) @container
+    (generic_type type: (type_identifier) @container)
+    (scoped_type_identifier name: (type_identifier) @container)
+    (generic_type type: (scoped_type_identifier name: (type_identifier) @container))
+    (reference_type
+      type: [
+        (type_identifier) @container
+        (primitive_type) @container
+        (generic_type type: (type_identifier) @container)
+        (scoped_type_identifier name: (type_identifier) @container)
+        (generic_type type: (scoped_type_identifier name: (type_identifier) @container))
+      ])
+  ]
+  body: (declaration_list (type_item name: (type_identifier) @name) @definition.type))
+(trait_item
+  name: (type_identifier) @container
+  body: (declaration_list (associated_type name: (type_identifier) @name) @definition.type))
 
 (call_expression function: (identifier) @name) @reference.call
 (call_expression

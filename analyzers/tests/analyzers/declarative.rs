@@ -234,6 +234,69 @@ fn rust_impl_and_trait_functions_are_methods() {
     assert_eq!(imports, ["crate::store::Repo"]);
 }
 
+/// Found by the oracle test (tests/oracle) on `toml_edit`: `impl` blocks for a reference
+/// or a primitive type, and associated types.
+const RUST_IMPLS: &str = r#"pub struct Array;
+
+impl<'a> IntoIterator for &'a Array {
+    type Item = &'a Value;
+    fn into_iter(self) -> Iter<'a> { self.iter() }
+}
+
+impl Repr for u64 {
+    fn repr(&self) -> String { format(self) }
+}
+
+pub trait Parse {
+    type Error;
+    fn parse(s: &str) -> Result<Self, Self::Error>;
+}
+
+type Id = u64;
+"#;
+
+#[test]
+fn rust_impls_name_their_type_through_references_and_own_their_associated_types() {
+    let a = analyze("src/array.rs", RUST_IMPLS);
+    assert_eq!(
+        outline(&a),
+        owned(&[
+            ("type", "Array"),
+            ("type", "Array.Item"),
+            ("method", "Array.into_iter"),
+            ("method", "u64.repr"),
+            ("interface", "Parse"),
+            ("type", "Parse.Error"),
+            ("method", "Parse.parse"),
+            ("type", "Id"),
+        ])
+    );
+    assert_eq!(callees(&a, "Array.into_iter"), ["iter"]);
+}
+
+const JAVA_ANNOTATION: &str = r#"package com.acme;
+
+public @interface Since {
+    double value();
+    String[] alternate() default {};
+}
+"#;
+
+/// Found by the oracle test on Gson: an annotation type's elements are its methods.
+#[test]
+fn java_annotation_elements_are_methods() {
+    let a = analyze("src/Since.java", JAVA_ANNOTATION);
+    assert_eq!(
+        outline(&a),
+        owned(&[
+            ("type", "Since"),
+            ("method", "Since.value"),
+            ("method", "Since.alternate"),
+        ])
+    );
+    assert_eq!(signature(&a, "Since.alternate"), "(): String[]");
+}
+
 const CSHARP: &str = r#"using System;
 using Acme.Tax;
 
