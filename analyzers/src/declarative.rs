@@ -46,6 +46,35 @@ pub struct LanguageSpec {
     pub contain_all_kinds: bool,
 }
 
+/// The grammar an entry function of a grammar library returns (`tree_sitter_lua`, as
+/// `tree-sitter generate` writes it), if this tree-sitter can use it: a null grammar, or
+/// one of another ABI version than this tree-sitter reads, is an error saying which.
+///
+/// # Safety
+/// `entry` must be a function of a library that stays loaded for the rest of the process,
+/// taking nothing and returning a `const TSLanguage *` or null (the grammar's own entry
+/// point). What the library does beyond that is the trust the user granted it.
+pub unsafe fn grammar_from_entry(
+    entry: unsafe extern "C" fn() -> *const (),
+) -> Result<Language, String> {
+    // SAFETY: the caller vouches that `entry` is a grammar's entry function.
+    if unsafe { entry() }.is_null() {
+        return Err("the grammar function returned no grammar (null)".to_owned());
+    }
+    // SAFETY: as above; the pointer it returns is non-null and lives with the library.
+    let language = Language::new(unsafe { tree_sitter_language::LanguageFn::from_raw(entry) });
+    let version = language.abi_version();
+    let readable = tree_sitter::MIN_COMPATIBLE_LANGUAGE_VERSION..=tree_sitter::LANGUAGE_VERSION;
+    if !readable.contains(&version) {
+        return Err(format!(
+            "the grammar has ABI version {version}; this wit reads versions {} to {} (regenerate it with a tree-sitter CLI of that range)",
+            readable.start(),
+            readable.end()
+        ));
+    }
+    Ok(language)
+}
+
 /// The analyzer for `spec`, its query compiled now: a query that does not compile (or
 /// uses a capture wit does not know) is an error naming the file, line and column, and
 /// the reason. The grammar, its query and the analyzer's names live for the rest of the

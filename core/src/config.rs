@@ -33,6 +33,17 @@
 //! # Optional: the extensions (without the dot) to route to this analyzer, replacing the
 //! # library's own list. Default: the library's own list.
 //! extensions = ["go"]
+//!
+//! # One table per language added without code: a tree-sitter grammar library and query
+//! # files in tags.scm's vocabulary (see wit_analyzers::declarative for the captures).
+//! [[languages]]
+//! id = "lua"                              # the analyzer's id (letters, digits, - and _)
+//! extensions = ["lua"]                    # the files it analyses (without the dot)
+//! grammar = "grammars/liblua.so"          # the grammar, compiled from its parser.c
+//! symbol = "tree_sitter_lua"              # default: "tree_sitter_" + id (- becomes _)
+//! queries = ["queries/lua/tags.scm"]      # relative to the repository root, in order
+//! return_separator = " "                  # between parameters and return type; default " "
+//! nested_types = false                    # types inside a type take it as container
 //! ```
 //!
 //! This module only parses text ([`Config::parse`]); reading the file is the daemon's job,
@@ -48,14 +59,18 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 
-use crate::plugin::validate_extension;
+use crate::plugin::{validate_extension, validate_id};
 use crate::protocol::DEFAULT_LOCK_TTL_MS;
 
 /// The configuration file's name, at the repository root.
 pub const FILE_NAME: &str = "wit.toml";
 
 /// The parsed `wit.toml`. [`Config::default`] is what an absent or empty file means.
+///
+/// `#[non_exhaustive]`: a new `wit.toml` key is a new field, an addition; build one with
+/// [`Config::parse`] or [`Config::default`].
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct Config {
     /// `[locks]`.
     pub locks: LocksConfig,
@@ -71,6 +86,26 @@ pub struct Config {
     pub graph: GraphConfig,
     /// `[store]`.
     pub store: StoreConfig,
+    /// `[[languages]]`, in file order.
+    pub languages: Vec<LanguageConfig>,
+}
+
+impl Config {
+    /// The shared libraries `wit.toml` names, as written: every `[[analyzers]]` path, then
+    /// every `[[languages]]` grammar. Trust pins and checks them in this order.
+    pub fn libraries(&self) -> Vec<&Path> {
+        self.analyzers
+            .iter()
+            .map(|a| a.path.as_path())
+            .chain(self.languages.iter().map(|l| l.grammar.as_path()))
+            .collect()
+    }
+
+    /// Whether loading what `wit.toml` names needs the user's trust: a plugin or a grammar
+    /// library is code that would run inside the daemon.
+    pub fn needs_trust(&self) -> bool {
+        !self.analyzers.is_empty() || !self.languages.is_empty()
+    }
 }
 
 /// The `[store]` table: which shared state this repository's daemons use.
@@ -184,6 +219,48 @@ impl AnalyzerConfig {
     }
 }
 
+/// One `[[languages]]` entry: a language analysed by query files over a grammar library,
+/// without code of its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LanguageConfig {
+    /// The analyzer's id (`wit analyzers`); a built-in's id replaces that built-in.
+    pub id: String,
+    /// The extensions routed to it, without the dot.
+    pub extensions: Vec<String>,
+    /// The grammar library as written (relative to the repository root, or absolute).
+    pub grammar: PathBuf,
+    /// The grammar's entry function in the library (`tree_sitter_lua`).
+    pub symbol: String,
+    /// The query files, relative to the repository root (never absolute, never `..`:
+    /// they are read beneath the root like every repository file), in order.
+    pub queries: Vec<PathBuf>,
+    /// Written between a signature's parameters and its return type.
+    pub return_separator: String,
+    /// Whether definitions inside a type body other than methods (a nested class) take the
+    /// type's name as container.
+    pub nested_types: bool,
+    /// 1-based line of the entry's `id` key, for messages.
+    pub line: usize,
+}
+
+impl LanguageConfig {
+    /// The grammar library's path: `grammar` itself when absolute, else `root.join(grammar)`.
+    pub fn resolve_grammar(&self, root: &Path) -> PathBuf {
+        if self.grammar.is_absolute() {
+            self.grammar.clone()
+        } else {
+            root.join(&self.grammar)
+        }
+    }
+}
+
+/// The default entry symbol of a grammar: `tree_sitter_` and the id, `-` as `_` (the name
+/// `tree-sitter generate` gives it).
+pub fn default_grammar_symbol(id: &str) -> String {
+    format!("tree_sitter_{}", id.replace('-', "_"))
+}
+
 /// Why `wit.toml` was refused: where, which key, and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}:{line}:{column}: {}{message}", file.display(), key.as_deref().map(|k| format!("{k}: ")).unwrap_or_default())]
@@ -275,37 +352,12 @@ impl Config {
             }
             let extensions = match entry.extensions {
                 None => None,
-                Some(list) => {
-                    let list_span = list.span();
-                    let list = list.into_inner();
-                    if list.is_empty() {
-                        return Err(error_at(
-                            text,
-                            file,
-                            Some(list_span),
-                            "the extension list is empty (leave the key out to keep the library's own)"
-                                .to_owned(),
-                        ));
-                    }
-                    let mut out: Vec<String> = Vec::with_capacity(list.len());
-                    for ext in list {
-                        let span = ext.span();
-                        let ext = ext.into_inner();
-                        if let Err(why) = validate_extension(&ext) {
-                            return Err(error_at(text, file, Some(span), why));
-                        }
-                        if out.contains(&ext) {
-                            return Err(error_at(
-                                text,
-                                file,
-                                Some(span),
-                                format!("extension {ext:?} is listed twice"),
-                            ));
-                        }
-                        out.push(ext);
-                    }
-                    Some(out)
-                }
+                Some(list) => Some(extension_list(
+                    text,
+                    file,
+                    list,
+                    "the extension list is empty (leave the key out to keep the library's own)",
+                )?),
             };
             config.analyzers.push(AnalyzerConfig {
                 path,
@@ -313,8 +365,133 @@ impl Config {
                 line: line_col(text, path_span.start).0,
             });
         }
+        for entry in raw.languages {
+            let language = language_entry(text, file, entry, &config.languages)?;
+            config.languages.push(language);
+        }
         Ok(config)
     }
+}
+
+/// A non-empty list of valid, distinct extensions; `empty` says what an empty one means.
+fn extension_list(
+    text: &str,
+    file: &Path,
+    list: Spanned<Vec<Spanned<String>>>,
+    empty: &str,
+) -> Result<Vec<String>, ConfigError> {
+    let list_span = list.span();
+    let list = list.into_inner();
+    if list.is_empty() {
+        return Err(error_at(text, file, Some(list_span), empty.to_owned()));
+    }
+    let mut out: Vec<String> = Vec::with_capacity(list.len());
+    for ext in list {
+        let span = ext.span();
+        let ext = ext.into_inner();
+        if let Err(why) = validate_extension(&ext) {
+            return Err(error_at(text, file, Some(span), why));
+        }
+        if out.contains(&ext) {
+            return Err(error_at(
+                text,
+                file,
+                Some(span),
+                format!("extension {ext:?} is listed twice"),
+            ));
+        }
+        out.push(ext);
+    }
+    Ok(out)
+}
+
+/// One `[[languages]]` entry, checked (`earlier`: the entries before it).
+fn language_entry(
+    text: &str,
+    file: &Path,
+    entry: RawLanguage,
+    earlier: &[LanguageConfig],
+) -> Result<LanguageConfig, ConfigError> {
+    let at = |span: Range<usize>, why: String| error_at(text, file, Some(span), why);
+    let id_span = entry.id.span();
+    let id = entry.id.into_inner();
+    validate_id(&id).map_err(|why| at(id_span.clone(), format!("the id {why}")))?;
+    if let Some(j) = earlier.iter().position(|l| l.id == id) {
+        return Err(at(
+            id_span,
+            format!("{id:?} is already languages[{j}]'s id"),
+        ));
+    }
+    let extensions = extension_list(text, file, entry.extensions, "the extension list is empty")?;
+    let grammar_span = entry.grammar.span();
+    let grammar = entry.grammar.into_inner();
+    if grammar.trim().is_empty() {
+        return Err(at(
+            grammar_span,
+            "the grammar library path is empty".to_owned(),
+        ));
+    }
+    let symbol = match entry.symbol {
+        None => default_grammar_symbol(&id),
+        Some(symbol) => {
+            let span = symbol.span();
+            let symbol = symbol.into_inner();
+            let mut chars = symbol.chars();
+            let c_identifier = chars
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !c_identifier {
+                return Err(at(
+                    span,
+                    format!("{symbol:?} is not a C function name (letters, digits and '_')"),
+                ));
+            }
+            symbol
+        }
+    };
+    let queries_span = entry.queries.span();
+    let mut queries: Vec<PathBuf> = Vec::new();
+    for query in entry.queries.into_inner() {
+        let span = query.span();
+        let query = PathBuf::from(query.into_inner());
+        let inside = !query.as_os_str().is_empty()
+            && query.components().all(|c| {
+                matches!(
+                    c,
+                    std::path::Component::Normal(_) | std::path::Component::CurDir
+                )
+            });
+        if !inside {
+            return Err(at(
+                span,
+                format!(
+                    "{} must be a path inside the repository, relative to its root, without '..'",
+                    query.display()
+                ),
+            ));
+        }
+        if queries.contains(&query) {
+            return Err(at(span, format!("{} is listed twice", query.display())));
+        }
+        queries.push(query);
+    }
+    if queries.is_empty() {
+        return Err(at(
+            queries_span,
+            "the query list is empty (name at least one tags.scm-style file)".to_owned(),
+        ));
+    }
+    Ok(LanguageConfig {
+        id,
+        extensions,
+        grammar: PathBuf::from(grammar),
+        symbol,
+        queries,
+        return_separator: entry.return_separator.unwrap_or_else(|| " ".to_owned()),
+        nested_types: entry.nested_types.unwrap_or(false),
+        line: line_col(text, id_span.start).0,
+    })
 }
 
 /// Parses a duration: an integer number of milliseconds, or `<int><unit>…` with units
@@ -377,6 +554,20 @@ struct RawConfig {
     analyzers: Vec<RawAnalyzer>,
     graph: Option<RawGraph>,
     store: Option<RawStore>,
+    #[serde(default)]
+    languages: Vec<RawLanguage>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLanguage {
+    id: Spanned<String>,
+    extensions: Spanned<Vec<Spanned<String>>>,
+    grammar: Spanned<String>,
+    symbol: Option<Spanned<String>>,
+    queries: Spanned<Vec<Spanned<String>>>,
+    return_separator: Option<String>,
+    nested_types: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -665,7 +856,7 @@ path = "/opt/wit/libzig.so"
         );
         assert_eq!(
             err("colour = \"blue\"\n"),
-            "wit.toml:1:1: colour: unknown field `colour`, expected one of `locks`, `analysis`, `guard`, `sessions`, `analyzers`, `graph`, `store`"
+            "wit.toml:1:1: colour: unknown field `colour`, expected one of `locks`, `analysis`, `guard`, `sessions`, `analyzers`, `graph`, `store`, `languages`"
         );
         let g = Config::parse(
             "[graph]\ninclude = [\"src/**\"]\nexclude = [\"src/gen/**\"]\n",
@@ -766,9 +957,20 @@ path = "/opt/wit/libzig.so"
         let enabled: String = example
             .lines()
             .map(|l| {
-                let on = ["# [[analyzers]]", "# path =", "# extensions ="]
-                    .iter()
-                    .any(|p| l.starts_with(p));
+                let on = [
+                    "# [[analyzers]]",
+                    "# path =",
+                    "# extensions =",
+                    "# [[languages]]",
+                    "# id =",
+                    "# grammar =",
+                    "# symbol =",
+                    "# queries =",
+                    "# return_separator =",
+                    "# nested_types =",
+                ]
+                .iter()
+                .any(|p| l.starts_with(p));
                 if on { &l[2..] } else { l }
             })
             .collect::<Vec<_>>()
@@ -780,6 +982,77 @@ path = "/opt/wit/libzig.so"
             PathBuf::from("tools/libwit_analyzer_go.so")
         );
         assert_eq!(c.analyzers[0].extensions, Some(vec!["go".to_owned()]));
+        assert_eq!(c.languages.len(), 1);
+        let lua = &c.languages[0];
+        assert_eq!(lua.id, "lua");
+        assert_eq!(lua.symbol, "tree_sitter_lua");
+        assert_eq!(lua.queries, [PathBuf::from("queries/lua/tags.scm")]);
+        assert_eq!(c.libraries().len(), 2);
+    }
+
+    #[test]
+    fn a_language_entry_takes_defaults_and_resolves_its_grammar() {
+        let c = Config::parse(
+            "[[languages]]\nid = \"tree-lang\"\nextensions = [\"tl\"]\ngrammar = \"g/libtl.so\"\nqueries = [\"q/tags.scm\", \"./q/more.scm\"]\n",
+            "wit.toml",
+        )
+        .unwrap();
+        let l = &c.languages[0];
+        assert_eq!(l.symbol, "tree_sitter_tree_lang");
+        assert_eq!(l.return_separator, " ");
+        assert!(!l.nested_types);
+        assert_eq!(l.line, 2);
+        assert_eq!(
+            l.resolve_grammar(Path::new("/repo")),
+            PathBuf::from("/repo/g/libtl.so")
+        );
+        assert_eq!(c.libraries(), [Path::new("g/libtl.so")]);
+        assert!(c.needs_trust());
+        assert!(!Config::default().needs_trust());
+    }
+
+    #[test]
+    fn bad_language_entries_name_file_line_and_key() {
+        let entry = |rest: &str| {
+            err(&format!(
+                "[[languages]]\nid = \"lua\"\nextensions = [\"lua\"]\ngrammar = \"l.so\"\n{rest}"
+            ))
+        };
+        assert_eq!(
+            entry("queries = []\n"),
+            "wit.toml:5:11: languages[0].queries: the query list is empty (name at least one tags.scm-style file)"
+        );
+        assert_eq!(
+            entry("queries = [\"../outside.scm\"]\n"),
+            "wit.toml:5:12: languages[0].queries[0]: ../outside.scm must be a path inside the repository, relative to its root, without '..'"
+        );
+        assert_eq!(
+            entry("queries = [\"/etc/tags.scm\"]\n"),
+            "wit.toml:5:12: languages[0].queries[0]: /etc/tags.scm must be a path inside the repository, relative to its root, without '..'"
+        );
+        assert_eq!(
+            entry("queries = [\"a.scm\"]\nsymbol = \"tree-sitter-lua\"\n"),
+            "wit.toml:6:10: languages[0].symbol: \"tree-sitter-lua\" is not a C function name (letters, digits and '_')"
+        );
+        assert_eq!(
+            entry("queries = [\"a.scm\"]\nquery = \"b.scm\"\n"),
+            "wit.toml:6:1: languages[0].query: unknown field `query`, expected one of `id`, `extensions`, `grammar`, `symbol`, `queries`, `return_separator`, `nested_types`"
+        );
+        assert_eq!(
+            err("[[languages]]\nid = \"lua\"\nextensions = [\"lua\"]\n"),
+            "wit.toml:1:1: languages[0]: missing field `grammar`"
+        );
+        assert_eq!(
+            err(
+                "[[languages]]\nid = \"a b\"\nextensions = [\"x\"]\ngrammar = \"x.so\"\nqueries = [\"x.scm\"]\n"
+            ),
+            "wit.toml:2:6: languages[0].id: the id \"a b\" may contain only ASCII letters, digits, '-' and '_'"
+        );
+        let twice = "[[languages]]\nid = \"x\"\nextensions = [\"x\"]\ngrammar = \"x.so\"\nqueries = [\"x.scm\"]\n";
+        assert_eq!(
+            err(&format!("{twice}{twice}")),
+            "wit.toml:7:6: languages[1].id: \"x\" is already languages[0]'s id"
+        );
     }
 
     #[test]

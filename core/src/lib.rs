@@ -29,7 +29,7 @@ pub use analysis::{
     Analysis, CallEdge, CallSite, ClassBase, Export, FileAnalysis, Import, Symbol, SymbolKind,
 };
 pub use analyzer::{AnalyzeError, IncrementalState, LanguageAnalyzer};
-pub use config::{AnalyzerConfig, Config, ConfigError};
+pub use config::{AnalyzerConfig, Config, ConfigError, LanguageConfig};
 pub use plugin::{PluginAnalyzer, PluginError};
 pub use registry::{AnalyzerOrigin, BuiltinAnalyzer, Registry, RegistryError};
 pub use symbol_path::SymbolPath;

@@ -20,6 +20,12 @@
 //! so it fails to load as "file not found" and, once it appears, the grant is stale until
 //! the user has seen its hash with `wit trust`. `wit.toml` itself must exist.
 //!
+//! A `[[languages]]` entry is trusted the same way: its grammar is a library (listed after
+//! the plugins, read, pinned and loaded exactly like one), and its query files are pinned
+//! by hash too, read once beneath the root when trust is checked; the analyzer is compiled
+//! from those bytes. A query file cannot run code, but it decides what wit reports as a
+//! symbol, so a changed one is a change the user should see before it takes effect.
+//!
 //! The file is JSON, written atomically (temporary file + rename) with mode 0600:
 //! `{"version": 1, "repos": {"/abs/root": {"grantedAtMs": …, "files": {"/abs/root/wit.toml":
 //! "<sha256 hex>", "/abs/lib.so": "<sha256 hex>" | "absent"}}}}`.
@@ -38,6 +44,10 @@ use wit_core::config::FILE_NAME;
 
 /// The most `wit.toml` may weigh: a configuration file, not a data file.
 pub const MAX_WIT_TOML_SIZE: u64 = 1024 * 1024;
+
+/// The most one query file may weigh (the largest `tags.scm` of tree-sitter's grammars is
+/// a few KiB).
+pub const MAX_QUERY_FILE_SIZE: u64 = 1024 * 1024;
 
 /// Why the trust store could not be read or written, or a plan made.
 #[derive(Debug, thiserror::Error)]
@@ -63,12 +73,13 @@ pub enum TrustError {
         /// Why.
         source: RepoFileError,
     },
-    /// Libraries that cannot be trusted, whatever the user says: not a regular file, too
-    /// large, a symlink, or depending on code that would not be pinned.
+    /// Files that cannot be trusted, whatever the user says: a library or query file that
+    /// is not a regular file, too large or a symlink, or a library depending on code that
+    /// would not be pinned.
     #[error("not trusting {}", refusals.iter().map(|(p, e)| format!("{}: {e}", p.display())).collect::<Vec<_>>().join("; "))]
     Refused {
         /// Each refused library and why.
-        refusals: Vec<(PathBuf, LibraryError)>,
+        refusals: Vec<(PathBuf, String)>,
     },
     /// The store exists but is not a trust file this wit understands.
     #[error("the trust store {} is corrupt: {message}", path.display())]
@@ -130,7 +141,17 @@ pub enum LibraryState {
     Refused(LibraryError),
 }
 
-/// One `[[analyzers]]` library as trust found it.
+/// One query file of a `[[languages]]` entry as trust found it.
+#[derive(Debug)]
+pub struct CheckedQuery {
+    /// The path as written in `wit.toml` (relative to the root).
+    pub configured: PathBuf,
+    /// The bytes read (and hashed) beneath the root, or why they could not be: compile
+    /// these, never the file again.
+    pub bytes: Result<Vec<u8>, RepoFileError>,
+}
+
+/// One library (`[[analyzers]]` path or `[[languages]]` grammar) as trust found it.
 #[derive(Debug)]
 pub struct CheckedLibrary {
     /// The path as resolved from `wit.toml` (root joined with a relative path).
@@ -147,8 +168,42 @@ pub struct CheckedLibrary {
 pub struct TrustCheck {
     /// Trusted, untrusted or stale.
     pub status: TrustStatus,
-    /// One per `[[analyzers]]` entry, in `wit.toml` order.
+    /// One per library, in [`Config::libraries`] order (plugins, then grammars).
     pub libraries: Vec<CheckedLibrary>,
+    /// Per `[[languages]]` entry, its query files in order; empty lists when the
+    /// repository is not trusted (nothing is read that would not be used).
+    pub queries: Vec<Vec<CheckedQuery>>,
+}
+
+/// A configured library path resolved against the root (absolute paths stay).
+fn resolve(root: &Path, configured: &Path) -> PathBuf {
+    if configured.is_absolute() {
+        configured.to_owned()
+    } else {
+        root.join(configured)
+    }
+}
+
+/// A query file, read beneath the root like every repository file.
+fn read_query(root: &Path, configured: &Path) -> Result<Vec<u8>, RepoFileError> {
+    wit_boundary::read_repo_file(root, &configured.to_string_lossy(), MAX_QUERY_FILE_SIZE)
+}
+
+/// Every query file of `config`, read, per language.
+fn read_queries(root: &Path, config: &Config) -> Vec<Vec<CheckedQuery>> {
+    config
+        .languages
+        .iter()
+        .map(|l| {
+            l.queries
+                .iter()
+                .map(|q| CheckedQuery {
+                    configured: q.clone(),
+                    bytes: read_query(root, q),
+                })
+                .collect()
+        })
+        .collect()
 }
 
 impl TrustCheck {
@@ -157,11 +212,11 @@ impl TrustCheck {
     #[cfg(test)]
     pub(crate) fn assume_trusted(root: &Path, config: &Config) -> Self {
         let libraries = config
-            .analyzers
-            .iter()
+            .libraries()
+            .into_iter()
             .map(|a| {
-                let path = a.resolve(root);
-                let (state, trusted_sha256) = match LibraryFile::read(root, &a.path) {
+                let path = resolve(root, a);
+                let (state, trusted_sha256) = match LibraryFile::read(root, a) {
                     Ok(f) => {
                         let hash = f.sha256().to_owned();
                         (LibraryState::Read(Box::new(f)), Some(hash))
@@ -178,24 +233,30 @@ impl TrustCheck {
         TrustCheck {
             status: TrustStatus::Trusted,
             libraries,
+            queries: read_queries(root, config),
         }
     }
 
     /// The libraries of `config`, examined but not read, with `status` (not trusted).
     pub fn not_trusted(root: &Path, config: &Config, status: TrustStatus) -> Self {
         let libraries = config
-            .analyzers
-            .iter()
+            .libraries()
+            .into_iter()
             .map(|a| CheckedLibrary {
-                path: a.resolve(root),
-                state: match library::examine(root, &a.path) {
+                path: resolve(root, a),
+                state: match library::examine(root, a) {
                     Ok(()) => LibraryState::Unread,
                     Err(e) => LibraryState::Refused(e),
                 },
                 trusted_sha256: None,
             })
             .collect();
-        TrustCheck { status, libraries }
+        let queries = config.languages.iter().map(|_| Vec::new()).collect();
+        TrustCheck {
+            status,
+            libraries,
+            queries,
+        }
     }
 }
 
@@ -207,7 +268,8 @@ const ABSENT: &str = "absent";
 pub struct TrustPlan {
     /// The canonical repository root.
     pub root: PathBuf,
-    /// `wit.toml` first, then each library in file order.
+    /// `wit.toml` first, then each library in [`Config::libraries`] order, then each query
+    /// file of each `[[languages]]` entry.
     pub files: Vec<PinnedFile>,
 }
 
@@ -283,9 +345,9 @@ impl TrustStore {
             system_libraries: Vec::new(),
         }];
         let mut refusals = Vec::new();
-        for analyzer in &config.analyzers {
-            let path = pinned_path(&analyzer.resolve(&root));
-            let file = match LibraryFile::read(&root, &analyzer.path) {
+        for configured in config.libraries() {
+            let path = pinned_path(&resolve(&root, configured));
+            let file = match LibraryFile::read(&root, configured) {
                 Ok(file) => file,
                 Err(e) if e.is_not_found() => {
                     files.push(PinnedFile {
@@ -298,7 +360,7 @@ impl TrustStore {
                     continue;
                 }
                 Err(e) => {
-                    refusals.push((path, e));
+                    refusals.push((path, e.to_string()));
                     continue;
                 }
             };
@@ -310,7 +372,27 @@ impl TrustStore {
                     warnings: file.warnings().to_vec(),
                     system_libraries,
                 }),
-                Err(e) => refusals.push((path, e)),
+                Err(e) => refusals.push((path, e.to_string())),
+            }
+        }
+        for configured in config.languages.iter().flat_map(|l| &l.queries) {
+            let path = pinned_path(&root.join(configured));
+            match read_query(&root, configured) {
+                Ok(bytes) => files.push(PinnedFile {
+                    path,
+                    sha256: Some(sha256_hex(&bytes)),
+                    size: Some(bytes.len() as u64),
+                    warnings: Vec::new(),
+                    system_libraries: Vec::new(),
+                }),
+                Err(e) if e.is_not_found() => files.push(PinnedFile {
+                    path,
+                    sha256: None,
+                    size: None,
+                    warnings: Vec::new(),
+                    system_libraries: Vec::new(),
+                }),
+                Err(e) => refusals.push((path, e.to_string())),
             }
         }
         if !refusals.is_empty() {
@@ -368,11 +450,11 @@ impl TrustStore {
             changed.push(toml_path);
         }
         let mut libraries = Vec::new();
-        for analyzer in &config.analyzers {
-            let path = analyzer.resolve(&root);
+        for configured in config.libraries() {
+            let path = resolve(&root, configured);
             let pinned = pinned_path(&path);
             let granted = grant.files.get(&key(&pinned));
-            let (state, now) = match LibraryFile::read(&root, &analyzer.path) {
+            let (state, now) = match LibraryFile::read(&root, configured) {
                 Ok(file) => {
                     let now = file.sha256().to_owned();
                     (LibraryState::Read(Box::new(file)), Some(now))
@@ -389,12 +471,28 @@ impl TrustStore {
                 trusted_sha256: granted.filter(|h| h.as_str() != ABSENT).cloned(),
             });
         }
+        let queries = read_queries(&root, config);
+        for query in queries.iter().flatten() {
+            let pinned = pinned_path(&root.join(&query.configured));
+            let now = match &query.bytes {
+                Ok(bytes) => Some(sha256_hex(bytes)),
+                Err(e) if e.is_not_found() => Some(ABSENT.to_owned()),
+                Err(_) => None,
+            };
+            if now.is_none() || grant.files.get(&key(&pinned)) != now.as_ref() {
+                changed.push(pinned);
+            }
+        }
         let status = if changed.is_empty() {
             TrustStatus::Trusted
         } else {
             TrustStatus::Stale { changed }
         };
-        TrustCheck { status, libraries }
+        TrustCheck {
+            status,
+            libraries,
+            queries,
+        }
     }
 
     /// Re-reads the file, applies `change` and writes it back, so that a grant made by

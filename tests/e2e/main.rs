@@ -34,6 +34,7 @@ mod hooks_contract_lifecycle;
 mod hooks_security;
 mod integrate_agents;
 mod languages_builtin;
+mod languages_from_toml;
 mod mcp_server;
 mod migrate_first_impl;
 mod plugins_config;

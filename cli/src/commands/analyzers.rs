@@ -30,11 +30,14 @@ pub struct ListedAnalyzer {
     pub id: String,
     /// Extensions without the dot.
     pub extensions: Vec<String>,
-    /// `builtin` or `plugin`.
+    /// `builtin`, `plugin` or `language` (a `[[languages]]` entry of `wit.toml`).
     pub origin: String,
-    /// A plugin's library.
+    /// A plugin's library, or a language's grammar library.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// A language's query files.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queries: Vec<String>,
     /// A plugin's failed `analyze` calls.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failures: Option<u64>,
@@ -50,12 +53,15 @@ pub struct ListedAnalyzer {
     pub shape_warning: Option<String>,
 }
 
-/// A plugin that was not loaded.
+/// A plugin (or a `[[languages]]` entry) that was not loaded.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct FailedPlugin {
-    /// The library.
+    /// The library (a language's grammar).
     pub path: String,
+    /// The language's id, when a `[[languages]]` entry failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
     /// Why.
     pub reason: String,
     /// What to do.
@@ -132,9 +138,12 @@ pub fn render(list: &AnalyzerList, style: &Style) -> String {
         .analyzers
         .iter()
         .map(|a| {
-            let origin = match &a.path {
-                Some(path) => format!("plugin {path}"),
-                None => a.origin.clone(),
+            let origin = match (&a.path, a.origin.as_str()) {
+                (Some(path), "language") => {
+                    format!("wit.toml: grammar {path}, queries {}", a.queries.join(", "))
+                }
+                (Some(path), _) => format!("plugin {path}"),
+                (None, _) => a.origin.clone(),
             };
             let mut health = String::new();
             if let Some(n) = a.failures.filter(|n| *n > 0) {
@@ -194,10 +203,18 @@ pub fn problems(config: &ConfigState, failed: &[FailedPlugin], style: &Style) ->
         ));
     }
     for f in failed {
+        let what = match &f.language {
+            Some(id) => format!("{} (grammar {})", shown(id), shown(&f.path)),
+            None => shown(&f.path).into_owned(),
+        };
+        let title = if f.language.is_some() {
+            "language not loaded:"
+        } else {
+            "plugin not loaded:"
+        };
         out.push_str(&format!(
-            "\n{} {}\n  {}\n",
-            style.red("plugin not loaded:"),
-            shown(&f.path),
+            "\n{} {what}\n  {}\n",
+            style.red(title),
             shown(&f.reason)
         ));
         if let Some(hint) = &f.hint {

@@ -2,8 +2,8 @@
 //! `wit.toml` names.
 //!
 //! Decisions:
-//! - `wit trust` first shows what it is about to trust: `wit.toml` and each library, with
-//!   their SHA-256. On a terminal it asks `[y/N]`; `--yes` skips the question. Without a
+//! - `wit trust` first shows what it is about to trust: `wit.toml` and each library (a
+//!   plugin, or a `[[languages]]` grammar) and query file, with their SHA-256. On a terminal it asks `[y/N]`; `--yes` skips the question. Without a
 //!   terminal on stdin and without `--yes` it refuses (exit 2) with a hint, since nobody
 //!   could have read the list.
 //! - It says exactly which bytes are pinned: `wit.toml` and each library, with SHA-256 and
@@ -42,14 +42,14 @@ use crate::output::print_json;
 pub async fn trust(ctx: &Ctx, yes: bool) -> CmdResult {
     let root = &ctx.repo.root;
     let config = read_config(root)?;
-    if config.analyzers.is_empty() && config.store.url.is_none() {
+    if !config.needs_trust() && config.store.url.is_none() {
         if ctx.json {
             print_json(
-                &json!({"trusted": false, "reason": "wit.toml names no analyzer plugins and no store"}),
+                &json!({"trusted": false, "reason": "wit.toml names no analyzer plugins, no languages and no store"}),
             );
         } else {
             println!(
-                "{} names no analyzer plugins and no store: nothing to trust.",
+                "{} names no analyzer plugins, no languages and no store: nothing to trust.",
                 root.join(FILE_NAME).display()
             );
         }
@@ -58,7 +58,7 @@ pub async fn trust(ctx: &Ctx, yes: bool) -> CmdResult {
     let mut store = TrustStore::load().map_err(Failure::other)?;
     let plan = store.plan(root, &config).map_err(|e| match e {
         TrustError::Refused { refusals } => Failure::other(format!(
-            "{}\nNot trusted (nothing was changed): fix these libraries, then run `wit trust` again",
+            "{}\nNot trusted (nothing was changed): fix these files, then run `wit trust` again",
             refusals
                 .iter()
                 .map(|(path, why)| format!("cannot trust {}: {why}", path.display()))
@@ -172,8 +172,13 @@ fn describe(plan: &TrustPlan, config: &Config, store: &Path) -> String {
             wit_daemon::shown_store_url(url)
         ));
     }
+    let what = if config.languages.is_empty() {
+        "load and run these libraries"
+    } else {
+        "load and run these libraries (plugins and grammars) and analyse with these query files"
+    };
     out.push_str(&format!(
-        "Trusting {} lets the wit daemon load and run these libraries. Pinned: exactly these \
+        "Trusting {} lets the wit daemon {what}. Pinned: exactly these \
          bytes (SHA-256 and size; the daemon loads the bytes it hashed, and any change makes \
          the trust stale):\n",
         plan.root.display()

@@ -92,6 +92,8 @@ pub(crate) async fn status(state: &AppState) -> Result<Value, Failure> {
 /// ```
 /// A plugin whose results look malformed in shape (a qualified `name` without a
 /// `container`) carries `shapeWarning`, said once the first such analysis happens.
+/// A `[[languages]]` entry has `origin: "language"`, its grammar library as `path` and its
+/// query files as `queries`; a refused one has `language` (its id) in `failed`.
 /// Built-ins have `origin: "builtin"` and no `path`/`failures`; `lastFailure` appears once
 /// a plugin's `analyze` has failed (panicked, or returned malformed data).
 pub(crate) async fn analyzers_list(state: &AppState) -> Result<Value, Failure> {
@@ -106,17 +108,34 @@ pub(crate) async fn analyzers_list(state: &AppState) -> Result<Value, Failure> {
             match &e.origin {
                 AnalyzerOrigin::Builtin => item["origin"] = json!("builtin"),
                 AnalyzerOrigin::Plugin(path) => {
-                    item["origin"] = json!("plugin");
                     item["path"] = json!(path.display().to_string());
-                    if let Some(p) = plugins.loaded.iter().find(|p| &p.path == path) {
-                        item["failures"] = json!(p.health.failures());
-                        if let Some(last) = p.health.last_failure() {
+                    let language = plugins
+                        .languages
+                        .iter()
+                        .find(|l| l.id == e.analyzer.id() && &l.grammar == path);
+                    let health = if let Some(l) = language {
+                        item["origin"] = json!("language");
+                        item["queries"] = json!(
+                            l.queries
+                                .iter()
+                                .map(|q| q.display().to_string())
+                                .collect::<Vec<_>>()
+                        );
+                        Some(&l.health)
+                    } else {
+                        item["origin"] = json!("plugin");
+                        plugins
+                            .loaded
+                            .iter()
+                            .find(|p| &p.path == path)
+                            .map(|p| &p.health)
+                    };
+                    if let Some(health) = health {
+                        item["failures"] = json!(health.failures());
+                        if let Some(last) = health.last_failure() {
                             item["lastFailure"] = json!({"reason": last.reason, "at": last.at_ms});
                         }
-                        if let Some(shape) = p.health.shape_warning() {
-                            item["shapeWarning"] = json!(shape);
-                        }
-                        if let Some(shape) = p.health.shape_warning() {
+                        if let Some(shape) = health.shape_warning() {
                             item["shapeWarning"] = json!(shape);
                         }
                     }
@@ -174,6 +193,9 @@ fn failed_json(state: &AppState) -> Value {
                 "path": f.path.display().to_string(),
                 "reason": f.error.to_string(),
             });
+            if let Some(id) = &f.language {
+                v["language"] = json!(id);
+            }
             if let Some(hint) = f.error.hint() {
                 v["hint"] = json!(hint);
             }

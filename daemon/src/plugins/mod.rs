@@ -1,4 +1,5 @@
-//! Loading analyzer plugins named in `wit.toml` (see `wit_core::plugin` for the ABI).
+//! Loading analyzer plugins named in `wit.toml` (see `wit_core::plugin` for the ABI), and
+//! the grammar libraries of its `[[languages]]` entries (`languages.rs`).
 //!
 //! Each `[[analyzers]]` entry is loaded on its own: a plugin that is missing, not a shared
 //! library, not a wit plugin, of another ABI version, or claiming an extension already
@@ -28,8 +29,9 @@ use wit_core::{
 
 use wit_boundary::library::{LibraryError, LibraryFile};
 
-use crate::trust::{LibraryState, TrustCheck, TrustStatus};
+use crate::trust::{CheckedLibrary, LibraryState, TrustCheck, TrustStatus};
 
+mod languages;
 mod monitor;
 mod report;
 #[cfg(test)]
@@ -38,6 +40,7 @@ pub(crate) mod test_support;
 #[cfg(test)]
 mod tests;
 
+pub use languages::LoadedLanguage;
 pub use monitor::{PluginHealth, RuntimeFailure};
 pub use report::{PluginsReport, TrustSummary, load_configured};
 
@@ -78,6 +81,25 @@ pub enum LoadError {
     /// symlink, outside the repository, or depending on code that would not be pinned.
     #[error(transparent)]
     Library(LibraryError),
+    /// A grammar library without the entry function `[[languages]]` names.
+    #[error("the grammar function `{0}` is not in the library")]
+    NoGrammarSymbol(String),
+    /// The grammar function returned nothing usable (null, another ABI version).
+    #[error("{0}")]
+    Grammar(String),
+    /// A query file could not be read (missing, a symlink, not a regular file, too large,
+    /// not UTF-8).
+    #[error("query file {}: {reason}", path.display())]
+    QueryFile {
+        /// The file, as `wit.toml` names it.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// The queries did not compile, or use a capture wit does not know: `file:line:col:
+    /// reason`.
+    #[error("{0}")]
+    Query(String),
 }
 
 impl LoadError {
@@ -85,7 +107,19 @@ impl LoadError {
     pub fn hint(&self) -> Option<&'static str> {
         Some(match self {
             LoadError::Missing => {
-                "build the library, or fix its `path` in wit.toml, then run `wit trust` and `wit daemon restart`"
+                "build the library, or fix its `path` (a language's `grammar`) in wit.toml, then run `wit trust` and `wit daemon restart`"
+            }
+            LoadError::NoGrammarSymbol(_) => {
+                "set `symbol` in the [[languages]] entry to the grammar's function (`nm -D --defined-only` lists the library's tree_sitter_* functions)"
+            }
+            LoadError::Grammar(_) => {
+                "rebuild the grammar library from the grammar's src/parser.c (and src/scanner.c), then run `wit trust`"
+            }
+            LoadError::QueryFile { .. } => {
+                "point `queries` in the [[languages]] entry at regular UTF-8 files inside the repository, then run `wit trust`"
+            }
+            LoadError::Query(_) => {
+                "fix the query at that line and column, then run `wit trust` and `wit daemon restart`"
             }
             LoadError::NotALibrary(_) | LoadError::NoEntrySymbol => {
                 "point `path` in wit.toml at a library built with wit_core::export_analyzer!"
@@ -171,14 +205,16 @@ impl std::fmt::Debug for LoadedPlugin {
     }
 }
 
-/// A plugin that did not load, and why.
+/// A plugin (or a `[[languages]]` entry) that did not load, and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("analyzer plugin {}: {error}", path.display())]
+#[error("{}: {error}", match language { Some(id) => format!("language {id:?} (grammar {})", path.display()), None => format!("analyzer plugin {}", path.display()) })]
 pub struct PluginFailure {
-    /// The library's path (as resolved from `wit.toml`).
+    /// The library's path (as resolved from `wit.toml`): a language's grammar.
     pub path: PathBuf,
     /// The reason.
     pub error: LoadError,
+    /// The `[[languages]]` entry's id, when the failure is a language's.
+    pub language: Option<String>,
 }
 
 /// The outcome of loading every `[[analyzers]]` entry.
@@ -204,27 +240,9 @@ pub fn load(root: &Path, config: &Config, check: &TrustCheck) -> LoadReport {
     for (i, entry) in config.analyzers.iter().enumerate() {
         let checked = check.libraries.get(i);
         let path = checked.map_or_else(|| entry.resolve(root), |c| c.path.clone());
-        let status_error = || match &check.status {
-            TrustStatus::Trusted | TrustStatus::Untrusted => LoadError::Untrusted,
-            TrustStatus::Stale { changed } => LoadError::TrustStale {
-                changed: changed.clone(),
-            },
-        };
-        let result = match checked.map(|c| (&c.state, c.trusted_sha256.as_deref())) {
-            Some((LibraryState::Refused(e), _)) if !e.is_not_found() => {
-                Err(LoadError::Library(e.clone()))
-            }
-            _ if check.status != TrustStatus::Trusted => Err(status_error()),
-            Some((LibraryState::Refused(_), _)) => Err(LoadError::Missing),
-            Some((LibraryState::Read(file), Some(trusted))) => {
-                load_library(file, trusted).map(|a| (a, file.warnings().to_vec()))
-            }
-            // Trusted without a hash to compare, or not read: nothing to vouch for.
-            Some((LibraryState::Read(_), None)) => Err(LoadError::TrustStale {
-                changed: vec![path.clone()],
-            }),
-            Some((LibraryState::Unread, _)) | None => Err(LoadError::Untrusted),
-        };
+        let result = trusted_library(check, checked, &path).and_then(|(file, trusted)| {
+            load_library(file, trusted).map(|a| (a, file.warnings().to_vec()))
+        });
         match result {
             Ok((analyzer, warnings)) => {
                 let extensions = entry.extensions.clone().unwrap_or_else(|| {
@@ -247,10 +265,41 @@ pub fn load(root: &Path, config: &Config, check: &TrustCheck) -> LoadReport {
                     warnings,
                 });
             }
-            Err(error) => report.failed.push(PluginFailure { path, error }),
+            Err(error) => report.failed.push(PluginFailure {
+                path,
+                error,
+                language: None,
+            }),
         }
     }
     report
+}
+
+/// The bytes of a library the trust check read and vouches for, with the hash they must
+/// have when loaded; or why it may not load. Shared by plugins and grammars.
+pub(crate) fn trusted_library<'c>(
+    check: &'c TrustCheck,
+    checked: Option<&'c CheckedLibrary>,
+    path: &Path,
+) -> Result<(&'c LibraryFile, &'c str), LoadError> {
+    match checked.map(|c| (&c.state, c.trusted_sha256.as_deref())) {
+        Some((LibraryState::Refused(e), _)) if !e.is_not_found() => {
+            Err(LoadError::Library(e.clone()))
+        }
+        _ if check.status != TrustStatus::Trusted => Err(match &check.status {
+            TrustStatus::Trusted | TrustStatus::Untrusted => LoadError::Untrusted,
+            TrustStatus::Stale { changed } => LoadError::TrustStale {
+                changed: changed.clone(),
+            },
+        }),
+        Some((LibraryState::Refused(_), _)) => Err(LoadError::Missing),
+        Some((LibraryState::Read(file), Some(trusted))) => Ok((file, trusted)),
+        // Trusted without a hash to compare, or not read: nothing to vouch for.
+        Some((LibraryState::Read(_), None)) => Err(LoadError::TrustStale {
+            changed: vec![path.to_owned()],
+        }),
+        Some((LibraryState::Unread, _)) | None => Err(LoadError::Untrusted),
+    }
 }
 
 /// [`load`], then adds each loaded plugin to `registry` (after whatever it already holds,
@@ -277,6 +326,7 @@ pub fn load_into(
             Err(e) => out.failed.push(PluginFailure {
                 path: plugin.path,
                 error: e.into(),
+                language: None,
             }),
         }
     }
@@ -286,9 +336,12 @@ pub fn load_into(
     out
 }
 
-/// Loads one library's bytes (which must hash as `trusted`) and validates its table.
-fn load_library(file: &LibraryFile, trusted: &str) -> Result<PluginAnalyzer, LoadError> {
-    let library = file.load(trusted).map_err(|e| match e {
+/// Maps one library's bytes (which must hash as `trusted`) into the process, for good.
+pub(crate) fn open_library(
+    file: &LibraryFile,
+    trusted: &str,
+) -> Result<&'static libloading::Library, LoadError> {
+    file.load(trusted).map_err(|e| match e {
         // Swapped between the check and the load: the trusted code is not what is there.
         LibraryError::Changed { .. } => LoadError::TrustStale {
             changed: vec![file.path().to_owned()],
@@ -296,7 +349,12 @@ fn load_library(file: &LibraryFile, trusted: &str) -> Result<PluginAnalyzer, Loa
         LibraryError::NotFound => LoadError::Missing,
         LibraryError::Dlopen(why) => LoadError::NotALibrary(why),
         e => LoadError::Library(e),
-    })?;
+    })
+}
+
+/// Loads one library's bytes (which must hash as `trusted`) and validates its table.
+fn load_library(file: &LibraryFile, trusted: &str) -> Result<PluginAnalyzer, LoadError> {
+    let library = open_library(file, trusted)?;
     // SAFETY: the symbol, if present, is declared by the ABI as `EntryFn`; a library that
     // exports a different thing under this exact name is outside any contract we can check.
     let entry: EntryFn = *unsafe { library.get::<EntryFn>(ENTRY_SYMBOL_NUL) }

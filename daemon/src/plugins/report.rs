@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use wit_core::{Config, Registry};
 
+use super::languages::{self, LoadedLanguage};
 use super::{LoadError, LoadedPlugin, PluginFailure, load_into};
 use crate::trust::{TrustStatus, TrustStore};
 
@@ -48,17 +49,19 @@ pub struct PluginsReport {
     pub store: Option<PathBuf>,
     /// Plugins in the registry, in `wit.toml` order.
     pub loaded: Vec<LoadedPlugin>,
-    /// Plugins refused, in `wit.toml` order.
+    /// `[[languages]]` entries in the registry, in `wit.toml` order.
+    pub languages: Vec<LoadedLanguage>,
+    /// Plugins refused, then languages refused, each in `wit.toml` order.
     pub failed: Vec<PluginFailure>,
 }
 
 /// Checks trust for `config`'s plugins and loads them into `registry`, logging each
 /// outcome (`.wit/daemon.log`). Never fails: every problem becomes a [`PluginFailure`].
 ///
-/// With no `[[analyzers]]` the trust store is not even read, so a repository without
-/// plugins never depends on the user's configuration directory.
+/// With no `[[analyzers]]` and no `[[languages]]` the trust store is not even read, so a
+/// repository without plugins never depends on the user's configuration directory.
 pub fn load_configured(registry: &mut Registry, root: &Path, config: &Config) -> PluginsReport {
-    if config.analyzers.is_empty() {
+    if !config.needs_trust() {
         return PluginsReport::default();
     }
     let store_path = TrustStore::default_path().ok();
@@ -77,19 +80,30 @@ pub fn load_configured(registry: &mut Registry, root: &Path, config: &Config) ->
         }
         Err(e) => (TrustSummary::Unknown(e.to_string()), Err(e.to_string())),
     };
-    let report = match check {
-        Ok(check) => load_into(registry, root, config, &check),
-        Err(why) => super::LoadReport {
-            loaded: Vec::new(),
-            failed: config
-                .analyzers
-                .iter()
-                .map(|a| PluginFailure {
-                    path: a.resolve(root),
-                    error: LoadError::TrustStore(why.clone()),
-                })
-                .collect(),
-        },
+    let (report, loaded_languages) = match check {
+        Ok(check) => {
+            let mut report = load_into(registry, root, config, &check);
+            let (loaded, failed) = languages::load_into(registry, root, config, &check);
+            report.failed.extend(failed);
+            (report, loaded)
+        }
+        Err(why) => {
+            let plugins = config.analyzers.iter().map(|a| PluginFailure {
+                path: a.resolve(root),
+                error: LoadError::TrustStore(why.clone()),
+                language: None,
+            });
+            let grammars = config.languages.iter().map(|l| PluginFailure {
+                path: l.resolve_grammar(root),
+                error: LoadError::TrustStore(why.clone()),
+                language: Some(l.id.clone()),
+            });
+            let report = super::LoadReport {
+                loaded: Vec::new(),
+                failed: plugins.chain(grammars).collect(),
+            };
+            (report, Vec::new())
+        }
     };
     for plugin in &report.loaded {
         tracing::info!(
@@ -102,6 +116,22 @@ pub fn load_configured(registry: &mut Registry, root: &Path, config: &Config) ->
             tracing::warn!(
                 "analyzer plugin {}: warning: {warning}",
                 plugin.path.display()
+            );
+        }
+    }
+    for language in &loaded_languages {
+        tracing::info!(
+            "language {:?}: loaded from grammar {} and {} query file(s) for .{}",
+            language.id,
+            language.grammar.display(),
+            language.queries.len(),
+            language.extensions.join(", .")
+        );
+        for warning in &language.warnings {
+            tracing::warn!(
+                "language {:?} (grammar {}): warning: {warning}",
+                language.id,
+                language.grammar.display()
             );
         }
     }
@@ -124,6 +154,7 @@ pub fn load_configured(registry: &mut Registry, root: &Path, config: &Config) ->
         trust,
         store: store_path,
         loaded: report.loaded,
+        languages: loaded_languages,
         failed: report.failed,
     }
 }

@@ -8,7 +8,7 @@ use wit_core::{
     AnalyzeError, AnalyzerOrigin, Config, FileAnalysis, LanguageAnalyzer, Registry, SymbolKind,
 };
 
-use super::test_support::{broken_plugin, go_plugin};
+use super::test_support::{broken_plugin, go_plugin, lua_grammar};
 use super::*;
 use crate::trust::TrustCheck;
 
@@ -185,7 +185,8 @@ fn an_extension_already_claimed_is_refused_by_the_registry() {
             error: LoadError::Registry(RegistryError::ExtensionClaimed {
                 extension: "panic".into(),
                 owner: "builtin-panic".into()
-            })
+            }),
+            language: None,
         }]
     );
     assert_eq!(
@@ -518,4 +519,95 @@ fn a_plugin_written_against_the_first_sdk_still_builds_loads_and_analyses() {
     let first: FileAnalysis = analyzer.analyze(&source).unwrap();
     assert_eq!(first.calls.len(), 1);
     assert_eq!(first.symbols[0].end_byte, 42);
+}
+
+/// A `[[languages]]` entry whose grammar library is at the absolute `grammar` and whose
+/// query file `q.scm` (written into `root`) holds `query`.
+fn language_config(root: &Path, grammar: &Path, query: &str) -> Config {
+    fs::write(root.join("q.scm"), query).unwrap();
+    Config::parse(
+        &format!(
+            "[[languages]]\nid = \"lua\"\nextensions = [\"lua\"]\ngrammar = {:?}\nqueries = [\"q.scm\"]\n",
+            grammar.display().to_string()
+        ),
+        "wit.toml",
+    )
+    .unwrap()
+}
+
+const LUA_QUERY: &str = "(function_declaration name: (identifier) @name) @definition.function @callable\n(function_call name: (identifier) @name) @reference.call\n";
+
+#[test]
+fn a_language_loads_from_its_grammar_library_and_the_query_bytes_trust_read() {
+    let dir = root();
+    let grammar = lua_grammar().library;
+    let config = language_config(dir.path(), &grammar, LUA_QUERY);
+    let check = trusted(dir.path(), &config);
+    // What was read for trust is what compiles: the file changing afterwards is not seen.
+    fs::write(dir.path().join("q.scm"), "(this does not compile").unwrap();
+    let mut registry = Registry::new();
+    let (loaded, failed) = languages::load_into(&mut registry, dir.path(), &config, &check);
+    assert_eq!(failed, [], "{failed:?}");
+    assert_eq!(loaded.len(), 1);
+    assert_eq!(loaded[0].grammar, grammar);
+    assert_eq!(loaded[0].queries, [dir.path().join("q.scm")]);
+    let analyzer = registry.for_path("shop.lua").expect("routed to lua");
+    let a = analyzer
+        .analyze_full(
+            "function price(n)\n  return n\nend\nfunction total()\n  return price(2)\nend\n",
+        )
+        .unwrap();
+    let names: Vec<&str> = a.symbols.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["price", "total"]);
+    assert_eq!(a.symbols[0].signature.as_deref(), Some("(n)"));
+    assert_eq!(a.edges().collect::<Vec<_>>(), [("total", "price")]);
+    assert_eq!(
+        registry.entries().last().unwrap().origin,
+        AnalyzerOrigin::Plugin(grammar)
+    );
+}
+
+#[test]
+fn a_language_whose_grammar_is_not_a_library_or_whose_query_is_missing_fails_alone() {
+    let dir = root();
+    let not_a_library = dir.path().join("liblua.so");
+    fs::write(&not_a_library, "not ELF").unwrap();
+    let config = language_config(dir.path(), &not_a_library, LUA_QUERY);
+    let mut registry = wit_analyzers::builtin_registry();
+    let builtins = registry.entries().len();
+    let (loaded, failed) = languages::load_into(
+        &mut registry,
+        dir.path(),
+        &config,
+        &trusted(dir.path(), &config),
+    );
+    assert!(loaded.is_empty());
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0].language.as_deref(), Some("lua"));
+    assert!(
+        failed[0]
+            .to_string()
+            .starts_with("language \"lua\" (grammar "),
+        "{}",
+        failed[0]
+    );
+    assert_eq!(
+        registry.entries().len(),
+        builtins,
+        "the built-ins are untouched"
+    );
+
+    let config = language_config(dir.path(), &lua_grammar().library, LUA_QUERY);
+    fs::remove_file(dir.path().join("q.scm")).unwrap();
+    let (loaded, failed) = languages::load_into(
+        &mut registry,
+        dir.path(),
+        &config,
+        &trusted(dir.path(), &config),
+    );
+    assert!(loaded.is_empty());
+    assert!(
+        matches!(&failed[0].error, LoadError::QueryFile { path, .. } if path == Path::new("q.scm")),
+        "{failed:?}"
+    );
 }
