@@ -129,6 +129,7 @@ async fn serve(
         lock_queues: Default::default(),
         placement,
         index,
+        lock_expiry: tokio::sync::Notify::new(),
     });
 
     let listener = UnixListener::bind(wit.socket())

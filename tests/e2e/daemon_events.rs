@@ -154,6 +154,58 @@ fn expired_locks_are_events_too() {
     assert_eq!(all["events"][2]["sessionId"], "a");
 }
 
+/// A lock left to run out its TTL ends at that moment, with nobody touching it: a
+/// `lock.expired` event naming the former holder wakes an `events.poll` waiter, and
+/// `audit.query` has the `expired` record. The daemon's periodic purge comes only every
+/// 30 s (and ran at start), so within the poll's 10 s only the expiry timer can deliver
+/// it; the record's own time says how soon after the expiry it was written.
+#[test]
+fn a_lock_left_to_expire_is_an_event_and_an_audit_record_at_its_expiry() {
+    let repo = TempRepo::new();
+    let d = Daemon::start(repo.path());
+    let mut c = d.client();
+    // A long lock first: the timer must not wait for it, but for the short one taken after.
+    c.ok(
+        "lock.acquire",
+        json!({"symbolPath": "x.ts:long", "sessionId": "a", "ttlMs": 3_600_000}),
+    );
+    c.ok(
+        "lock.acquire",
+        json!({"symbolPath": "x.ts:f", "sessionId": "a", "ttlMs": 400}),
+    );
+    let since = c.ok("events.poll", json!({}))["last"].as_i64().unwrap();
+    let got = c.ok(
+        "events.poll",
+        json!({"since": since, "kinds": ["lock.expired"], "timeoutMs": 10_000}),
+    );
+    assert_eq!(kinds(&got), ["lock.expired"], "{got}");
+    let expired = &got["events"][0];
+    assert_eq!(expired["subject"], "x.ts:f");
+    assert_eq!(expired["sessionId"], "a", "the former holder");
+    let expired_at =
+        wit_core::protocol::parse_iso8601_millis(expired["data"]["expiredAt"].as_str().unwrap())
+            .unwrap();
+
+    let audit = c.ok("audit.query", json!({}));
+    let records = audit["records"].as_array().unwrap();
+    assert_eq!(records.len(), 1, "{audit}");
+    assert_eq!(records[0]["action"], "expired");
+    assert_eq!(records[0]["symbolPath"], "x.ts:f");
+    assert_eq!(records[0]["holder"], "a");
+    assert_eq!(records[0]["by"], Value::Null);
+    let late = records[0]["at"].as_i64().unwrap() - expired_at;
+    assert!(
+        (0..1_000).contains(&late),
+        "recorded {late} ms after the expiry"
+    );
+    // The long lock is untouched, and the short one is free.
+    assert_eq!(c.ok("lock.query", json!({}))[0]["symbolPath"], "x.ts:long");
+    c.ok(
+        "lock.acquire",
+        json!({"symbolPath": "x.ts:f", "sessionId": "b"}),
+    );
+}
+
 #[test]
 fn wit_events_prints_the_log_and_follows_it() {
     use std::io::{BufRead, BufReader};

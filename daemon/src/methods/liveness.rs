@@ -37,7 +37,7 @@ pub(crate) async fn renew(state: &AppState, params: &Map<String, Value>) -> Resu
     p.finish()?;
     let (symbol_path, session) = (validated(symbol_path)?, validated(session)?);
     let ttl = ttl.unwrap_or(state.config.default_lock_ttl_ms) as i64;
-    state
+    let renewed = state
         .write(move |tx| {
             let now = tx.now_ms();
             let Some(lock) = locks::get(tx, &symbol_path, now)? else {
@@ -66,7 +66,11 @@ pub(crate) async fn renew(state: &AppState, params: &Map<String, Value>) -> Resu
                 "expiresAt": iso8601_millis(expires),
             }))
         })
-        .await
+        .await;
+    if renewed.is_ok() {
+        state.lock_expiry.notify_one();
+    }
+    renewed
 }
 
 /// `lock.forceRelease`.

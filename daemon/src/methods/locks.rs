@@ -149,7 +149,7 @@ async fn try_take(
     };
     let (declared_canonical, declared_others, declared_who) =
         (canonical.clone(), others.to_vec(), who.clone());
-    state
+    let taken = state
         .write_prefetched(
             Box::new(move || decision_reads(&declared_canonical, &declared_others, &declared_who)),
             move |tx| {
@@ -230,7 +230,11 @@ async fn try_take(
                 Ok((taken, now))
             },
         )
-        .await
+        .await;
+    if matches!(taken, Ok((Ok(_), _))) {
+        state.lock_expiry.notify_one();
+    }
+    taken
 }
 
 /// What deciding a `lock.acquire` reads: each other spelling's lock and the canonical

@@ -136,7 +136,12 @@ pub(crate) fn count(db: &dyn Db, now_ms: i64) -> DbResult<i64> {
     )
 }
 
-/// Deletes expired locks; returns them.
+/// Deletes expired locks; returns those this call deleted.
+///
+/// Row by row, each delete naming the expiry it saw: two daemons sharing a store may purge
+/// at the same moment, and a lock must end (and be announced) once. On PostgreSQL the
+/// second delete waits for the first transaction and then matches nothing; on SQLite
+/// writes are serial anyway.
 pub(crate) fn purge_expired(db: &dyn Db, now_ms: i64) -> DbResult<Vec<LockRow>> {
     let expired = db.query_map(
         "SELECT symbol_path, session_id, acquired_at, expires_at FROM locks
@@ -144,8 +149,26 @@ pub(crate) fn purge_expired(db: &dyn Db, now_ms: i64) -> DbResult<Vec<LockRow>> 
         args![now_ms],
         row,
     )?;
-    db.execute("DELETE FROM locks WHERE expires_at <= ?1", args![now_ms])?;
-    Ok(expired)
+    let mut purged = Vec::with_capacity(expired.len());
+    for lock in expired {
+        let deleted = db.execute(
+            "DELETE FROM locks WHERE symbol_path = ?1 AND session_id = ?2 AND expires_at = ?3",
+            args![
+                lock.symbol_path.as_str(),
+                lock.session_id.as_str(),
+                lock.expires_at
+            ],
+        )?;
+        if deleted == 1 {
+            purged.push(lock);
+        }
+    }
+    Ok(purged)
+}
+
+/// The earliest expiry of any lock (expired or not), when there is a lock.
+pub(crate) fn next_expiry(db: &dyn Db) -> DbResult<Option<i64>> {
+    db.query_row("SELECT MIN(expires_at) FROM locks", args![], |r| r.get(0))
 }
 
 /// The unexpired locks on any of `symbol_paths` (a JSON array of strings), in one query.
