@@ -238,3 +238,56 @@ fn an_ended_sessions_intent_is_abandoned_by_another_on_the_record() {
         .json();
     assert_eq!(out["abandonedIntents"].as_array().unwrap().len(), 1);
 }
+
+/// `wit declare` over files under another session's leases says whose, which mode and
+/// until when; `--json` is the daemon's answer whole (the leases in `conflicts.leases`).
+#[test]
+fn wit_declare_names_the_leases_over_its_files() {
+    let r = repo();
+    r.wit(A, &["lease", "take", "src/", "--reason", "moving auth"])
+        .ok();
+    let human = r
+        .wit(
+            B,
+            &[
+                "declare",
+                "--description",
+                "tidy",
+                "--files",
+                "src/auth.ts",
+                "--symbols",
+                "validateToken",
+            ],
+        )
+        .ok()
+        .stdout;
+    assert!(human.contains("2 conflicts"), "{human}");
+    assert!(
+        human.contains("LOCK_INTERSECTION") && human.contains("src/auth.ts:validateToken"),
+        "{human}"
+    );
+    assert!(
+        human.contains("agent-a holds an exclusive lease on src/**"),
+        "{human}"
+    );
+    assert!(
+        human.contains("over 1 of your files (src/auth.ts)"),
+        "{human}"
+    );
+    let json = r
+        .wit(
+            B,
+            &[
+                "declare",
+                "--description",
+                "tidy",
+                "--files",
+                "src/auth.ts",
+                "--json",
+            ],
+        )
+        .ok()
+        .json();
+    assert_eq!(json["conflicts"]["leases"][0]["sessionId"], "agent-a");
+    assert_eq!(json["conflicts"]["leases"][0]["mode"], "exclusive");
+}

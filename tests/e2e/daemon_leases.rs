@@ -125,34 +125,80 @@ fn an_exclusive_lease_and_a_symbol_lock_keep_each_other_out() {
     );
 }
 
+/// Other sessions' leases, exclusive and shared, are in the conflict report of a declare
+/// over their files, with holder, mode and expiry (`conflicts.leases`, and as
+/// `leaseConflicts`); a declared symbol under another session's exclusive lease is also a
+/// v1 LOCK_INTERSECTION (it is locked to the declarer as surely as by a lock), so a v1
+/// client hears of it too. Runs on both stores (the daemon suite).
 #[test]
-fn declare_lists_other_sessions_exclusive_leases_apart_from_the_v1_items() {
+fn declare_reports_other_sessions_leases_and_symbols_under_an_exclusive_one() {
     let repo = TempRepo::new();
     let d = Daemon::start(repo.path());
     let mut c = d.client();
     let held = ok(&lease(&mut c, "a", &["src/auth/"], "exclusive")).clone();
-    ok(&lease(&mut c, "a", &["src/db/"], "shared"));
+    let shared = ok(&lease(&mut c, "a", &["src/db/"], "shared")).clone();
     let declared = c.ok(
         "intent.declare",
         json!({"sessionId": "b", "description": "refactor",
                "files": ["src/auth/token.ts", "src/db/q.ts", "README.md", "src/auth/x/y.ts"]}),
     );
+    // A whole-file intent: v1 has no item for a lease, so its items stay v1's.
     assert_eq!(declared["conflicts"]["hasConflicts"], false);
     assert_eq!(declared["conflicts"]["items"], json!([]));
-    let leases = declared["leaseConflicts"].as_array().unwrap();
-    assert_eq!(leases.len(), 1, "only the exclusive one: {declared}");
+    let leases = declared["conflicts"]["leases"].as_array().unwrap();
+    assert_eq!(leases.len(), 2, "{declared}");
     assert_eq!(leases[0]["leaseId"], held["leaseId"]);
+    assert_eq!(leases[0]["sessionId"], "a");
+    assert_eq!(leases[0]["mode"], "exclusive");
+    assert_eq!(leases[0]["expiresAt"], held["expiresAt"]);
     assert_eq!(
         leases[0]["files"],
         json!(["src/auth/token.ts", "src/auth/x/y.ts"])
     );
     assert_eq!(leases[0]["fileCount"], 2);
+    assert_eq!(leases[1]["leaseId"], shared["leaseId"]);
+    assert_eq!(leases[1]["mode"], "shared");
+    assert_eq!(leases[1]["files"], json!(["src/db/q.ts"]));
+    assert_eq!(declared["leaseConflicts"], declared["conflicts"]["leases"]);
+
+    // Symbols: the one under the exclusive lease is a LOCK_INTERSECTION, spelled as
+    // declared; under the shared lease none (a shared lease keeps no one from locking).
+    let with_symbols = c.ok(
+        "intent.declare",
+        json!({"sessionId": "b", "description": "one function",
+               "files": ["src/auth/token.ts", "src/db/q.ts"], "symbols": ["verify"]}),
+    );
+    assert_eq!(with_symbols["conflicts"]["hasConflicts"], true);
+    assert_eq!(
+        with_symbols["conflicts"]["items"],
+        json!([{
+            "type": "LOCK_INTERSECTION",
+            "symbolPath": "src/auth/token.ts:verify",
+            "heldBy": "a",
+            "expiresAt": held["expiresAt"],
+        }])
+    );
+    let refused = c.err(
+        "lock.acquire",
+        json!({"symbolPath": "src/auth/token.ts:verify", "sessionId": "b"}),
+    );
+    assert_eq!(refused["message"], "LOCK_CONFLICT", "as the item says");
+
+    // A lease over a whole tree, as `src/**`.
+    ok(&lease(&mut c, "c", &["lib/**"], "exclusive"));
+    let tree = c.ok(
+        "intent.declare",
+        json!({"sessionId": "b", "description": "api", "files": ["lib/api.ts"]}),
+    );
+    assert_eq!(tree["conflicts"]["leases"][0]["sessionId"], "c", "{tree}");
+
     // The holder's own declare, and a declare elsewhere, carry no such field (v1 shape).
     let own = c.ok(
         "intent.declare",
         json!({"sessionId": "a", "description": "mine", "files": ["src/auth/token.ts"]}),
     );
     assert!(own.get("leaseConflicts").is_none(), "{own}");
+    assert!(own["conflicts"].get("leases").is_none(), "{own}");
     let elsewhere = c.ok(
         "intent.declare",
         json!({"sessionId": "b", "description": "docs", "files": ["docs/a.md"]}),

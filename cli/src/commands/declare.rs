@@ -41,12 +41,17 @@ pub async fn run(ctx: &Ctx, a: DeclareArgs) -> CmdResult {
     if !symbols.is_empty() {
         params["symbols"] = json!(symbols);
     }
-    let r: IntentDeclared = call(&mut client, "intent.declare", params, "intent").await?;
+    // The answer as sent (`--json` prints it whole, extension fields included), read
+    // through the v1 type for the items.
+    let raw: serde_json::Value = call(&mut client, "intent.declare", params, "intent").await?;
     if ctx.json {
-        print_json(&r);
+        print_json(&raw);
         return Ok(());
     }
-    let n = r.conflicts.items.len();
+    let r: IntentDeclared = serde_json::from_value(raw.clone())
+        .map_err(|e| Failure::other(format!("the daemon's intent.declare answer: {e}")))?;
+    let leases = lease_lines(&raw, &ctx.style);
+    let n = r.conflicts.items.len() + leases.len();
     if n == 0 {
         println!(
             "Declared intent {} — no conflicts.",
@@ -61,6 +66,9 @@ pub async fn run(ctx: &Ctx, a: DeclareArgs) -> CmdResult {
         );
         for item in &r.conflicts.items {
             println!("  {}", describe(item, &ctx.style));
+        }
+        for line in &leases {
+            println!("  {line}");
         }
     }
     println!("When done: wit intent done {}", r.intent_id);
@@ -107,6 +115,44 @@ async fn require_declared(
         }
     }
     Ok(())
+}
+
+/// One line per lease of another session over the declared files (`conflicts.leases` of
+/// the answer, an extension): whose, which mode, until when, over which of the files.
+pub fn lease_lines(answer: &serde_json::Value, style: &Style) -> Vec<String> {
+    let Some(leases) = answer["conflicts"]["leases"].as_array() else {
+        return Vec::new();
+    };
+    let text = |v: &serde_json::Value| shown(v.as_str().unwrap_or("?")).into_owned();
+    leases
+        .iter()
+        .map(|l| {
+            let list = |v: &serde_json::Value| {
+                v.as_array()
+                    .map(|a| a.iter().map(text).collect::<Vec<_>>().join(", "))
+                    .unwrap_or_default()
+            };
+            let (holder, mode) = (text(&l["sessionId"]), text(&l["mode"]));
+            let count = l["fileCount"].as_u64().unwrap_or(0);
+            let advice = if mode == "exclusive" {
+                format!("{holder} alone may change them: wait for the release or ask {holder}")
+            } else {
+                format!("{holder} is working across them: tell {holder} what you change")
+            };
+            format!(
+                "{}  {holder} holds {} {mode} lease on {} {} over {count} of your files ({}); {advice}",
+                if mode == "exclusive" {
+                    style.red("LEASE            ")
+                } else {
+                    style.yellow("LEASE            ")
+                },
+                if mode == "exclusive" { "an" } else { "a" },
+                list(&l["paths"]),
+                until(l["expiresAt"].as_str().unwrap_or("")),
+                list(&l["files"]),
+            )
+        })
+        .collect()
 }
 
 /// One conflict on one line: what it is, what it means, who to coordinate with.

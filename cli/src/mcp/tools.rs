@@ -542,13 +542,19 @@ impl WitMcp {
             .map(|r| {
                 let style = Style::plain();
                 let mut s = format!("Declared intent {}", r.intent_id);
-                if r.conflicts.items.is_empty() {
+                let leases = crate::commands::declare::lease_lines(&v, &style);
+                let n = r.conflicts.items.len() + leases.len();
+                if n == 0 {
                     s.push_str(": no conflicts.");
                 } else {
-                    s.push_str(&format!(" with {} conflict(s):", r.conflicts.items.len()));
+                    s.push_str(&format!(" with {n} conflict(s):"));
                     for item in &r.conflicts.items {
                         s.push_str("\n- ");
                         s.push_str(describe(item, &style).trim_start());
+                    }
+                    for line in leases {
+                        s.push_str("\n- ");
+                        s.push_str(line.trim_start());
                     }
                 }
                 s

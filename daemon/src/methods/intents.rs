@@ -107,15 +107,18 @@ pub(crate) async fn declare(
             })
             .await?;
     }
+    // Each declared `file:symbol` as the request spelled it, with its file (for leases).
+    let mut declared_symbols: Vec<(String, String)> = Vec::new();
     for (i, file) in unique_files.iter().enumerate() {
         let analysis = outcomes.get(i).and_then(|o| o.analysis()).map(|a| &**a);
         for name in &unique_symbols {
             let mut spellings = symbol_spellings(file, name, analysis);
             let given = format!("{file}:{name}");
             if !spellings.contains(&given) {
-                spellings.push(given);
+                spellings.push(given.clone());
             }
             lock_pairs.push(spellings);
+            declared_symbols.push((file.clone(), given));
         }
     }
     if !unique_symbols.is_empty() {
@@ -214,14 +217,27 @@ pub(crate) async fn declare(
                 .map(|l| (l.symbol_path.clone(), l))
                 .collect();
 
+            // Other sessions' leases over the declared files (exclusive and shared).
+            let (lease_items, exclusive) =
+                super::leases::others_over_files(tx, &unique_files, me, now)?;
+
             // 2. LOCK_INTERSECTION for each declared file × symbol, whichever spelling
-            //    of the definition the lock is under.
-            for spellings in &lock_pairs {
+            //    of the definition the lock is under; or, with no such lock, when the file
+            //    is under another session's exclusive lease: the symbol is then locked to
+            //    this session as surely (its lock.acquire is LOCK_CONFLICT), and a v1
+            //    client learns it the one way v1 can say it.
+            for (spellings, (file, given)) in lock_pairs.iter().zip(&declared_symbols) {
                 if let Some(lock) = live_lock_of_other(&live, spellings, me) {
                     items.push(ConflictItem::LockIntersection {
                         symbol_path: lock.symbol_path,
                         held_by: lock.session_id,
                         expires_at: iso8601_millis(lock.expires_at),
+                    });
+                } else if let Some(lease) = exclusive.iter().find(|l| l.patterns().covers(file)) {
+                    items.push(ConflictItem::LockIntersection {
+                        symbol_path: given.clone(),
+                        held_by: lease.session_id.clone(),
+                        expires_at: iso8601_millis(lease.expires_at),
                     });
                 }
             }
@@ -236,10 +252,6 @@ pub(crate) async fn declare(
                     });
                 }
             }
-
-            // Extension: other sessions' exclusive leases over the declared files, apart
-            // from the v1 items (whose types a v1 client may treat as a closed set).
-            let lease_items = super::leases::exclusive_over_files(tx, &unique_files, me, now)?;
 
             intents::insert(tx, &record, &file_rows)?;
             super::session_seen(tx, me, &worktree, now)?;
@@ -268,7 +280,12 @@ pub(crate) async fn declare(
             items,
         },
     })?;
+    // Extension: the leases, in the conflict report beside the v1 items (not among them:
+    // wit-core 0.1's `ConflictItem`, on which v1 clients such as `wit declare` are built,
+    // is a closed set, and an unknown item type would fail their whole answer), and as
+    // `leaseConflicts`, where the first form of this extension put them.
     if !lease_items.is_empty() {
+        answer["conflicts"]["leases"] = Value::Array(lease_items.clone());
         answer["leaseConflicts"] = Value::Array(lease_items);
     }
     Ok(super::graph::with_unknown(answer, unknown))

@@ -51,25 +51,27 @@ pub(crate) fn lease_json(lease: &LeaseRow, now: i64) -> Value {
 }
 
 /// The first of `held` (the exclusive leases of sessions other than the one locking,
-/// `store::leases::exclusive_of_others`) covering `file`: what keeps that session from
+/// `store::leases::exclusive_of_others_read`) covering `file`: what keeps that session from
 /// locking a symbol of it.
 pub(crate) fn covering(held: Vec<LeaseRow>, file: &str) -> Option<LeaseRow> {
     held.into_iter().find(|l| l.patterns().covers(file))
 }
 
-/// Every exclusive lease of sessions other than `me` covering some of `files` (see
-/// [`covering_files`]).
-pub(crate) fn exclusive_over_files(
+/// Every lease, exclusive or shared, of sessions other than `me` covering some of
+/// `files` (see [`covering_files`]), and the exclusive ones among them as rows.
+pub(crate) fn others_over_files(
     tx: &dyn Db,
     files: &[String],
     me: &str,
     now: i64,
-) -> Result<Vec<Value>, Failure> {
-    Ok(covering_files(
-        leases::exclusive_of_others(tx, me, now)?,
-        files,
-        now,
-    ))
+) -> Result<(Vec<Value>, Vec<LeaseRow>), Failure> {
+    let others = leases::of_others(tx, me, now)?;
+    let exclusive = others
+        .iter()
+        .filter(|l| l.mode == crate::leases::Mode::Exclusive)
+        .cloned()
+        .collect();
+    Ok((covering_files(others, files, now), exclusive))
 }
 
 /// Those of `held` covering some of `files`, each as [`lease_json`] with the files it

@@ -1,7 +1,7 @@
 //! Leases. A lease whose `expires_at <= now` is absent for every purpose; the purge task
 //! deletes it later (audited as expired).
 
-use super::db::{Arg, Db, DbError, DbExt, DbResult, Query, Row, args};
+use super::db::{Db, DbError, DbExt, DbResult, Row, args};
 
 use crate::leases::{Mode, Patterns};
 
@@ -76,23 +76,17 @@ pub(crate) fn list(db: &dyn Db, session_id: Option<&str>, now_ms: i64) -> DbResu
     )
 }
 
-/// Unexpired exclusive leases of sessions other than `me`: what a lock, an intent, an
-/// edit or a commit of `me` must stay out of.
-pub(crate) fn exclusive_of_others(db: &dyn Db, me: &str, now_ms: i64) -> DbResult<Vec<LeaseRow>> {
-    let q = exclusive_of_others_query(me, now_ms);
-    all(&db.rows(&q.sql, &q.args)?)
-}
-
-/// [`exclusive_of_others`] as a query to run with others; [`all`] reads its rows.
-pub(crate) fn exclusive_of_others_query(me: &str, now_ms: i64) -> Query<'_> {
-    Query {
-        sql: format!(
-            "SELECT {COLUMNS} FROM leases
-             WHERE expires_at > ?1 AND mode = 'exclusive' AND session_id <> ?2
+/// Unexpired leases, exclusive and shared, of sessions other than `me`, oldest first:
+/// what an intent of `me` is told about.
+pub(crate) fn of_others(db: &dyn Db, me: &str, now_ms: i64) -> DbResult<Vec<LeaseRow>> {
+    db.query_map(
+        &format!(
+            "SELECT {COLUMNS} FROM leases WHERE expires_at > ?1 AND session_id <> ?2
              ORDER BY acquired_at, id"
         ),
-        args: vec![Arg::Int(now_ms), Arg::Text(me)],
-    }
+        args![now_ms, me],
+        row,
+    )
 }
 
 /// Exclusive leases of sessions other than `me`, expired or not (see [`unexpired`]),
