@@ -1,14 +1,21 @@
 //! A throwaway PostgreSQL cluster (see the crate documentation).
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::Once;
 use std::time::{Duration, Instant};
 
-/// A running PostgreSQL server in a temp directory; stopped (fast) and removed on drop.
+use crate::reaper::{self, Guard};
+
+/// A running PostgreSQL server in a temp directory; stopped (fast) and removed on drop,
+/// and by its guard when the test process ends without dropping it (see `reaper`).
 pub struct Cluster {
     dir: tempfile::TempDir,
     bin: PathBuf,
     as_postgres: bool,
+    /// Dropped after `dir`: by then the server is stopped and the directory gone.
+    guard: Option<Guard>,
 }
 
 /// Where the server binaries are: `pg_ctl` on `PATH`, else the newest
@@ -42,15 +49,24 @@ impl Cluster {
         );
         // SAFETY: geteuid has no preconditions.
         let as_postgres = unsafe { libc::geteuid() } == 0;
+        static SWEPT: Once = Once::new();
+        SWEPT.call_once(sweep_stale);
         let dir = tempfile::Builder::new()
-            .prefix("wit-pg-")
+            .prefix(reaper::DIR_PREFIX)
             .tempdir()
             .expect("temp dir for the cluster");
-        let cluster = Cluster {
+        let mut cluster = Cluster {
             dir,
             bin,
             as_postgres,
+            guard: None,
         };
+        // Guarded before the server exists: a kill at any later moment is covered.
+        let stop = cluster.command_line(
+            "pg_ctl",
+            &["-D", path(&cluster.data()), "-m", "immediate", "-w", "stop"],
+        );
+        cluster.guard = Some(Guard::start(cluster.dir.path(), &stop));
         if as_postgres {
             // The server's user must own its directory.
             let chown = Command::new("chown")
@@ -171,25 +187,89 @@ impl Cluster {
         }
     }
 
+    /// The pid of this cluster's guard (see `reaper`).
+    pub fn guard_pid(&self) -> Option<u32> {
+        self.guard.as_ref().map(Guard::pid)
+    }
+
+    /// The pid of the running server (its `postmaster.pid`), if it runs.
+    pub fn server_pid(&self) -> Option<libc::pid_t> {
+        server_pid(&self.data())
+    }
+
+    /// The cluster's directory.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// One of the server's programs with `args`, as `postgres` when we are root, as a
+    /// program and its arguments.
+    fn command_line(&self, program: &str, args: &[&str]) -> Vec<OsString> {
+        command_line(&self.bin, self.as_postgres, program, args)
+    }
+
     /// Runs one of the server's programs, as `postgres` when we are root.
     fn run(&self, program: &str, args: &[&str]) -> Output {
-        let exe = self.bin.join(program);
-        let mut cmd = if self.as_postgres {
-            let mut c = Command::new("runuser");
-            c.args(["-u", "postgres", "--"]).arg(&exe);
-            c
-        } else {
-            Command::new(&exe)
-        };
-        cmd.args(args)
+        let line = self.command_line(program, args);
+        let exe = line[0].clone();
+        let mut cmd = Command::new(&exe);
+        cmd.args(&line[1..])
             .stdin(Stdio::null())
             .env_remove("PGHOST")
             .env_remove("PGPORT")
             .env_remove("PGDATABASE")
             .env_remove("PGUSER");
         cmd.output()
-            .unwrap_or_else(|e| panic!("running {}: {e}", exe.display()))
+            .unwrap_or_else(|e| panic!("running {}: {e}", Path::new(&exe).display()))
     }
+}
+
+fn command_line(bin: &Path, as_postgres: bool, program: &str, args: &[&str]) -> Vec<OsString> {
+    let mut line: Vec<OsString> = Vec::new();
+    if as_postgres {
+        line.extend(["runuser", "-u", "postgres", "--"].map(OsString::from));
+    }
+    line.push(bin.join(program).into_os_string());
+    line.extend(args.iter().map(OsString::from));
+    line
+}
+
+/// The pid in a data directory's `postmaster.pid`.
+pub fn server_pid(data: &Path) -> Option<libc::pid_t> {
+    std::fs::read_to_string(data.join("postmaster.pid"))
+        .ok()?
+        .lines()
+        .next()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Stops and removes the clusters of test processes that are gone (killed together with
+/// their guards, or a machine reset): run once per process before its first cluster.
+pub fn sweep_stale() {
+    let Some(bin) = binaries() else {
+        return;
+    };
+    // SAFETY: geteuid has no preconditions.
+    let as_postgres = unsafe { libc::geteuid() } == 0;
+    reaper::sweep(&std::env::temp_dir(), |data| {
+        if server_pid(data).is_none() {
+            return;
+        }
+        let line = command_line(
+            &bin,
+            as_postgres,
+            "pg_ctl",
+            &["-D", path(data), "-m", "immediate", "-w", "stop"],
+        );
+        let _ = Command::new(&line[0])
+            .args(&line[1..])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    });
 }
 
 impl Drop for Cluster {

@@ -112,3 +112,16 @@ fn daemon_start_stop_restart_and_status() {
     let out = r.wit(None, &["daemon", "stop", "--json"]).ok();
     assert_eq!(out.json()["stopped"], false);
 }
+
+/// The pid helper counts a daemon once, not again for a child it forked that has not yet
+/// exec'd (same command line), while two unrelated daemons are two.
+#[test]
+fn the_daemon_pid_helper_does_not_count_a_daemons_own_children() {
+    use crate::support::cli::not_their_children;
+    assert_eq!(not_their_children(&[(10, Some(1)), (11, Some(10))]), [10]);
+    assert_eq!(
+        not_their_children(&[(10, Some(1)), (20, Some(1))]),
+        [10, 20]
+    );
+    assert_eq!(not_their_children(&[(10, None)]), [10]);
+}

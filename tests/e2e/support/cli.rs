@@ -177,11 +177,17 @@ impl Drop for CliRepo {
 }
 
 /// Pids of live `wit daemon run` processes whose `WIT_REPO_ROOT` or working directory is
-/// `root` (read from /proc).
+/// `root` (read from /proc), not counting their own children.
+///
+/// A daemon starts `git` and other programs: between its fork and the child's exec, the
+/// child has the daemon's command line, environment and working directory, so a scan at
+/// that moment saw two daemons now and then (the flaky `cli_daemon` tests). Such a child's
+/// parent is the daemon itself, which a second daemon's never is (auto-start detaches
+/// each with `setsid`, from a `wit` command).
 pub fn daemon_pids_for(root: &Path) -> Vec<u32> {
-    let mut pids = Vec::new();
+    let mut found = Vec::new();
     let Ok(entries) = std::fs::read_dir("/proc") else {
-        return pids;
+        return Vec::new();
     };
     for e in entries.flatten() {
         let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
@@ -195,12 +201,16 @@ pub fn daemon_pids_for(root: &Path) -> Vec<u32> {
         if !is_daemon {
             continue;
         }
-        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        if state
+        // `pid (comm) state ppid …`; comm may contain spaces and parentheses.
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let mut rest = stat
             .rsplit_once(')')
-            .and_then(|(_, r)| r.split_whitespace().next())
-            == Some("Z")
-        {
+            .map(|(_, r)| r.split_whitespace())
+            .into_iter()
+            .flatten();
+        let state = rest.next();
+        let ppid = rest.next().and_then(|p| p.parse::<u32>().ok());
+        if matches!(state, Some("Z" | "X")) {
             continue;
         }
         let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).ok();
@@ -208,8 +218,17 @@ pub fn daemon_pids_for(root: &Path) -> Vec<u32> {
         let want = format!("WIT_REPO_ROOT={}", root.display());
         let by_env = environ.split(|b| *b == 0).any(|v| v == want.as_bytes());
         if by_env || cwd.as_deref() == Some(root) {
-            pids.push(pid);
+            found.push((pid, ppid));
         }
     }
-    pids
+    not_their_children(&found)
+}
+
+/// The pids of `found` (pid, parent pid) whose parent is not itself among them.
+pub fn not_their_children(found: &[(u32, Option<u32>)]) -> Vec<u32> {
+    found
+        .iter()
+        .filter(|(_, parent)| !parent.is_some_and(|p| found.iter().any(|(q, _)| *q == p)))
+        .map(|(pid, _)| *pid)
+        .collect()
 }
