@@ -16,7 +16,8 @@ use crate::Options;
 use crate::client::Conn;
 use crate::daemon::Daemon;
 use crate::fixtures;
-use crate::scenarios::{FUNCTIONS, Report, TS, setup_repo};
+use crate::report::Report;
+use crate::scenarios::{FUNCTIONS, TS, setup_repo};
 use crate::stats::{Samples, us};
 
 /// One daemon under comparison.

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use crate::Options;
 use crate::client::Conn;
 use crate::daemon::Daemon;
-use crate::scenarios::Report;
+use crate::report::Report;
 use crate::stats::{Samples, rss_kib, us};
 
 /// Files per heavy declare, and how many such declares are timed.

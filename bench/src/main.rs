@@ -14,6 +14,7 @@ mod fixtures;
 mod graph;
 mod graph_cost;
 mod liveness;
+mod report;
 mod scenarios;
 mod stats;
 mod store;
@@ -149,17 +150,17 @@ fn main() -> Result<()> {
         }
         let graph_cost_rounds = (8 / opts.scale_down).max(2);
         let mut report = if opts.only_store {
-            let mut report = scenarios::Report::default();
+            let mut report = report::Report::default();
             store::run(&opts, &mut report, 2000 / opts.scale_down)?;
             runs.push(report);
             continue;
         } else if opts.only_graph_cost {
-            let mut report = scenarios::Report::default();
+            let mut report = report::Report::default();
             graph_cost::run(&opts, &mut report, graph_cost_rounds)?;
             runs.push(report);
             continue;
         } else if opts.graph == GraphChoice::Only {
-            scenarios::Report::default()
+            report::Report::default()
         } else {
             let mut report = scenarios::run_all(&opts)?;
             if !opts.only_liveness {
@@ -175,7 +176,7 @@ fn main() -> Result<()> {
         }
         runs.push(report);
     }
-    let report = scenarios::Report::median_of(runs);
+    let report = report::Report::median_of(runs);
     if opts.repeat > 1 {
         println!("median of {} runs, measure by measure:", opts.repeat);
     }

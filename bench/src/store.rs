@@ -15,7 +15,7 @@ use serde_json::json;
 use crate::Options;
 use crate::client::Conn;
 use crate::daemon::Daemon;
-use crate::scenarios::Report;
+use crate::report::Report;
 use crate::stats::Samples;
 
 /// A checkout of the benchmark's shared project.

@@ -65,7 +65,7 @@ pub enum Command {
     Init {
         /// Also integrate these agents (comma-separated), as `wit integrate` does.
         #[arg(long, value_delimiter = ',', value_name = "AGENT")]
-        agents: Vec<crate::integrate::Agent>,
+        agents: Vec<crate::integrate::agent::Agent>,
     },
 
     /// Show intents, locks (with time left) and contracts.
@@ -144,7 +144,7 @@ pub enum Command {
     #[command(
         after_help = "Example (Claude Code PreToolUse hook on Edit|MultiEdit|Write):\n  wit guard\n  wit guard --agent gemini   # also: codex, cursor"
     )]
-    Guard(crate::hooks::guard::GuardArgs),
+    Guard(GuardArgs),
 
     /// Install or remove the git hooks (pre-commit contract check, Wit-Intent trailers).
     #[command(subcommand)]
@@ -283,7 +283,7 @@ pub enum Command {
     Integrate {
         /// The agents: claude, codex, cursor, gemini.
         #[arg(required = true, value_name = "AGENT")]
-        agents: Vec<crate::integrate::Agent>,
+        agents: Vec<crate::integrate::agent::Agent>,
         /// Take wit's entries out again (files left empty are deleted).
         #[arg(long)]
         remove: bool,
@@ -736,4 +736,12 @@ mod tests {
         assert!(parse(&["release", "--all", "a.ts:f"]).is_err());
         assert!(parse(&["release", "--all"]).is_ok());
     }
+}
+
+/// `wit guard` arguments.
+#[derive(clap::Args, Debug)]
+pub struct GuardArgs {
+    /// Whose hook convention the input (stdin) and the answer follow.
+    #[arg(long, value_enum, default_value_t = crate::hooks::guard_payload::Agent::Claude)]
+    pub agent: crate::hooks::guard_payload::Agent,
 }

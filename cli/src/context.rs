@@ -1,7 +1,6 @@
 //! What every command gets: the repository, the output mode, and a way to reach the daemon.
 
 use serde_json::Value;
-use wit_core::protocol::RpcError;
 
 use crate::autostart;
 use crate::client::{CallError, Client};
@@ -64,9 +63,4 @@ pub async fn call<T: serde::de::DeserializeOwned>(
         .call(method, params)
         .await
         .map_err(|e| failure(e, subject))
-}
-
-/// The `data.<field>` string of an RPC error, if any.
-pub fn data_str<'a>(e: &'a RpcError, field: &str) -> Option<&'a str> {
-    e.data.as_ref()?.get(field)?.as_str()
 }

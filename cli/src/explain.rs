@@ -2,7 +2,6 @@
 
 use wit_core::protocol::{ErrorCode, RpcError};
 
-use crate::context::data_str;
 use crate::output::until;
 
 /// A sentence explaining `e`, which happened while acting on `subject` (a symbol path or
@@ -129,6 +128,11 @@ fn field_errors(d: &serde_json::Value) -> String {
         }
     }
     d.to_string()
+}
+
+/// The `data.<field>` string of an RPC error, if any.
+fn data_str<'a>(e: &'a RpcError, field: &str) -> Option<&'a str> {
+    e.data.as_ref()?.get(field)?.as_str()
 }
 
 #[cfg(test)]

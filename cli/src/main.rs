@@ -14,6 +14,7 @@ mod explain;
 mod git;
 mod hooks;
 mod ids;
+mod instructions;
 mod integrate;
 mod mcp;
 mod output;

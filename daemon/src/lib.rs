@@ -44,6 +44,7 @@
 //! off the async threads).
 
 mod analysis;
+mod clock;
 mod config;
 mod discover;
 mod envelope;
@@ -52,6 +53,7 @@ mod index;
 mod leases;
 mod lifecycle;
 mod methods;
+mod others;
 mod params;
 mod paths;
 mod purge;

@@ -12,11 +12,12 @@ use tokio::net::UnixListener;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use crate::analysis::{self, AnalysisService};
+use crate::clock::now_ms;
 use crate::config::Config;
 use crate::error::DaemonError;
 use crate::purge;
 use crate::server;
-use crate::state::{AppState, now_ms};
+use crate::state::AppState;
 use crate::store::{Backend, Store};
 use wit_boundary::WitDir;
 use wit_boundary::witdir::Access;
@@ -157,7 +158,7 @@ async fn serve(
     // Commits of other processes: other worktrees' daemons through SQLite's data
     // version, other machines' daemons through PostgreSQL's notifications.
     let others = match &state.store {
-        Backend::Sqlite(_) => tokio::spawn(crate::worktree::watch_others(state.clone())),
+        Backend::Sqlite(_) => tokio::spawn(crate::others::watch_others(state.clone())),
         Backend::Postgres(pg) => {
             tokio::spawn(crate::store::pg::listen(pg.clone(), state.events.clone()))
         }

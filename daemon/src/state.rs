@@ -226,10 +226,3 @@ impl AppState {
             .map_err(Failure::from_join)
     }
 }
-
-/// Current time in Unix milliseconds.
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}

@@ -13,6 +13,7 @@ mod cli_init;
 mod cli_leases;
 mod cli_version_notice;
 mod cli_watch;
+mod code_layout;
 mod daemon_analysis_cache;
 mod daemon_contracts;
 mod daemon_envelope;

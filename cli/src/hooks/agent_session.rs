@@ -136,7 +136,7 @@ async fn start(repo: &Repo, session: &str) -> Result<String, String> {
 }
 
 async fn end(repo: &Repo, session: &str) -> Result<String, String> {
-    let release = match super::guard::guard_config(repo) {
+    let release = match super::guard_config::guard_config(repo) {
         Ok(c) => c.release_on_session_end,
         Err(e) => {
             eprintln!("wit: {e}");
@@ -147,7 +147,7 @@ async fn end(repo: &Repo, session: &str) -> Result<String, String> {
         return Ok(String::new());
     }
     // The daemon is not started for this: with none running there is nothing to release.
-    let mut client = crate::autostart::connect_existing(repo, super::guard::LIMIT)
+    let mut client = crate::autostart::connect_existing(repo, super::guard_config::LIMIT)
         .await
         .map_err(|e| e.to_string())?;
     // One `session.end`: the daemon releases the locks, audits each release and records

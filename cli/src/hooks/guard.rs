@@ -41,23 +41,20 @@
 use std::collections::HashSet;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
-use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::json;
-use wit_boundary::RepoFileError;
 use wit_core::protocol::{ErrorCode, LeaseRecord, LockRecord};
 use wit_core::text::escape;
 
+use super::guard_config::{LIMIT, guard_config};
 use super::guard_payload::{self as payload, Agent, Change, Payload};
 use super::guard_ranges::{self as ranges, Range};
+use crate::args::GuardArgs;
 use crate::client::{CallError, Client, ConnectError};
 use crate::duration::human_span;
 use crate::hooks::{runtime, with_deadline};
 use crate::root::{self, Repo};
-
-/// The whole check's time limit: an agent waits on it before every edit.
-pub const LIMIT: Duration = Duration::from_secs(2);
 
 /// Largest hook input read (a `Write` carries the whole new file).
 const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
@@ -69,14 +66,6 @@ const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The exit code that blocks the tool call in every supported agent.
 const REFUSE: u8 = 2;
-
-/// `wit guard` arguments.
-#[derive(clap::Args, Debug)]
-pub struct GuardArgs {
-    /// Whose hook convention the input (stdin) and the answer follow.
-    #[arg(long, value_enum, default_value_t = Agent::Claude)]
-    pub agent: Agent,
-}
 
 /// What the guard concluded.
 #[derive(Debug)]
@@ -185,21 +174,6 @@ fn fail_closed(repo: &Repo) -> Result<bool, String> {
     guard_config(repo)
         .map(|g| g.fail_closed)
         .map_err(|e| format!("{e}; failing open"))
-}
-
-/// The `[guard]` table of the repository's `wit.toml` (defaults when there is none).
-pub(crate) fn guard_config(repo: &Repo) -> Result<wit_core::config::GuardConfig, String> {
-    use wit_core::config::FILE_NAME;
-    match wit_boundary::read_repo_file(&repo.root, FILE_NAME, 1024 * 1024) {
-        Ok(bytes) => {
-            let text = String::from_utf8(bytes).map_err(|_| format!("{FILE_NAME} is not UTF-8"))?;
-            wit_core::Config::parse(&text, repo.root.join(FILE_NAME))
-                .map(|c| c.guard)
-                .map_err(|e| escape(&e.to_string()).into_owned())
-        }
-        Err(RepoFileError::NotFound { .. }) => Ok(Default::default()),
-        Err(e) => Err(escape(&e.to_string()).into_owned()),
-    }
 }
 
 /// One file the edit changes, and where.

@@ -9,7 +9,8 @@
 
 mod agent_session;
 pub mod guard;
-mod guard_payload;
+mod guard_config;
+pub(crate) mod guard_payload;
 mod guard_ranges;
 pub mod install;
 pub mod pre_commit;

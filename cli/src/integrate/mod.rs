@@ -10,45 +10,22 @@
 //! never by position. All files are read and written beneath the repository root
 //! (`wit_boundary`): a `.mcp.json` that is a symlink out of the repository is refused.
 
+pub mod agent;
 pub mod jsonc;
 pub mod toml;
 
 use std::path::Path;
 
-use clap::ValueEnum;
 use serde::Serialize;
 use serde_json::{Value, json};
 use wit_boundary::{RepoFileError, read_repo_file, remove_repo_file, write_repo_file};
 
-use crate::commands::init::{INSTRUCTIONS, SECTION_MARKER};
 use crate::context::Ctx;
 use crate::exit::{CmdResult, Failure};
+use crate::instructions::{INSTRUCTIONS, SECTION_MARKER};
 use crate::output::print_json;
 
-/// The coding agents wit can set up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Agent {
-    /// Claude Code: .mcp.json, .claude/settings.json, CLAUDE.md.
-    Claude,
-    /// Codex CLI: .codex/config.toml, .codex/hooks.json, AGENTS.md.
-    Codex,
-    /// Cursor: .cursor/mcp.json, .cursor/hooks.json, .cursor/rules/wit.mdc.
-    Cursor,
-    /// Gemini CLI: .gemini/settings.json, GEMINI.md.
-    Gemini,
-}
-
-impl Agent {
-    fn name(self) -> &'static str {
-        match self {
-            Agent::Claude => "claude",
-            Agent::Codex => "codex",
-            Agent::Cursor => "cursor",
-            Agent::Gemini => "gemini",
-        }
-    }
-}
+pub use agent::Agent;
 
 /// The end of wit's Markdown section (see `INSTRUCTIONS`).
 const SECTION_END: &str = "<!-- /wit:coordination -->\n";

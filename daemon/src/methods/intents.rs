@@ -12,8 +12,9 @@ use wit_core::protocol::{
 
 use super::{Failure, event, to_value, validated};
 use crate::analysis::{qualify_callee, symbol_spellings};
+use crate::clock::now_ms;
 use crate::params::Params;
-use crate::state::{AppState, now_ms};
+use crate::state::AppState;
 use crate::store::intents::{self, FileRange};
 use crate::store::locks;
 
@@ -219,7 +220,7 @@ pub(crate) async fn declare(
 
             // Other sessions' leases over the declared files (exclusive and shared).
             let (lease_items, exclusive) =
-                super::leases::others_over_files(tx, &unique_files, me, now)?;
+                super::holds::others_over_files(tx, &unique_files, me, now)?;
 
             // 2. LOCK_INTERSECTION for each declared file × symbol, whichever spelling
             //    of the definition the lock is under; or, with no such lock, when the file

@@ -16,9 +16,9 @@ use crate::store::db::Db;
 use serde_json::{Map, Value, json};
 use wit_core::protocol::{ErrorCode, iso8601_millis};
 
-use super::locks::MAX_TTL_MS;
+use super::holds::{MAX_TTL_MS, covering_files, lease_json};
 use super::{Failure, event, validated};
-use crate::leases::{Mode, Patterns};
+use crate::leases::Mode;
 use crate::params::Params;
 use crate::state::AppState;
 use crate::store::leases::{self, LeaseRow};
@@ -28,81 +28,10 @@ use crate::store::{audit, locks};
 const MAX_PATTERNS: usize = 256;
 /// Most files one `lease.query` may ask about.
 const MAX_QUERY_FILES: usize = 10_000;
-/// Most covered files listed per lease in an answer (the count is always exact).
-const MAX_LISTED_FILES: usize = 100;
 
 /// The audit log's subject for a lease.
 fn subject(id: &str) -> String {
     format!("lease:{id}")
-}
-
-/// The wire form of a lease.
-pub(crate) fn lease_json(lease: &LeaseRow, now: i64) -> Value {
-    json!({
-        "leaseId": lease.id,
-        "sessionId": lease.session_id,
-        "mode": lease.mode.as_str(),
-        "paths": lease.paths,
-        "reason": lease.reason,
-        "acquiredAt": iso8601_millis(lease.acquired_at),
-        "expiresAt": iso8601_millis(lease.expires_at),
-        "ttlRemainingMs": lease.expires_at - now,
-    })
-}
-
-/// The first of `held` (the exclusive leases of sessions other than the one locking,
-/// `store::leases::exclusive_of_others_read`) covering `file`: what keeps that session from
-/// locking a symbol of it.
-pub(crate) fn covering(held: Vec<LeaseRow>, file: &str) -> Option<LeaseRow> {
-    held.into_iter().find(|l| l.patterns().covers(file))
-}
-
-/// Every lease, exclusive or shared, of sessions other than `me` covering some of
-/// `files` (see [`covering_files`]), and the exclusive ones among them as rows.
-pub(crate) fn others_over_files(
-    tx: &dyn Db,
-    files: &[String],
-    me: &str,
-    now: i64,
-) -> Result<(Vec<Value>, Vec<LeaseRow>), Failure> {
-    let others = leases::of_others(tx, me, now)?;
-    let exclusive = others
-        .iter()
-        .filter(|l| l.mode == crate::leases::Mode::Exclusive)
-        .cloned()
-        .collect();
-    Ok((covering_files(others, files, now), exclusive))
-}
-
-/// Those of `held` covering some of `files`, each as [`lease_json`] with the files it
-/// covers (at most [`MAX_LISTED_FILES`] listed) and their count; each file is matched
-/// once against one set of every lease's patterns.
-fn covering_files(held: Vec<LeaseRow>, files: &[String], now: i64) -> Vec<Value> {
-    if held.is_empty() {
-        return Vec::new();
-    }
-    let lists: Vec<Patterns> = held.iter().map(LeaseRow::patterns).collect();
-    let Some(covering) = crate::leases::Covering::new(&lists) else {
-        return Vec::new();
-    };
-    let mut covered: Vec<Vec<&String>> = vec![Vec::new(); held.len()];
-    let mut scratch = Vec::new();
-    for file in files {
-        for i in covering.lists_covering(file, &mut scratch) {
-            covered[i].push(file);
-        }
-    }
-    let mut out = Vec::new();
-    for (lease, covered) in held.iter().zip(covered) {
-        if covered.is_empty() {
-            continue;
-        }
-        let mut item = lease_json(lease, now);
-        item["files"] = json!(covered.iter().take(MAX_LISTED_FILES).collect::<Vec<_>>());
-        item["fileCount"] = json!(covered.len());
-        out.push(item);
-    }
-    out
 }
 
 /// `lease.acquire`.
@@ -281,7 +210,7 @@ pub(crate) async fn force_release(
                 return Err(Failure::bare(ErrorCode::LeaseNotFound));
             };
             leases::delete(tx, &id)?;
-            let forced = super::liveness::Forced {
+            let forced = super::holds::Forced {
                 what: "lease",
                 audit_subject: &subject(&id),
                 subject: &id,

@@ -19,7 +19,7 @@ use crate::store::db::{Db, DbExt, args};
 use serde_json::{Map, Value, json};
 use wit_core::protocol::{ErrorCode, iso8601_millis};
 
-use super::locks::MAX_TTL_MS;
+use super::holds::{Forced, MAX_TTL_MS};
 use super::{Failure, event, validated};
 use crate::params::Params;
 use crate::state::AppState;
@@ -107,70 +107,6 @@ pub(crate) async fn force_release(
             Ok(forced.answer("symbolPath", now))
         })
         .await
-}
-
-/// A release by force, of a lock or a lease: recorded alike in the audit log (action
-/// `forced`), the event log (`<what>.forced`, about the former holder) and the daemon's
-/// log, and answered alike.
-pub(crate) struct Forced<'a> {
-    /// `lock` or `lease`.
-    pub what: &'static str,
-    /// The audit log's subject (a symbol path, `lease:<id>`).
-    pub audit_subject: &'a str,
-    /// The event's subject and the answer's id (a symbol path, a lease id).
-    pub subject: &'a str,
-    /// Who held it.
-    pub holder: &'a str,
-    /// Who forced it.
-    pub by: &'a str,
-    /// Why.
-    pub reason: &'a str,
-}
-
-impl Forced<'_> {
-    /// Records it, inside the write; `data` adds to the event's `{by, reason}`.
-    pub(crate) fn record(&self, tx: &dyn Db, now: i64, mut data: Value) -> Result<(), Failure> {
-        audit::record(
-            tx,
-            now,
-            "forced",
-            self.audit_subject,
-            self.holder,
-            Some(self.by),
-            self.reason,
-        )?;
-        data["by"] = json!(self.by);
-        data["reason"] = json!(self.reason);
-        event(
-            tx,
-            &format!("{}.forced", self.what),
-            Some(self.holder),
-            self.subject,
-            data,
-        )?;
-        tracing::warn!(
-            subject = %self.subject,
-            holder = %self.holder,
-            by = %self.by,
-            "{} released by force: {}",
-            self.what,
-            self.reason
-        );
-        Ok(())
-    }
-
-    /// The answer, with the subject under `key` (`symbolPath`, `leaseId`).
-    pub(crate) fn answer(&self, key: &str, now: i64) -> Value {
-        let mut v = json!({
-            "released": true,
-            "formerHolder": self.holder,
-            "by": self.by,
-            "reason": self.reason,
-            "at": now,
-        });
-        v[key] = json!(self.subject);
-        v
-    }
 }
 
 /// `session.end`.

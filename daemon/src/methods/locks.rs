@@ -8,15 +8,15 @@ use wit_core::protocol::{
 };
 use wit_core::{Analysis, SymbolPath};
 
+use super::holds::MAX_TTL_MS;
 use super::{Failure, event, to_value, validated};
 use crate::analysis::symbol_spellings;
+use crate::clock::now_ms;
 use crate::params::Params;
-use crate::state::{AppState, now_ms};
+use crate::state::AppState;
 use crate::store::leases::LeaseRow;
 use crate::store::locks::{self, LockRow};
 
-/// Largest accepted `ttlMs`: about 100 years, so that expiry times stay formattable.
-pub(crate) const MAX_TTL_MS: u64 = 100 * 365 * 24 * 3600 * 1000;
 /// Longest `waitMs` (extension): one hour.
 const MAX_WAIT_MS: u64 = 3_600_000;
 
@@ -79,7 +79,7 @@ pub(crate) async fn acquire(
                 json!({
                     "heldBy": lease.session_id,
                     "expiresAt": iso8601_millis(lease.expires_at),
-                    "lease": super::leases::lease_json(&lease, now_ms()),
+                    "lease": super::holds::lease_json(&lease, now_ms()),
                 }),
             ));
         }
@@ -177,7 +177,7 @@ async fn try_take(
                 }
                 let file = canonical.split_once(':').map_or("", |(f, _)| f);
                 let leases = crate::store::leases::unexpired(leases, now)?;
-                if let Some(lease) = super::leases::covering(leases, file) {
+                if let Some(lease) = super::holds::covering(leases, file) {
                     return Ok((Err(Blocker::Lease(lease)), now));
                 }
                 let before = locks::first(canonical_rows)?;

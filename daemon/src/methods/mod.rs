@@ -4,6 +4,7 @@ pub(crate) mod checks;
 pub(crate) mod contracts;
 pub(crate) mod events;
 pub(crate) mod graph;
+pub(crate) mod holds;
 pub(crate) mod intents;
 pub(crate) mod leases;
 pub(crate) mod liveness;

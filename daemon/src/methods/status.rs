@@ -5,8 +5,9 @@ use serde_json::{Value, json};
 use wit_core::AnalyzerOrigin;
 
 use super::Failure;
+use crate::clock::now_ms;
 use crate::plugins::TrustSummary;
-use crate::state::{AppState, now_ms};
+use crate::state::AppState;
 use crate::store::{contracts, intents, leases, locks};
 
 /// `daemon.status` → `{pid, version, startedAt, uptimeMs, root, socket, counts, analyzers,

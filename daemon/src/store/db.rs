@@ -419,7 +419,7 @@ impl Db for rusqlite::Connection {
     }
 
     fn now_ms(&self) -> i64 {
-        crate::state::now_ms()
+        crate::clock::now_ms()
     }
 }
 
@@ -446,7 +446,7 @@ impl Db for Failing {
     }
 
     fn now_ms(&self) -> i64 {
-        crate::state::now_ms()
+        crate::clock::now_ms()
     }
 }
 
@@ -465,7 +465,7 @@ impl Db for rusqlite::Transaction<'_> {
     }
 
     fn now_ms(&self) -> i64 {
-        crate::state::now_ms()
+        crate::clock::now_ms()
     }
 }
 

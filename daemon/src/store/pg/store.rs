@@ -951,7 +951,7 @@ impl Db for PgTx<'_> {
                     // The statements after this one fail the same way; the host's clock
                     // is only a stand-in for the error they will report.
                     tracing::warn!("reading the store's clock: {e}");
-                    crate::state::now_ms()
+                    crate::clock::now_ms()
                 }
             }
         })

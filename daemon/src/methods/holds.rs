@@ -1,0 +1,151 @@
+//! What locks and leases hold, as the methods show and match it: the pieces that locks,
+//! leases, intents and liveness share, in a home of their own below all four, so that
+//! their imports run one way (liveness ends a session's intents and leases; intents,
+//! locks and leases only read these).
+
+use serde_json::{Value, json};
+use wit_core::protocol::iso8601_millis;
+
+use super::{Failure, event};
+use crate::leases::Patterns;
+use crate::store::audit;
+use crate::store::db::Db;
+use crate::store::leases::{self, LeaseRow};
+
+/// Largest accepted `ttlMs`: about 100 years, so that expiry times stay formattable.
+pub(crate) const MAX_TTL_MS: u64 = 100 * 365 * 24 * 3600 * 1000;
+/// Most covered files listed per lease in an answer (the count is always exact).
+const MAX_LISTED_FILES: usize = 100;
+
+/// The wire form of a lease.
+pub(crate) fn lease_json(lease: &LeaseRow, now: i64) -> Value {
+    json!({
+        "leaseId": lease.id,
+        "sessionId": lease.session_id,
+        "mode": lease.mode.as_str(),
+        "paths": lease.paths,
+        "reason": lease.reason,
+        "acquiredAt": iso8601_millis(lease.acquired_at),
+        "expiresAt": iso8601_millis(lease.expires_at),
+        "ttlRemainingMs": lease.expires_at - now,
+    })
+}
+
+/// The first of `held` (the exclusive leases of sessions other than the one locking,
+/// `store::leases::exclusive_of_others_read`) covering `file`: what keeps that session from
+/// locking a symbol of it.
+pub(crate) fn covering(held: Vec<LeaseRow>, file: &str) -> Option<LeaseRow> {
+    held.into_iter().find(|l| l.patterns().covers(file))
+}
+
+/// Every lease, exclusive or shared, of sessions other than `me` covering some of
+/// `files` (see [`covering_files`]), and the exclusive ones among them as rows.
+pub(crate) fn others_over_files(
+    tx: &dyn Db,
+    files: &[String],
+    me: &str,
+    now: i64,
+) -> Result<(Vec<Value>, Vec<LeaseRow>), Failure> {
+    let others = leases::of_others(tx, me, now)?;
+    let exclusive = others
+        .iter()
+        .filter(|l| l.mode == crate::leases::Mode::Exclusive)
+        .cloned()
+        .collect();
+    Ok((covering_files(others, files, now), exclusive))
+}
+
+/// Those of `held` covering some of `files`, each as [`lease_json`] with the files it
+/// covers (at most [`MAX_LISTED_FILES`] listed) and their count; each file is matched
+/// once against one set of every lease's patterns.
+pub(crate) fn covering_files(held: Vec<LeaseRow>, files: &[String], now: i64) -> Vec<Value> {
+    if held.is_empty() {
+        return Vec::new();
+    }
+    let lists: Vec<Patterns> = held.iter().map(LeaseRow::patterns).collect();
+    let Some(covering) = crate::leases::Covering::new(&lists) else {
+        return Vec::new();
+    };
+    let mut covered: Vec<Vec<&String>> = vec![Vec::new(); held.len()];
+    let mut scratch = Vec::new();
+    for file in files {
+        for i in covering.lists_covering(file, &mut scratch) {
+            covered[i].push(file);
+        }
+    }
+    let mut out = Vec::new();
+    for (lease, covered) in held.iter().zip(covered) {
+        if covered.is_empty() {
+            continue;
+        }
+        let mut item = lease_json(lease, now);
+        item["files"] = json!(covered.iter().take(MAX_LISTED_FILES).collect::<Vec<_>>());
+        item["fileCount"] = json!(covered.len());
+        out.push(item);
+    }
+    out
+}
+
+/// A release by force, of a lock or a lease: recorded alike in the audit log (action
+/// `forced`), the event log (`<what>.forced`, about the former holder) and the daemon's
+/// log, and answered alike.
+pub(crate) struct Forced<'a> {
+    /// `lock` or `lease`.
+    pub what: &'static str,
+    /// The audit log's subject (a symbol path, `lease:<id>`).
+    pub audit_subject: &'a str,
+    /// The event's subject and the answer's id (a symbol path, a lease id).
+    pub subject: &'a str,
+    /// Who held it.
+    pub holder: &'a str,
+    /// Who forced it.
+    pub by: &'a str,
+    /// Why.
+    pub reason: &'a str,
+}
+
+impl Forced<'_> {
+    /// Records it, inside the write; `data` adds to the event's `{by, reason}`.
+    pub(crate) fn record(&self, tx: &dyn Db, now: i64, mut data: Value) -> Result<(), Failure> {
+        audit::record(
+            tx,
+            now,
+            "forced",
+            self.audit_subject,
+            self.holder,
+            Some(self.by),
+            self.reason,
+        )?;
+        data["by"] = json!(self.by);
+        data["reason"] = json!(self.reason);
+        event(
+            tx,
+            &format!("{}.forced", self.what),
+            Some(self.holder),
+            self.subject,
+            data,
+        )?;
+        tracing::warn!(
+            subject = %self.subject,
+            holder = %self.holder,
+            by = %self.by,
+            "{} released by force: {}",
+            self.what,
+            self.reason
+        );
+        Ok(())
+    }
+
+    /// The answer, with the subject under `key` (`symbolPath`, `leaseId`).
+    pub(crate) fn answer(&self, key: &str, now: i64) -> Value {
+        let mut v = json!({
+            "released": true,
+            "formerHolder": self.holder,
+            "by": self.by,
+            "reason": self.reason,
+            "at": now,
+        });
+        v[key] = json!(self.subject);
+        v
+    }
+}
