@@ -275,3 +275,150 @@ fn sixty_four_racing_clients_have_exactly_one_winner() {
         }
     }
 }
+
+/// One acknowledged operation of the churn test.
+#[derive(Debug, Clone)]
+struct Acked {
+    session: usize,
+    acquire: bool,
+    ttl_ms: i64,
+    ok: bool,
+    /// Test-clock instants around the request, and the lock's expiry when acquired.
+    sent: std::time::Instant,
+    answered: std::time::Instant,
+    expires_at: Option<i64>,
+}
+
+/// Sessions acquiring and releasing one symbol at once, by both of its names, long and
+/// short TTLs mixed (short ones expire mid-run, so takeovers and releases of expired
+/// locks race too), checked
+/// against the acknowledged answers (issue 23): a lock taken with a long TTL is never
+/// taken by another session between its acknowledgement and its holder's next request;
+/// and the holder `lock.query` shows at the end is the session whose last acknowledged
+/// success was that very acquisition (same expiry), while a session whose last success
+/// was a long acquisition still holds. Several rounds, on both stores (the daemon suite).
+#[test]
+fn concurrent_churn_on_one_symbol_ends_as_the_acknowledged_answers_say() {
+    const SESSIONS: usize = 6;
+    const OPS: usize = 40;
+    const LONG: i64 = 600_000;
+    let repo = TempRepo::new().with_file("src/auth.ts", AUTH_TS);
+    let d = Daemon::start(repo.path());
+    // One method, by both of its names: the bare one and the qualified one.
+    let spellings = ["src/auth.ts:save", "src/auth.ts:Session.save"];
+    for round in 0..6u64 {
+        let symbol = spellings[0].to_owned();
+        let barrier = Arc::new(Barrier::new(SESSIONS));
+        let threads: Vec<_> = (0..SESSIONS)
+            .map(|s| {
+                let (socket, symbol, barrier) =
+                    (d.socket().to_owned(), symbol.clone(), barrier.clone());
+                std::thread::spawn(move || {
+                    let mut c = crate::support::client::Client::connect(&socket).unwrap();
+                    let session = format!("churn-{s}");
+                    // xorshift, seeded per session and round: reproducible.
+                    let mut x = 0x9E37_79B9_7F4A_7C15u64 ^ (round << 8 | s as u64 + 1);
+                    let mut next = move || {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        x
+                    };
+                    barrier.wait();
+                    (0..OPS)
+                        .map(|_| {
+                            let r = next();
+                            let acquire = r % 3 != 0;
+                            let ttl_ms = if r % 3 == 0 { 5 + (r >> 8) as i64 % 60 } else { LONG };
+                            let symbol = spellings[(r >> 20) as usize % 2];
+                            let sent = std::time::Instant::now();
+                            let answer = if acquire {
+                                c.call(
+                                    "lock.acquire",
+                                    json!({"symbolPath": symbol, "sessionId": session, "ttlMs": ttl_ms}),
+                                )
+                            } else {
+                                c.call(
+                                    "lock.release",
+                                    json!({"symbolPath": symbol, "sessionId": session}),
+                                )
+                            };
+                            let answered = std::time::Instant::now();
+                            let ok = answer.get("error").is_none();
+                            let expires_at = (acquire && ok).then(|| iso_ms(&answer["result"]["expiresAt"]));
+                            Acked { session: s, acquire, ttl_ms, ok, sent, answered, expires_at }
+                        })
+                        .collect::<Vec<Acked>>()
+                })
+            })
+            .collect();
+        let history: Vec<Vec<Acked>> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+
+        // Mutual exclusion: a long acquisition of one session, then (strictly after its
+        // answer and before that session's next release was sent) a successful
+        // acquisition of another is impossible.
+        for ops in &history {
+            for (i, held) in ops.iter().enumerate() {
+                if !(held.acquire && held.ok && held.ttl_ms == LONG) {
+                    continue;
+                }
+                // Held until the session's next request (a release, or a refresh that may
+                // shorten the TTL) was sent.
+                let released = ops.get(i + 1).map(|o| o.sent);
+                for other in history.iter().flatten() {
+                    if other.session == held.session || !(other.acquire && other.ok) {
+                        continue;
+                    }
+                    let inside =
+                        other.sent > held.answered && released.is_none_or(|r| other.answered < r);
+                    assert!(
+                        !inside,
+                        "round {round}: session {} acquired while session {} held it: {other:?} inside {held:?}",
+                        other.session, held.session
+                    );
+                }
+            }
+        }
+
+        // The end state.
+        let mut c = d.client();
+        let shown = c.ok("lock.query", json!({}));
+        let holder = shown
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| spellings.iter().any(|s| l["symbolPath"] == *s));
+        let last_success = |s: usize| history[s].iter().rev().find(|o| o.ok);
+        match holder {
+            Some(l) => {
+                let who: usize = l["sessionId"].as_str().unwrap()["churn-".len()..]
+                    .parse()
+                    .unwrap();
+                let last = last_success(who)
+                    .unwrap_or_else(|| panic!("round {round}: {l} holds with no success"));
+                assert!(
+                    last.acquire && last.expires_at == Some(iso_ms(&l["expiresAt"])),
+                    "round {round}: {l} is not session {who}'s last acknowledged acquisition {last:?}"
+                );
+            }
+            None => {
+                for s in 0..SESSIONS {
+                    if let Some(last) = last_success(s) {
+                        assert!(
+                            !(last.acquire && last.ttl_ms == LONG),
+                            "round {round}: session {s}'s last success was a long acquisition, yet nobody holds the lock: {last:?}"
+                        );
+                    }
+                }
+            }
+        }
+        // Other sessions' last long acquisitions cannot coexist with the holder.
+        let long_holders: Vec<usize> = (0..SESSIONS)
+            .filter(|s| last_success(*s).is_some_and(|o| o.acquire && o.ttl_ms == LONG))
+            .collect();
+        assert!(
+            long_holders.len() <= 1,
+            "round {round}: {long_holders:?} all hold it"
+        );
+    }
+}
