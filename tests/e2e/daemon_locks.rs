@@ -307,17 +307,15 @@ fn concurrent_churn_on_one_symbol_ends_as_the_acknowledged_answers_say() {
     // One method, by both of its names: the bare one and the qualified one.
     let spellings = ["src/auth.ts:save", "src/auth.ts:Session.save"];
     for round in 0..6u64 {
-        let symbol = spellings[0].to_owned();
         let barrier = Arc::new(Barrier::new(SESSIONS));
         let threads: Vec<_> = (0..SESSIONS)
             .map(|s| {
-                let (socket, symbol, barrier) =
-                    (d.socket().to_owned(), symbol.clone(), barrier.clone());
+                let (socket, barrier) = (d.socket().to_owned(), barrier.clone());
                 std::thread::spawn(move || {
                     let mut c = crate::support::client::Client::connect(&socket).unwrap();
                     let session = format!("churn-{s}");
                     // xorshift, seeded per session and round: reproducible.
-                    let mut x = 0x9E37_79B9_7F4A_7C15u64 ^ (round << 8 | s as u64 + 1);
+                    let mut x = 0x9E37_79B9_7F4A_7C15u64 ^ ((round << 8) | (s as u64 + 1));
                     let mut next = move || {
                         x ^= x << 13;
                         x ^= x >> 7;
@@ -420,5 +418,10 @@ fn concurrent_churn_on_one_symbol_ends_as_the_acknowledged_answers_say() {
             long_holders.len() <= 1,
             "round {round}: {long_holders:?} all hold it"
         );
+        // The next round starts from a free lock: ending a session releases its locks.
+        for s in 0..SESSIONS {
+            c.ok("session.end", json!({"sessionId": format!("churn-{s}")}));
+        }
+        assert_eq!(c.ok("lock.query", json!({})), json!([]), "round {round}");
     }
 }
