@@ -157,10 +157,13 @@ fn item8_a_bare_name_and_its_qualified_name_are_one_lock_in_both_orders() {
         ("src/store.py:get", "src/store.py:Store.get"),
         ("src/store.py:Store.get", "src/store.py:get"),
     ] {
+        // One lock, answered (v1) in the spelling the request used.
         let got = acquire(&mut c, first, "a");
+        assert_eq!(got["result"]["symbolPath"], first, "{got}");
+        let listed = c.ok("lock.query", json!({}));
         assert_eq!(
-            got["result"]["symbolPath"], "src/store.py:Store.get",
-            "{got}"
+            listed[0]["symbolPath"], first,
+            "as its holder named it: {listed}"
         );
         let resp = acquire(&mut c, second, "b");
         assert_eq!(
@@ -207,9 +210,10 @@ fn item8_intent_conflicts_find_a_lock_under_any_spelling() {
         .as_array()
         .cloned()
         .unwrap_or_default();
+    // Found under the canonical name, reported (v1) as the holder named it.
     assert!(
         items.iter().any(|i| i["type"] == "LOCK_INTERSECTION"
-            && i["symbolPath"] == "src/store.py:Store.get"
+            && i["symbolPath"] == "src/store.py:get"
             && i["heldBy"] == "a"),
         "{declared}"
     );
@@ -217,7 +221,7 @@ fn item8_intent_conflicts_find_a_lock_under_any_spelling() {
     assert!(
         items.iter().any(|i| i["type"] == "DEP_CHAIN"
             && i["intentSymbol"] == "src/store.py:Store.put"
-            && i["lockedCallee"] == "src/store.py:Store.get"),
+            && i["lockedCallee"] == "src/store.py:get"),
         "{declared}"
     );
     // Contracts: proposed under one name, found and stored under the canonical one.
@@ -228,4 +232,43 @@ fn item8_intent_conflicts_find_a_lock_under_any_spelling() {
     assert_eq!(proposed["symbolPath"], "src/store.py:Store.get");
     let found = c.ok("contract.query", json!({"symbolPath": "src/store.py:get"}));
     assert_eq!(found.as_array().map(Vec::len), Some(1), "{found}");
+}
+
+const SERVICE_TS: &str = "export class UserService {\n  findById(id: string): string {\n    return id;\n  }\n\n  load(id: string): string {\n    return this.findById(id);\n  }\n}\n\nexport function lookup(id: string): string {\n  return new UserService().findById(id);\n}\n";
+
+/// Issue 23: v1's caller warnings name each locked caller as its holder locked it, and end
+/// the chain with the symbol as the request named it: a TS class method caller locked by
+/// its bare name (`load`, whose `this.findById()` is the call), and two callers held by
+/// two sessions. Agents compare these strings with the ones they sent.
+#[test]
+fn caller_warnings_keep_the_spelling_of_the_holder_and_of_the_request() {
+    let repo = TempRepo::new().with_file("src/auth.ts", SERVICE_TS);
+    let d = Daemon::start(repo.path());
+    let mut c = d.client();
+    let held = acquire(&mut c, "src/auth.ts:load", "a");
+    assert_eq!(held["result"]["symbolPath"], "src/auth.ts:load", "{held}");
+    acquire(&mut c, "src/auth.ts:lookup", "c");
+
+    let got = acquire(&mut c, "src/auth.ts:findById", "b");
+    assert_eq!(got["result"]["symbolPath"], "src/auth.ts:findById", "{got}");
+    let mut warnings = got["result"]["warnings"].as_array().unwrap().clone();
+    warnings.sort_by_key(|w| w["lockedSymbol"].as_str().unwrap_or_default().to_owned());
+    assert_eq!(
+        Value::Array(warnings),
+        json!([
+            {"lockedSymbol": "src/auth.ts:load", "heldBy": "a",
+             "chain": ["src/auth.ts:load", "src/auth.ts:findById"]},
+            {"lockedSymbol": "src/auth.ts:lookup", "heldBy": "c",
+             "chain": ["src/auth.ts:lookup", "src/auth.ts:findById"]},
+        ])
+    );
+    // Under the other spelling of the same method the lock is the same one (a refresh by
+    // its holder), and the answer follows the new spelling.
+    let again = acquire(&mut c, "src/auth.ts:UserService.findById", "b");
+    assert_eq!(
+        again["result"]["symbolPath"],
+        "src/auth.ts:UserService.findById"
+    );
+    let other = acquire(&mut c, "src/auth.ts:findById", "z");
+    assert_eq!(other["error"]["message"], "LOCK_CONFLICT", "{other}");
 }

@@ -230,7 +230,7 @@ pub(crate) async fn declare(
             for (spellings, (file, given)) in lock_pairs.iter().zip(&declared_symbols) {
                 if let Some(lock) = live_lock_of_other(&live, spellings, me) {
                     items.push(ConflictItem::LockIntersection {
-                        symbol_path: lock.symbol_path,
+                        symbol_path: lock.spelling,
                         held_by: lock.session_id,
                         expires_at: iso8601_millis(lock.expires_at),
                     });
@@ -248,7 +248,7 @@ pub(crate) async fn declare(
                 if let Some(lock) = live_lock_of_other(&live, &spellings, me) {
                     items.push(ConflictItem::DepChain {
                         intent_symbol,
-                        locked_callee: lock.symbol_path,
+                        locked_callee: lock.spelling,
                         held_by: lock.session_id,
                     });
                 }

@@ -50,8 +50,15 @@ pub(crate) async fn renew(state: &AppState, params: &Map<String, Value>) -> Resu
                 ));
             }
             let expires = now.saturating_add(ttl);
-            locks::acquire(tx, &symbol_path, &session, lock.acquired_at, expires)?
-                .map_err(|_| Failure::internal("the lock changed hands inside one write"))?;
+            locks::acquire(
+                tx,
+                &symbol_path,
+                &lock.spelling,
+                &session,
+                lock.acquired_at,
+                expires,
+            )?
+            .map_err(|_| Failure::internal("the lock changed hands inside one write"))?;
             event(
                 tx,
                 "lock.refreshed",

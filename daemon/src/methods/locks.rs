@@ -24,8 +24,10 @@ const MAX_WAIT_MS: u64 = 3_600_000;
 ///
 /// The lock is stored under the symbol's canonical path (see
 /// [`crate::analysis::symbol_spellings`]): `src/store.py:get` naming the method
-/// `Store.get` is locked, answered and listed as `src/store.py:Store.get`, and a lock
-/// another session holds under any spelling of the same definition is a LOCK_CONFLICT.
+/// `Store.get` is locked as `src/store.py:Store.get`, and a lock another session holds
+/// under any spelling of the same definition is a LOCK_CONFLICT. Protocol v1 answers in
+/// the request's spelling (`src/store.py:get`), and names the lock so wherever it shows it
+/// (lock.query, caller warnings, LOCK_INTERSECTION, DEP_CHAIN): agents compare strings.
 /// A file that does not analyse (missing, unsupported, refused) is locked as given.
 pub(crate) async fn acquire(
     state: &AppState,
@@ -59,9 +61,11 @@ pub(crate) async fn acquire(
 
     let wait = wait_ms.unwrap_or(0);
     let outcome = if wait == 0 {
-        try_take(state, &spellings, &session, ttl).await?.0
+        try_take(state, &spellings, &symbol_path, &session, ttl)
+            .await?
+            .0
     } else {
-        wait_for_lock(state, &spellings, &session, ttl, wait).await?
+        wait_for_lock(state, &spellings, &symbol_path, &session, ttl, wait).await?
     };
     let row = match outcome {
         Ok(row) => row,
@@ -90,7 +94,7 @@ pub(crate) async fn acquire(
                 state,
                 sp.file,
                 sp.name,
-                &row.symbol_path,
+                (&row.symbol_path, &row.spelling),
                 analysis,
                 &session,
                 graph,
@@ -105,8 +109,10 @@ pub(crate) async fn acquire(
     }];
     let unknown =
         super::graph::unknown_symbols(&[sp.file.to_owned()], &outcomes, &[sp.name.to_owned()]);
+    // v1 answers with the path as the request spelled it (normalized); the lock itself is
+    // stored, excluded and announced (events, extensions) under the canonical one.
     let value = to_value(&LockAcquired {
-        symbol_path: row.symbol_path,
+        symbol_path: row.spelling,
         session_id: row.session_id,
         acquired_at: iso8601_millis(row.acquired_at),
         expires_at: iso8601_millis(row.expires_at),
@@ -138,10 +144,12 @@ impl Blocker {
 async fn try_take(
     state: &AppState,
     spellings: &[String],
+    given: &str,
     session: &str,
     ttl: i64,
 ) -> Result<(Result<LockRow, Blocker>, i64), Failure> {
     let who = session.to_owned();
+    let given = given.to_owned();
     let aliases = spellings.to_vec();
     let worktree = state.worktree_name();
     let Some((canonical, others)) = aliases.split_first() else {
@@ -203,6 +211,7 @@ async fn try_take(
                     tx,
                     before.clone(),
                     canonical,
+                    &given,
                     &who,
                     now,
                     now.saturating_add(ttl),
@@ -256,6 +265,7 @@ fn decision_reads(canonical: &str, others: &[String], who: &str) -> Vec<crate::s
 async fn wait_for_lock(
     state: &AppState,
     spellings: &[String],
+    given: &str,
     session: &str,
     ttl: i64,
     wait_ms: u64,
@@ -273,7 +283,7 @@ async fn wait_for_lock(
         // How long the holder has left, on the store's clock (the one expiry is decided
         // by: a host whose clock differs from the database's still wakes on time).
         let left = if ticket.is_head() || timed_out {
-            match try_take(state, spellings, session, ttl).await? {
+            match try_take(state, spellings, given, session, ttl).await? {
                 (Ok(row), _) => return Ok(Ok(row)),
                 (Err(holder), _) if timed_out => return Ok(Err(holder)),
                 (Err(holder), now) => Some(holder.expires_at() - now),
@@ -309,14 +319,16 @@ async fn current_holder(
         .await
 }
 
-/// Callers of the newly locked symbol (`name` in `file`, locked as `locked`) that another
-/// session has locked: v1's same-file callers by name, then the code graph's callers in
-/// any file (`graph`: each caller's lock spellings, canonical first).
+/// Callers of the newly locked symbol (`name` in `file`, locked as `locked`: its canonical
+/// path and the request's spelling) that another session has locked: v1's same-file
+/// callers by name, then the code graph's callers in any file (`graph`: each caller's
+/// lock spellings, canonical first). Each is named as its holder named it, and the chain
+/// ends with the symbol as this request named it (v1 compares these strings).
 async fn caller_warnings(
     state: &AppState,
     file: &str,
     name: &str,
-    locked: &str,
+    (locked, given): (&str, &str),
     analysis: &Arc<Analysis>,
     session: &str,
     graph: Vec<Vec<String>>,
@@ -354,7 +366,7 @@ async fn caller_warnings(
     if candidate_lists.is_empty() {
         return Ok(Vec::new());
     }
-    let (locked, me) = (locked.to_owned(), session.to_owned());
+    let (locked, given, me) = (locked.to_owned(), given.to_owned(), session.to_owned());
     state
         .read(move |conn| {
             let now = conn.now_ms();
@@ -368,9 +380,9 @@ async fn caller_warnings(
                         && lock.session_id != me
                     {
                         warnings.push(CallerWarning {
-                            locked_symbol: candidate.clone(),
+                            locked_symbol: lock.spelling.clone(),
                             held_by: lock.session_id,
-                            chain: vec![candidate, locked.clone()],
+                            chain: vec![lock.spelling, given.clone()],
                         });
                         break;
                     }
@@ -472,7 +484,7 @@ pub(crate) async fn query(state: &AppState, params: &Map<String, Value>) -> Resu
         .into_iter()
         .map(|r: LockRow| LockRecord {
             ttl_remaining_ms: r.expires_at - now,
-            symbol_path: r.symbol_path,
+            symbol_path: r.spelling,
             session_id: r.session_id,
             acquired_at: iso8601_millis(r.acquired_at),
             expires_at: iso8601_millis(r.expires_at),

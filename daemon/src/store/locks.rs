@@ -5,10 +5,15 @@ use super::db::{Arg, Db, DbExt, DbResult, Dep, OwnedArg, Query, Read, Row, args}
 /// A stored, unexpired lock.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct LockRow {
+    /// The canonical path the lock is stored and excluded under.
     pub symbol_path: String,
     pub session_id: String,
     pub acquired_at: i64,
     pub expires_at: i64,
+    /// The path as its holder named it (`src/store.py:get` for the canonical
+    /// `src/store.py:Store.get`): what protocol v1 answers with. The canonical path for
+    /// rows written before it was kept.
+    pub spelling: String,
 }
 
 /// The unexpired lock on `symbol_path`, if any.
@@ -19,10 +24,12 @@ pub(crate) fn get(db: &dyn Db, symbol_path: &str, now_ms: i64) -> DbResult<Optio
 
 /// The statement that takes or refreshes one lock; its first argument is the lock's path
 /// (the PostgreSQL store knows it by this text: see `store::pg`'s `written`).
-pub(crate) const TAKE: &str = "INSERT INTO locks (symbol_path, session_id, acquired_at, expires_at)
-     VALUES (?1, ?2, ?3, ?4)
+pub(crate) const TAKE: &str =
+    "INSERT INTO locks (symbol_path, session_id, acquired_at, expires_at, spelling)
+     VALUES (?1, ?2, ?3, ?4, ?5)
      ON CONFLICT(symbol_path) DO UPDATE SET session_id = excluded.session_id,
-         acquired_at = excluded.acquired_at, expires_at = excluded.expires_at";
+         acquired_at = excluded.acquired_at, expires_at = excluded.expires_at,
+         spelling = excluded.spelling";
 
 /// The statement that deletes one lock; its argument is the lock's path.
 pub(crate) const DELETE: &str = "DELETE FROM locks WHERE symbol_path = ?1";
@@ -50,7 +57,7 @@ fn read_of(q: Query<'_>, symbol_path: &str) -> Read {
 /// [`get`] as a query to run with others ([`Db::rows_all`]); [`first`] reads its rows.
 pub(crate) fn get_query(symbol_path: &str, now_ms: i64) -> Query<'_> {
     Query {
-        sql: "SELECT symbol_path, session_id, acquired_at, expires_at FROM locks
+        sql: "SELECT symbol_path, session_id, acquired_at, expires_at, COALESCE(spelling, symbol_path) FROM locks
               WHERE symbol_path = ?1 AND expires_at > ?2"
             .to_owned(),
         args: vec![Arg::Text(symbol_path), Arg::Int(now_ms)],
@@ -61,7 +68,7 @@ pub(crate) fn get_query(symbol_path: &str, now_ms: i64) -> Query<'_> {
 /// reads its rows.
 pub(crate) fn get_any_query(symbol_path: &str) -> Query<'_> {
     Query {
-        sql: "SELECT symbol_path, session_id, acquired_at, expires_at FROM locks
+        sql: "SELECT symbol_path, session_id, acquired_at, expires_at, COALESCE(spelling, symbol_path) FROM locks
               WHERE symbol_path = ?1"
             .to_owned(),
         args: vec![Arg::Text(symbol_path)],
@@ -78,12 +85,21 @@ pub(crate) fn first(rows: &[Row]) -> DbResult<Option<LockRow>> {
 pub(crate) fn acquire(
     db: &dyn Db,
     symbol_path: &str,
+    spelling: &str,
     session_id: &str,
     now_ms: i64,
     expires_at: i64,
 ) -> DbResult<Result<LockRow, LockRow>> {
     let current = get(db, symbol_path, now_ms)?;
-    take(db, current, symbol_path, session_id, now_ms, expires_at)
+    take(
+        db,
+        current,
+        symbol_path,
+        spelling,
+        session_id,
+        now_ms,
+        expires_at,
+    )
 }
 
 /// [`acquire`] given the row `current` on `symbol_path` (expired or not) read in the same
@@ -92,6 +108,7 @@ pub(crate) fn take(
     db: &dyn Db,
     current: Option<LockRow>,
     symbol_path: &str,
+    spelling: &str,
     session_id: &str,
     now_ms: i64,
     expires_at: i64,
@@ -102,12 +119,16 @@ pub(crate) fn take(
     {
         return Ok(Err(holder));
     }
-    db.execute_later(TAKE, args![symbol_path, session_id, now_ms, expires_at])?;
+    db.execute_later(
+        TAKE,
+        args![symbol_path, session_id, now_ms, expires_at, spelling],
+    )?;
     Ok(Ok(LockRow {
         symbol_path: symbol_path.to_owned(),
         session_id: session_id.to_owned(),
         acquired_at: now_ms,
         expires_at,
+        spelling: spelling.to_owned(),
     }))
 }
 
@@ -119,7 +140,7 @@ pub(crate) fn delete(db: &dyn Db, symbol_path: &str) -> DbResult<()> {
 /// Unexpired locks, optionally of one session, oldest first.
 pub(crate) fn list(db: &dyn Db, session_id: Option<&str>, now_ms: i64) -> DbResult<Vec<LockRow>> {
     db.query_map(
-        "SELECT symbol_path, session_id, acquired_at, expires_at FROM locks
+        "SELECT symbol_path, session_id, acquired_at, expires_at, COALESCE(spelling, symbol_path) FROM locks
          WHERE expires_at > ?1 AND (?2 IS NULL OR session_id = ?2)
          ORDER BY acquired_at, symbol_path",
         args![now_ms, session_id],
@@ -144,7 +165,7 @@ pub(crate) fn count(db: &dyn Db, now_ms: i64) -> DbResult<i64> {
 /// writes are serial anyway.
 pub(crate) fn purge_expired(db: &dyn Db, now_ms: i64) -> DbResult<Vec<LockRow>> {
     let expired = db.query_map(
-        "SELECT symbol_path, session_id, acquired_at, expires_at FROM locks
+        "SELECT symbol_path, session_id, acquired_at, expires_at, COALESCE(spelling, symbol_path) FROM locks
          WHERE expires_at <= ?1 ORDER BY expires_at, symbol_path",
         args![now_ms],
         row,
@@ -174,10 +195,12 @@ pub(crate) fn next_expiry(db: &dyn Db) -> DbResult<Option<i64>> {
 /// The unexpired locks on any of `symbol_paths` (a JSON array of strings), in one query.
 pub(crate) fn live_among(db: &dyn Db, symbol_paths: &str, now_ms: i64) -> DbResult<Vec<LockRow>> {
     let sql = db.dialect().pick(
-        "SELECT l.symbol_path, l.session_id, l.acquired_at, l.expires_at
+        "SELECT l.symbol_path, l.session_id, l.acquired_at, l.expires_at,
+                COALESCE(l.spelling, l.symbol_path)
          FROM json_each(?1) AS j CROSS JOIN locks AS l
          WHERE l.symbol_path = j.value AND l.expires_at > ?2",
-        "SELECT l.symbol_path, l.session_id, l.acquired_at, l.expires_at
+        "SELECT l.symbol_path, l.session_id, l.acquired_at, l.expires_at,
+                COALESCE(l.spelling, l.symbol_path)
          FROM jsonb_array_elements_text(?1::text::jsonb) AS j(value) JOIN locks AS l
            ON l.symbol_path = j.value
          WHERE l.expires_at > ?2",
@@ -191,5 +214,6 @@ fn row(r: &Row) -> DbResult<LockRow> {
         session_id: r.get(1)?,
         acquired_at: r.get(2)?,
         expires_at: r.get(3)?,
+        spelling: r.get(4)?,
     })
 }

@@ -39,7 +39,10 @@ pub struct MigrationReport {
 /// Tables copied as they are (every column but a generated key), with their columns.
 const PLAIN: &[(&str, &str)] = &[
     ("agents", "session_id, name, registered_at"),
-    ("locks", "symbol_path, session_id, acquired_at, expires_at"),
+    (
+        "locks",
+        "symbol_path, session_id, acquired_at, expires_at, spelling",
+    ),
     (
         "contracts",
         "id, proposer_session_id, symbol_path, file, signature, status, responder_session_id, \

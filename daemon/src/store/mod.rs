@@ -263,7 +263,8 @@ mod tests {
         let acquire = |session: &str, now: i64, expires: i64| {
             store
                 .write(|tx| {
-                    locks::acquire(tx, "a.ts:f", session, now, expires).map_err(StoreError::from)
+                    locks::acquire(tx, "a.ts:f", "a.ts:f", session, now, expires)
+                        .map_err(StoreError::from)
                 })
                 .unwrap()
         };

@@ -8,7 +8,8 @@
 //! `public.wit_projects` concurrently would race in PostgreSQL's catalog.
 
 /// Migration `i` takes a project's schema from version `i` to `i + 1`. Append only.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE agents (
     id            BIGSERIAL PRIMARY KEY,
     session_id    TEXT NOT NULL UNIQUE,
@@ -112,7 +113,10 @@ CREATE TABLE session_worktrees (
     worktree   TEXT NOT NULL,
     seen_at    BIGINT NOT NULL
 );
-"#];
+"#,
+    // The path as a lock's holder named it (NULL: its canonical path), for v1's answers.
+    "ALTER TABLE locks ADD COLUMN spelling TEXT;",
+];
 
 /// The advisory lock key of migrations (any constant; "wit" in ASCII).
 const MIGRATION_LOCK: i64 = 0x0077_6974;

@@ -1300,7 +1300,7 @@ mod tests {
     fn what_a_statement_changes() {
         use crate::store::locks;
         assert_eq!(
-            written(locks::TAKE, args!["src/a.ts:f", "s", 1, 2]),
+            written(locks::TAKE, args!["src/a.ts:f", "s", 1, 2, "src/a.ts:f"]),
             [Written::Row("locks", "src/a.ts:f".into())]
         );
         assert_eq!(
@@ -1357,7 +1357,7 @@ mod tests {
                 let rows = db.rows(&read.sql, &read.query().args)?;
                 match locks::live(&rows, now)? {
                     Some(holder) if holder.session_id != who => Err(DbError::NoRow),
-                    _ => db.execute_later(locks::TAKE, args![path, who, now, now + 60_000]),
+                    _ => db.execute_later(locks::TAKE, args![path, who, now, now + 60_000, path]),
                 }
             });
             job.prefetch = Some(Box::new(move || vec![locks::get_any_read(path)]));
