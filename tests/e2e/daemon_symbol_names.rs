@@ -224,14 +224,23 @@ fn item8_intent_conflicts_find_a_lock_under_any_spelling() {
             && i["lockedCallee"] == "src/store.py:get"),
         "{declared}"
     );
-    // Contracts: proposed under one name, found and stored under the canonical one.
+    // Contracts: proposed under one name, stored under the canonical one, found by
+    // either, and named (v1) as the proposer named it.
     let proposed = c.ok(
         "contract.propose",
         json!({"symbolPath": "src/store.py:get", "sessionId": "a"}),
     );
-    assert_eq!(proposed["symbolPath"], "src/store.py:Store.get");
-    let found = c.ok("contract.query", json!({"symbolPath": "src/store.py:get"}));
-    assert_eq!(found.as_array().map(Vec::len), Some(1), "{found}");
+    assert_eq!(proposed["symbolPath"], "src/store.py:get");
+    for filter in ["src/store.py:get", "src/store.py:Store.get"] {
+        let found = c.ok("contract.query", json!({"symbolPath": filter}));
+        assert_eq!(found.as_array().map(Vec::len), Some(1), "{found}");
+        assert_eq!(found[0]["symbolPath"], "src/store.py:get", "{found}");
+    }
+    let refused = c.err(
+        "contract.propose",
+        json!({"symbolPath": "src/store.py:nosuch", "sessionId": "a"}),
+    );
+    assert_eq!(refused["message"], "SYMBOL_NOT_FOUND");
 }
 
 const SERVICE_TS: &str = "export class UserService {\n  findById(id: string): string {\n    return id;\n  }\n\n  load(id: string): string {\n    return this.findById(id);\n  }\n}\n\nexport function lookup(id: string): string {\n  return new UserService().findById(id);\n}\n";

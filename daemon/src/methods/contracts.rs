@@ -61,8 +61,10 @@ pub(crate) async fn propose(
         .filter(|s| s.kind.is_callable())
         .ok_or_else(not_found)?;
     let signature = def.signature.clone().ok_or_else(not_found)?;
-    // Stored and answered under the canonical spelling (`Store.get` for the method `get`
-    // resolves to), so that every spelling of one function is one contract.
+    // Stored under the canonical spelling (`Store.get` for the method `get` resolves to),
+    // so that every spelling of one function is one contract; answered (v1) in the
+    // request's.
+    let symbol_path_given = symbol_path.clone();
     let symbol_path = format!("{}:{}", sp.file, def.qualified_name());
 
     let record = ContractRecord {
@@ -80,13 +82,14 @@ pub(crate) async fn propose(
     };
     let contract_id = record.contract_id.clone();
     let file = sp.file.to_owned();
+    let spelling = symbol_path_given.clone();
     state
         .write(move |tx| {
             let record = ContractRecord {
                 proposed_at: tx.now_ms(),
                 ..record
             };
-            contracts::insert(tx, &record, &file)?;
+            contracts::insert(tx, &record, &file, &spelling)?;
             event(
                 tx,
                 "contract.proposed",
@@ -98,7 +101,7 @@ pub(crate) async fn propose(
         .await?;
     to_value(&ContractProposed {
         contract_id,
-        symbol_path,
+        symbol_path: symbol_path_given,
         signature,
     })
 }

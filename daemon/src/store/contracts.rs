@@ -7,12 +7,13 @@ const COLUMNS: &str = "id, proposer_session_id, symbol_path, signature, status, 
                        responder_session_id, proposed_at, responded_at, \
                        retired_by, retired_at, retire_reason, superseded_by";
 
-/// Stores a new contract; `file` is the part of its symbol path before the first colon.
-pub(crate) fn insert(db: &dyn Db, c: &ContractRecord, file: &str) -> DbResult<()> {
+/// Stores a new contract; `file` is the part of its symbol path before the first colon,
+/// `spelling` the path as its proposer named it (v1's `contract.query` answers with it).
+pub(crate) fn insert(db: &dyn Db, c: &ContractRecord, file: &str, spelling: &str) -> DbResult<()> {
     db.execute_later(
         "INSERT INTO contracts (id, proposer_session_id, symbol_path, file, signature, status,
-                                responder_session_id, proposed_at, responded_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                                responder_session_id, proposed_at, responded_at, spelling)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         args![
             &c.contract_id,
             &c.proposer_session_id,
@@ -22,7 +23,8 @@ pub(crate) fn insert(db: &dyn Db, c: &ContractRecord, file: &str) -> DbResult<()
             c.status.as_str(),
             &c.responder_session_id,
             c.proposed_at,
-            c.responded_at
+            c.responded_at,
+            spelling
         ],
     )?;
     Ok(())
@@ -53,9 +55,10 @@ pub(crate) fn respond(
     Ok(())
 }
 
-/// Contracts matching the exact filters, oldest first. Without a status filter only v1's
-/// statuses (proposed, accepted, rejected) are listed: withdrawn and superseded contracts
-/// are an extension, shown when asked for by status.
+/// Contracts matching the exact filters (on the canonical path), oldest first, each named
+/// as its proposer named it. Without a status filter only v1's statuses (proposed,
+/// accepted, rejected) are listed: withdrawn and superseded contracts are an extension,
+/// shown when asked for by status.
 pub(crate) fn query(
     db: &dyn Db,
     symbol_path: Option<&str>,
@@ -64,14 +67,18 @@ pub(crate) fn query(
     let order = db.dialect().pick("rowid", "seq");
     db.query_map(
         &format!(
-            "SELECT {COLUMNS} FROM contracts
+            "SELECT {COLUMNS}, COALESCE(spelling, symbol_path) FROM contracts
              WHERE (?1 IS NULL OR symbol_path = ?1)
                AND ((?2 IS NULL AND status IN ('proposed', 'accepted', 'rejected'))
                     OR status = ?2)
              ORDER BY proposed_at, {order}"
         ),
         args![symbol_path, status.map(ContractStatus::as_str)],
-        record,
+        |r| {
+            let mut c = record(r)?;
+            c.symbol_path = r.get(12)?;
+            Ok(c)
+        },
     )
 }
 

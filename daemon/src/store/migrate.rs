@@ -46,7 +46,8 @@ const PLAIN: &[(&str, &str)] = &[
     (
         "contracts",
         "id, proposer_session_id, symbol_path, file, signature, status, responder_session_id, \
-         proposed_at, responded_at, retired_by, retired_at, retire_reason, superseded_by",
+         proposed_at, responded_at, retired_by, retired_at, retire_reason, superseded_by, \
+         spelling",
     ),
     (
         "audit",

@@ -226,8 +226,10 @@ ALTER TABLE intents_numbered RENAME TO intents;
 ALTER TABLE intent_files_numbered RENAME TO intent_files;
 CREATE INDEX intents_by_session ON intents(session_id);
 CREATE INDEX intents_by_status ON intents(status);
-"#, // The path as a lock's holder named it (NULL: its canonical path), for v1's answers.
-    "ALTER TABLE locks ADD COLUMN spelling TEXT;",
+"#,
+    // The path as a lock's holder, or a contract's proposer, named it (NULL: its
+    // canonical path), for v1's answers.
+    "ALTER TABLE locks ADD COLUMN spelling TEXT;\nALTER TABLE contracts ADD COLUMN spelling TEXT;",
 ];
 
 /// SQLite's automatic checkpoint threshold (its default), restored after a heavy write

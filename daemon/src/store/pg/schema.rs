@@ -114,8 +114,9 @@ CREATE TABLE session_worktrees (
     seen_at    BIGINT NOT NULL
 );
 "#,
-    // The path as a lock's holder named it (NULL: its canonical path), for v1's answers.
-    "ALTER TABLE locks ADD COLUMN spelling TEXT;",
+    // The path as a lock's holder, or a contract's proposer, named it (NULL: its
+    // canonical path), for v1's answers.
+    "ALTER TABLE locks ADD COLUMN spelling TEXT;\nALTER TABLE contracts ADD COLUMN spelling TEXT;",
 ];
 
 /// The advisory lock key of migrations (any constant; "wit" in ASCII).
