@@ -478,3 +478,56 @@ fn git_ignored_files_node_modules_and_wit_toml_excludes_are_not_indexed() {
         .collect();
     assert_eq!(callers, ["src/api.ts:handler", "src/db.ts:Repo.load"]);
 }
+
+/// Issue 23: a function that merely shares a name with the locked one is not reported as
+/// its caller. `handler` calls `other.dumps` (imported by name), not `json_util.dumps`;
+/// `render` calls `enc.dumps()` on an object the graph cannot type, so it is only a guess
+/// by name, and is said to be one (`nameOnlyWarnings`), never mixed into the warnings.
+#[test]
+fn caller_warnings_hold_only_resolved_callers_and_name_only_guesses_come_apart() {
+    let repo = TempRepo::new()
+        .with_file("json_util.py", "def dumps(obj):\n    return str(obj)\n")
+        .with_file("other.py", "def dumps(obj):\n    return repr(obj)\n")
+        .with_file(
+            "app.py",
+            "import json_util\nfrom other import dumps\n\n\ndef handler(x):\n    return dumps(x)\n\n\ndef render(x, enc):\n    return enc.dumps(x)\n",
+        );
+    let d = Daemon::start(repo.path());
+    let mut c = d.client();
+    ready(&mut c);
+    for held in ["app.py:handler", "app.py:render"] {
+        c.ok(
+            "lock.acquire",
+            json!({"sessionId": "s2", "symbolPath": held}),
+        );
+    }
+    let r = c.ok(
+        "lock.acquire",
+        json!({"sessionId": "s1", "symbolPath": "json_util.py:dumps"}),
+    );
+    assert_eq!(r["warnings"], json!([]), "{r}");
+    assert_eq!(
+        r["nameOnlyWarnings"],
+        json!([{
+            "lockedSymbol": "app.py:render",
+            "heldBy": "s2",
+            "chain": ["app.py:render", "json_util.py:dumps"],
+            "resolution": "name-only",
+        }]),
+        "{r}"
+    );
+    let r = c.ok(
+        "lock.acquire",
+        json!({"sessionId": "s1", "symbolPath": "other.py:dumps"}),
+    );
+    assert_eq!(
+        r["warnings"],
+        json!([{
+            "lockedSymbol": "app.py:handler",
+            "heldBy": "s2",
+            "chain": ["app.py:handler", "other.py:dumps"],
+        }]),
+        "{r}"
+    );
+    assert!(r.get("nameOnlyWarnings").is_none(), "{r}");
+}

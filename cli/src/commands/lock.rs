@@ -60,6 +60,8 @@ pub async fn lock(ctx: &Ctx, a: LockArgs) -> CmdResult {
         Vec::new()
     };
     let mut acquired: Vec<LockAcquired> = Vec::new();
+    // The answers as sent: `--json` prints them whole, extension fields included.
+    let mut answers: Vec<serde_json::Value> = Vec::new();
     for p in &paths {
         let mut params = json!({"symbolPath": p, "sessionId": session.id});
         if let Some(ttl) = a.ttl {
@@ -72,8 +74,19 @@ pub async fn lock(ctx: &Ctx, a: LockArgs) -> CmdResult {
                 std::time::Duration::from_millis(wait) + crate::autostart::CALL_TIMEOUT,
             );
         }
-        match call::<LockAcquired>(&mut client, "lock.acquire", params, p).await {
-            Ok(r) => acquired.push(r),
+        let answer = call::<serde_json::Value>(&mut client, "lock.acquire", params, p)
+            .await
+            .and_then(|v| {
+                let r: LockAcquired = serde_json::from_value(v.clone()).map_err(|e| {
+                    Failure::other(format!("the daemon's lock.acquire answer: {e}"))
+                })?;
+                Ok((r, v))
+            });
+        match answer {
+            Ok((r, v)) => {
+                acquired.push(r);
+                answers.push(v);
+            }
             Err(failure) => {
                 for r in &acquired {
                     if !held_before.contains(&r.symbol_path) {
@@ -97,14 +110,14 @@ pub async fn lock(ctx: &Ctx, a: LockArgs) -> CmdResult {
         }
     }
     if ctx.json {
-        if acquired.len() == 1 {
-            print_json(&acquired[0]);
+        if answers.len() == 1 {
+            print_json(&answers[0]);
         } else {
-            print_json(&json!({"locks": acquired}));
+            print_json(&json!({"locks": answers}));
         }
         return Ok(());
     }
-    for r in &acquired {
+    for (r, raw) in acquired.iter().zip(&answers) {
         println!(
             "Locked {} {}.",
             ctx.style.bold(&r.symbol_path),
@@ -117,6 +130,16 @@ pub async fn lock(ctx: &Ctx, a: LockArgs) -> CmdResult {
                 shown(&w.locked_symbol),
                 shown(&w.held_by),
                 shown(&w.held_by)
+            );
+        }
+        // Guesses by name only (an extension): said as such, apart from the warnings.
+        for w in raw["nameOnlyWarnings"].as_array().into_iter().flatten() {
+            let text = |k: &str| shown(w[k].as_str().unwrap_or("?")).into_owned();
+            println!(
+                "  {} {} may call it (a call of that name the code graph could not link) and is locked by {}",
+                ctx.style.yellow("maybe:  "),
+                text("lockedSymbol"),
+                text("heldBy")
             );
         }
     }

@@ -289,22 +289,41 @@ fn spellings_of(ix: &crate::index::RepoIndex, s: &wit_graph::SymbolRef) -> Vec<S
     })
 }
 
-/// For `lock.acquire`: the callers of `file:name` in the graph (any file), each as the
-/// spellings its lock may have. Empty when the graph does not know the definition.
+/// The callers of a symbol in the graph, each as the spellings its lock may have: those
+/// resolution links to it, and apart, those that only call something of its name.
+#[derive(Debug, Default)]
+pub(crate) struct CallerSpellings {
+    /// Whether the graph knows the definition (its answer is then the whole truth about
+    /// callers; else only v1's same-file rule by name is left).
+    pub known: bool,
+    /// Resolved callers: v1's caller warnings.
+    pub resolved: Vec<Vec<String>>,
+    /// Name-only guesses (a call of that name the graph could not link): never mixed into
+    /// the warnings, reported apart as what they are.
+    pub name_only: Vec<Vec<String>>,
+}
+
+/// For `lock.acquire`: the callers of `file:name` in the graph (any file). Empty when the
+/// graph does not know the definition.
 pub(crate) fn caller_spellings(
     ix: &crate::index::RepoIndex,
     file: &str,
     name: &str,
     fresh: &std::sync::Arc<Analysis>,
-) -> Vec<Vec<String>> {
+) -> CallerSpellings {
+    let mut out = CallerSpellings::default();
     let Some((_, edges)) = ix.callers(file, name, 1, Some(fresh)) else {
-        return Vec::new();
+        return out;
     };
-    edges
-        .iter()
-        .filter(|e| e.resolution != wit_graph::Resolution::Unresolved)
-        .map(|e| spellings_of(ix, &e.caller))
-        .collect()
+    out.known = true;
+    for e in edges.iter() {
+        match e.resolution {
+            wit_graph::Resolution::Resolved => out.resolved.push(spellings_of(ix, &e.caller)),
+            wit_graph::Resolution::NameOnly => out.name_only.push(spellings_of(ix, &e.caller)),
+            wit_graph::Resolution::Unresolved => {}
+        }
+    }
+    out
 }
 
 /// For `intent.declare`: the callees in *other* files of each declared `file:symbol`, as

@@ -88,7 +88,7 @@ pub(crate) async fn acquire(
             ));
         }
     };
-    let warnings = match &analysis {
+    let (warnings, guesses) = match &analysis {
         Some(analysis) => {
             caller_warnings(
                 state,
@@ -101,7 +101,7 @@ pub(crate) async fn acquire(
             )
             .await?
         }
-        None => Vec::new(),
+        None => (Vec::new(), Vec::new()),
     };
     let outcomes = [match &analysis {
         Some(a) => crate::analysis::FileOutcome::Analysed(a.clone()),
@@ -118,7 +118,19 @@ pub(crate) async fn acquire(
         expires_at: iso8601_millis(row.expires_at),
         warnings,
     })?;
-    Ok(super::graph::with_unknown(value, unknown))
+    let mut value = super::graph::with_unknown(value, unknown);
+    // Extension: callers the graph only guesses by name, said to be guesses.
+    if !guesses.is_empty() {
+        value["nameOnlyWarnings"] = guesses
+            .into_iter()
+            .map(|w| {
+                let mut w = serde_json::to_value(w).unwrap_or_default();
+                w["resolution"] = json!("name-only");
+                w
+            })
+            .collect();
+    }
+    Ok(value)
 }
 
 /// What keeps a session from a lock.
@@ -320,10 +332,15 @@ async fn current_holder(
 }
 
 /// Callers of the newly locked symbol (`name` in `file`, locked as `locked`: its canonical
-/// path and the request's spelling) that another session has locked: v1's same-file
-/// callers by name, then the code graph's callers in any file (`graph`: each caller's
-/// lock spellings, canonical first). Each is named as its holder named it, and the chain
-/// ends with the symbol as this request named it (v1 compares these strings).
+/// path and the request's spelling) that another session has locked, each named as its
+/// holder named it, the chain ending with the symbol as this request named it (v1
+/// compares these strings).
+///
+/// A warning names a caller that resolution links to the symbol (`graph`: the code
+/// graph's callers in any file, each as its lock spellings, canonical first). Callers the
+/// graph only guesses by name come back apart (the second list), never mixed in. While
+/// the graph does not know the definition (not indexed yet), v1's rule stands: the
+/// same-file callers of the name.
 async fn caller_warnings(
     state: &AppState,
     file: &str,
@@ -331,64 +348,86 @@ async fn caller_warnings(
     (locked, given): (&str, &str),
     analysis: &Arc<Analysis>,
     session: &str,
-    graph: Vec<Vec<String>>,
-) -> Result<Vec<CallerWarning>, Failure> {
-    // Call edges name callees by their bare name (`obj.save()` → `save`).
-    let bare = analysis
-        .find(name)
-        .map(|s| s.name.clone())
-        .unwrap_or_else(|| name.rsplit('.').next().unwrap_or(name).to_owned());
-    let mut callers: Vec<String> = Vec::new();
-    for caller in analysis.callers_of(&bare) {
-        if !callers.iter().any(|c| c == caller) {
-            callers.push(caller.to_owned());
-        }
-    }
-    // A method caller may be locked by its qualified or its bare name.
-    let mut candidate_lists: Vec<Vec<String>> = callers
-        .iter()
-        .map(|caller| {
-            let mut candidates = vec![format!("{file}:{caller}")];
-            if let Some((_, bare)) = caller.rsplit_once('.') {
-                candidates.push(format!("{file}:{bare}"));
+    graph: super::graph::CallerSpellings,
+) -> Result<(Vec<CallerWarning>, Vec<CallerWarning>), Failure> {
+    let mut candidate_lists: Vec<Vec<String>> = Vec::new();
+    if !graph.known {
+        // Call edges name callees by their bare name (`obj.save()` → `save`).
+        let bare = analysis
+            .find(name)
+            .map(|s| s.name.clone())
+            .unwrap_or_else(|| name.rsplit('.').next().unwrap_or(name).to_owned());
+        let mut callers: Vec<String> = Vec::new();
+        for caller in analysis.callers_of(&bare) {
+            if !callers.iter().any(|c| c == caller) {
+                callers.push(caller.to_owned());
             }
-            candidates
-        })
-        .collect();
-    for spellings in graph {
+        }
+        // A method caller may be locked by its qualified or its bare name.
+        candidate_lists = callers
+            .iter()
+            .map(|caller| {
+                let mut candidates = vec![format!("{file}:{caller}")];
+                if let Some((_, bare)) = caller.rsplit_once('.') {
+                    candidates.push(format!("{file}:{bare}"));
+                }
+                candidates
+            })
+            .collect();
+    }
+    let add = |lists: &mut Vec<Vec<String>>, spellings: Vec<String>| {
+        if !lists
+            .iter()
+            .any(|c| c.iter().any(|p| spellings.contains(p)))
+        {
+            lists.push(spellings);
+        }
+    };
+    // Same-file callers first, as v1 lists them, then the other files' (stable order).
+    let mut resolved = graph.resolved;
+    let own = format!("{file}:");
+    resolved.sort_by_key(|spellings| !spellings.iter().any(|p| p.starts_with(&own)));
+    for spellings in resolved {
+        add(&mut candidate_lists, spellings);
+    }
+    let mut guesses: Vec<Vec<String>> = Vec::new();
+    for spellings in graph.name_only {
         if !candidate_lists
             .iter()
             .any(|c| c.iter().any(|p| spellings.contains(p)))
         {
-            candidate_lists.push(spellings);
+            add(&mut guesses, spellings);
         }
     }
-    if candidate_lists.is_empty() {
-        return Ok(Vec::new());
+    if candidate_lists.is_empty() && guesses.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
     }
     let (locked, given, me) = (locked.to_owned(), given.to_owned(), session.to_owned());
     state
         .read(move |conn| {
             let now = conn.now_ms();
-            let mut warnings = Vec::new();
-            for candidates in candidate_lists {
-                for candidate in candidates {
-                    if candidate == locked {
-                        continue;
-                    }
-                    if let Some(lock) = locks::get(conn, &candidate, now)?
-                        && lock.session_id != me
-                    {
-                        warnings.push(CallerWarning {
-                            locked_symbol: lock.spelling.clone(),
-                            held_by: lock.session_id,
-                            chain: vec![lock.spelling, given.clone()],
-                        });
-                        break;
+            let held = |lists: Vec<Vec<String>>| -> Result<Vec<CallerWarning>, Failure> {
+                let mut warnings = Vec::new();
+                for candidates in lists {
+                    for candidate in candidates {
+                        if candidate == locked {
+                            continue;
+                        }
+                        if let Some(lock) = locks::get(conn, &candidate, now)?
+                            && lock.session_id != me
+                        {
+                            warnings.push(CallerWarning {
+                                locked_symbol: lock.spelling.clone(),
+                                held_by: lock.session_id,
+                                chain: vec![lock.spelling, given.clone()],
+                            });
+                            break;
+                        }
                     }
                 }
-            }
-            Ok(warnings)
+                Ok(warnings)
+            };
+            Ok((held(candidate_lists)?, held(guesses)?))
         })
         .await
 }
