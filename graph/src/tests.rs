@@ -738,3 +738,51 @@ fn declarative_languages_resolve_calls_of_the_callers_own_type() {
         ]
     );
 }
+
+/// Issue 23's forms: a call through an `export *` barrel ending in a renaming re-export,
+/// and an import of a folder whose `index.ts` re-exports the name, resolve; a call through
+/// a non-null assertion on a member of `this` (`this.opts.parseBody!(s)`, a function the
+/// options object carries) is seen, and never claimed as the class's own `parseBody`.
+#[test]
+fn barrels_and_folder_indexes_resolve_and_a_non_null_member_call_is_not_misclaimed() {
+    let g = graph(&[
+        (
+            "src/helpers.ts",
+            "export function helper(n: number) { return n; }\n",
+        ),
+        (
+            "src/barrel.ts",
+            "export { helper as assist } from './helpers';\n",
+        ),
+        ("src/top.ts", "export * from './barrel';\n"),
+        (
+            "src/use.ts",
+            "import { assist } from './top';\nexport function run() { return assist(1); }\n",
+        ),
+        (
+            "src/utils/format.ts",
+            "export function format(s: string) { return s; }\n",
+        ),
+        ("src/utils/index.ts", "export * from './format';\n"),
+        (
+            "src/page.ts",
+            "import { format } from './utils';\nexport function show() { return format('x'); }\n",
+        ),
+        (
+            "src/server.ts",
+            "interface Opts { parseBody?: (s: string) => string }\nexport class Server {\n  opts: Opts = {};\n  handle(s: string) { return this.opts.parseBody!(s); }\n  parseBody(s: string) { return s; }\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        callees(&g, "src/use.ts:run"),
+        ["src/helpers.ts:helper (resolved)"]
+    );
+    assert_eq!(
+        callees(&g, "src/page.ts:show"),
+        ["src/utils/format.ts:format (resolved)"]
+    );
+    let server = callees(&g, "src/server.ts:Server.handle");
+    assert_eq!(server.len(), 1, "{server:?}");
+    assert!(server[0].contains("parseBody"), "{server:?}");
+    assert!(!server[0].ends_with("(resolved)"), "{server:?}");
+}
