@@ -211,12 +211,15 @@ pub struct AnalyzerConfig {
 impl AnalyzerConfig {
     /// The library's path: `path` itself when absolute, else `root.join(path)`.
     pub fn resolve(&self, root: &Path) -> PathBuf {
-        if self.path.is_absolute() {
-            self.path.clone()
-        } else {
-            root.join(&self.path)
-        }
+        resolve_path(root, &self.path)
     }
+}
+
+/// A library path as `wit.toml` writes it, resolved: itself when absolute, else relative
+/// to the repository `root`. (`Path::join` already keeps an absolute path; named so
+/// that every library path of `wit.toml` resolves through one rule.)
+pub fn resolve_path(root: &Path, configured: &Path) -> PathBuf {
+    root.join(configured)
 }
 
 /// One `[[languages]]` entry: a language analysed by query files over a grammar library,
@@ -247,11 +250,7 @@ pub struct LanguageConfig {
 impl LanguageConfig {
     /// The grammar library's path: `grammar` itself when absolute, else `root.join(grammar)`.
     pub fn resolve_grammar(&self, root: &Path) -> PathBuf {
-        if self.grammar.is_absolute() {
-            self.grammar.clone()
-        } else {
-            root.join(&self.grammar)
-        }
+        resolve_path(root, &self.grammar)
     }
 }
 

@@ -40,7 +40,7 @@ use sha2::{Digest, Sha256};
 use wit_boundary::RepoFileError;
 use wit_boundary::library::{self, LibraryError, LibraryFile, SystemLibrary};
 use wit_core::Config;
-use wit_core::config::FILE_NAME;
+use wit_core::config::{FILE_NAME, resolve_path};
 
 /// The most `wit.toml` may weigh: a configuration file, not a data file.
 pub const MAX_WIT_TOML_SIZE: u64 = 1024 * 1024;
@@ -175,15 +175,6 @@ pub struct TrustCheck {
     pub queries: Vec<Vec<CheckedQuery>>,
 }
 
-/// A configured library path resolved against the root (absolute paths stay).
-fn resolve(root: &Path, configured: &Path) -> PathBuf {
-    if configured.is_absolute() {
-        configured.to_owned()
-    } else {
-        root.join(configured)
-    }
-}
-
 /// A query file, read beneath the root like every repository file.
 fn read_query(root: &Path, configured: &Path) -> Result<Vec<u8>, RepoFileError> {
     wit_boundary::read_repo_file(root, &configured.to_string_lossy(), MAX_QUERY_FILE_SIZE)
@@ -215,7 +206,7 @@ impl TrustCheck {
             .libraries()
             .into_iter()
             .map(|a| {
-                let path = resolve(root, a);
+                let path = resolve_path(root, a);
                 let (state, trusted_sha256) = match LibraryFile::read(root, a) {
                     Ok(f) => {
                         let hash = f.sha256().to_owned();
@@ -243,7 +234,7 @@ impl TrustCheck {
             .libraries()
             .into_iter()
             .map(|a| CheckedLibrary {
-                path: resolve(root, a),
+                path: resolve_path(root, a),
                 state: match library::examine(root, a) {
                     Ok(()) => LibraryState::Unread,
                     Err(e) => LibraryState::Refused(e),
@@ -346,7 +337,7 @@ impl TrustStore {
         }];
         let mut refusals = Vec::new();
         for configured in config.libraries() {
-            let path = pinned_path(&resolve(&root, configured));
+            let path = pinned_path(&resolve_path(&root, configured));
             let file = match LibraryFile::read(&root, configured) {
                 Ok(file) => file,
                 Err(e) if e.is_not_found() => {
@@ -451,7 +442,7 @@ impl TrustStore {
         }
         let mut libraries = Vec::new();
         for configured in config.libraries() {
-            let path = resolve(&root, configured);
+            let path = resolve_path(&root, configured);
             let pinned = pinned_path(&path);
             let granted = grant.files.get(&key(&pinned));
             let (state, now) = match LibraryFile::read(&root, configured) {
