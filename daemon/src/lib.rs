@@ -49,6 +49,7 @@ mod config;
 mod discover;
 mod envelope;
 mod error;
+mod expiry;
 mod index;
 mod leases;
 mod lifecycle;

@@ -130,7 +130,7 @@ async fn serve(
         lock_queues: Default::default(),
         placement,
         index,
-        lock_expiry: tokio::sync::Notify::new(),
+        lock_expiry: Default::default(),
     });
 
     let listener = UnixListener::bind(wit.socket())

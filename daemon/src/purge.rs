@@ -4,8 +4,8 @@
 //! on expiry anyway; the purge is what makes the end visible, and keeps the tables small.
 //!
 //! One task sleeps until the earliest lock expiry or the purge interval, whichever comes
-//! first, and is woken early when a lock is taken or renewed here (`AppState::lock_expiry`),
-//! since that expiry may be sooner. A lock another daemon took in a shared store is
+//! first, and is woken early when a lock taken or renewed here expires sooner than that
+//! (`crate::expiry`). A lock another daemon took in a shared store is
 //! expired by that daemon's timer, or by this one's next wake-up, whichever is first; each
 //! lock is deleted and announced once (see `locks::purge_expired`). Leases and stale
 //! sessions are purged on the interval.
@@ -37,31 +37,37 @@ pub(crate) async fn run(state: Arc<AppState>) {
         // Until the earliest expiry (a millisecond past it, so that it has passed by the
         // store's clock) or the next full purge. A lock taken meanwhile wakes us only to
         // look again: nothing is written unless something is due.
-        let wake = match next_expiry(&state).await {
+        let (at, until) = next_expiry(&state).await;
+        state.lock_expiry.plan(at);
+        let wake = match until {
             Some(d) => next_full.min(tokio::time::Instant::now() + d),
             None => next_full,
         }
         .max(not_before);
         due = tokio::select! {
             _ = tokio::time::sleep_until(wake) => true,
-            _ = state.lock_expiry.notified() => false,
+            _ = state.lock_expiry.rung() => false,
         };
     }
 }
 
-/// How long until the earliest lock expiry has passed (zero when one already has), or
-/// `None` when there is no lock (or it cannot be read: the interval still comes).
-async fn next_expiry(state: &AppState) -> Option<Duration> {
+/// The earliest lock expiry (store clock, Unix ms) and how long until it has passed (zero
+/// when it already has); `None` when there is no lock (or it cannot be read: the interval
+/// still comes).
+async fn next_expiry(state: &AppState) -> (Option<i64>, Option<Duration>) {
     match state
         .read(|conn| Ok((locks::next_expiry(conn)?, conn.now_ms())))
         .await
     {
-        Ok((at, now_ms)) => at.map(|at| {
-            Duration::from_millis(u64::try_from(at.saturating_sub(now_ms)).unwrap_or(0) + 1)
-        }),
+        Ok((at, now_ms)) => (
+            at,
+            at.map(|at| {
+                Duration::from_millis(u64::try_from(at.saturating_sub(now_ms)).unwrap_or(0) + 1)
+            }),
+        ),
         Err(e) => {
             tracing::warn!("reading the next lock expiry failed: {:?}", e.0);
-            None
+            (None, None)
         }
     }
 }

@@ -37,9 +37,9 @@ pub(crate) struct AppState {
     pub placement: crate::worktree::Placement,
     /// The repository code graph (built in the background, see [`crate::index`]).
     pub index: Arc<crate::index::RepoIndex>,
-    /// Signalled when a lock is taken or renewed here: the expiry timer ([`crate::purge`])
-    /// looks again for the earliest expiry, which may now be sooner than it planned.
-    pub lock_expiry: tokio::sync::Notify,
+    /// Rung when a lock taken or renewed here expires before the expiry timer
+    /// ([`crate::purge`]) planned to wake.
+    pub lock_expiry: crate::expiry::ExpiryAlarm,
 }
 
 impl AppState {

@@ -66,18 +66,17 @@ pub(crate) async fn renew(state: &AppState, params: &Map<String, Value>) -> Resu
                 &symbol_path,
                 json!({ "expiresAt": iso8601_millis(expires), "ttlMs": ttl, "renewed": true }),
             )?;
-            Ok(json!({
+            let answer = json!({
                 "symbolPath": symbol_path,
                 "sessionId": session,
                 "acquiredAt": iso8601_millis(lock.acquired_at),
                 "expiresAt": iso8601_millis(expires),
-            }))
+            });
+            Ok((answer, expires))
         })
-        .await;
-    if renewed.is_ok() {
-        state.lock_expiry.notify_one();
-    }
-    renewed
+        .await?;
+    state.lock_expiry.lock_expires_at(renewed.1);
+    Ok(renewed.0)
 }
 
 /// `lock.forceRelease`.

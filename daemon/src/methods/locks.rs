@@ -252,8 +252,8 @@ async fn try_take(
             },
         )
         .await;
-    if matches!(taken, Ok((Ok(_), _))) {
-        state.lock_expiry.notify_one();
+    if let Ok((Ok(row), _)) = &taken {
+        state.lock_expiry.lock_expires_at(row.expires_at);
     }
     taken
 }
