@@ -61,12 +61,6 @@ impl Cluster {
             as_postgres,
             guard: None,
         };
-        // Guarded before the server exists: a kill at any later moment is covered.
-        let stop = cluster.command_line(
-            "pg_ctl",
-            &["-D", path(&cluster.data()), "-m", "immediate", "-w", "stop"],
-        );
-        cluster.guard = Some(Guard::start(cluster.dir.path(), &stop));
         if as_postgres {
             // The server's user must own its directory.
             let chown = Command::new("chown")
@@ -76,6 +70,13 @@ impl Cluster {
                 .expect("chown");
             assert!(chown.status.success(), "chown: {chown:?}");
         }
+        // Guarded before the server exists: a kill at any later moment is covered. (After
+        // the chown: the owner file must stay this user's, or no sweep would believe it.)
+        let stop = cluster.command_line(
+            "pg_ctl",
+            &["-D", path(&cluster.data()), "-m", "immediate", "-w", "stop"],
+        );
+        cluster.guard = Some(Guard::start(cluster.dir.path(), &stop));
         let data = cluster.data();
         let init = cluster.run(
             "initdb",

@@ -86,10 +86,13 @@ pub(crate) fn sweep(temp: &Path, stop: impl Fn(&Path)) {
             .file_name()
             .to_str()
             .is_some_and(|n| n.starts_with(DIR_PREFIX));
-        // No owner file: being created right now, or not ours.
-        let owner = std::fs::read_to_string(dir.join(OWNER_FILE))
-            .ok()
-            .and_then(|t| t.trim().parse::<libc::pid_t>().ok());
+        // No owner file: being created right now, or not ours. Another local user can
+        // make a `wit-pg-*` directory too, naming any pid and any `postmaster.pid`: only
+        // an owner file this user wrote (a regular file, not a link, owned by us) is
+        // believed, so the sweep never stops a server, signals a process or removes a
+        // directory on someone else's word.
+        let owner =
+            owner_file(&dir.join(OWNER_FILE)).and_then(|t| t.trim().parse::<libc::pid_t>().ok());
         if let (true, Some(owner)) = (is_cluster, owner)
             && !alive(owner)
         {
@@ -97,6 +100,19 @@ pub(crate) fn sweep(temp: &Path, stop: impl Fn(&Path)) {
             let _ = std::fs::remove_dir_all(&dir);
         }
     }
+}
+
+/// The text of the owner file at `path`, when it is a regular file (not a symlink) owned
+/// by this process's user.
+fn owner_file(path: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    if !meta.file_type().is_file() || meta.uid() != me {
+        return None;
+    }
+    std::fs::read_to_string(path).ok()
 }
 
 /// Whether a process with this pid exists (a pid reused by another process counts as

@@ -88,3 +88,67 @@ fn a_cluster_left_by_a_process_killed_with_its_guard_is_swept() {
     );
     assert!(!h.dir.exists(), "the sweep removed the directory");
 }
+
+/// Another local user can make a `wit-pg-*` directory in the shared temp directory whose
+/// owner file names a dead pid and whose `postmaster.pid` names a process of ours: the
+/// sweep must neither signal that process nor remove the directory. Planted here as an
+/// owner file that is a symlink (and, when the test runs as root, one owned by `nobody`).
+#[test]
+fn the_sweep_believes_no_owner_file_it_did_not_write() {
+    use std::os::unix::fs::symlink;
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let mut victim = Command::new("sleep").arg("60").spawn().unwrap();
+    let dead = {
+        let mut c = Command::new("true").spawn().unwrap();
+        let pid = c.id();
+        c.wait().unwrap();
+        pid
+    };
+    let mut planted = Vec::new();
+    let link = tempfile::Builder::new()
+        .prefix(wit_testkit::reaper::DIR_PREFIX)
+        .tempdir()
+        .unwrap();
+    std::fs::write(link.path().join("target.pid"), dead.to_string()).unwrap();
+    symlink(
+        link.path().join("target.pid"),
+        link.path().join(wit_testkit::reaper::OWNER_FILE),
+    )
+    .unwrap();
+    planted.push(link);
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        let foreign = tempfile::Builder::new()
+            .prefix(wit_testkit::reaper::DIR_PREFIX)
+            .tempdir()
+            .unwrap();
+        let owner = foreign.path().join(wit_testkit::reaper::OWNER_FILE);
+        std::fs::write(&owner, dead.to_string()).unwrap();
+        let c = std::ffi::CString::new(owner.to_str().unwrap()).unwrap();
+        // SAFETY: a NUL-terminated path; 65534 is `nobody`.
+        assert_eq!(unsafe { libc::chown(c.as_ptr(), 65534, 65534) }, 0);
+        planted.push(foreign);
+    }
+    for dir in &planted {
+        std::fs::create_dir(dir.path().join("data")).unwrap();
+        std::fs::write(
+            dir.path().join("data/postmaster.pid"),
+            format!("{}\n", victim.id()),
+        )
+        .unwrap();
+    }
+    wit_testkit::postgres::sweep_stale();
+    for dir in &planted {
+        assert!(
+            dir.path().join("data").is_dir(),
+            "{} was removed",
+            dir.path().display()
+        );
+    }
+    assert!(
+        victim.try_wait().unwrap().is_none(),
+        "the process a planted postmaster.pid named was signalled"
+    );
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+}
