@@ -319,3 +319,36 @@ fn a_grammar_without_the_named_function_is_refused_with_a_hint() {
     );
     assert_eq!(analyzer_ids(&list), BUILTINS);
 }
+
+/// A query file is repository content, so a hostile repository may make it a symlink out
+/// of the tree (to a file of the user's) or a FIFO: `wit trust` refuses to pin either,
+/// naming it, writes no grant, and nothing loads; it never hangs on the FIFO.
+#[test]
+fn a_query_file_that_is_a_symlink_out_or_a_fifo_is_refused_by_trust() {
+    let r = lua_repo(LUA_TOML);
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.scm"), WIT_SCM).unwrap();
+    let wit_scm = r.path().join("queries/lua/wit.scm");
+    std::fs::remove_file(&wit_scm).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.scm"), &wit_scm).unwrap();
+    let refused = r.wit(None, &["trust", "--yes"]).code(1);
+    assert!(
+        refused.stderr.contains("queries/lua/wit.scm") && refused.stderr.contains("Not trusted"),
+        "{refused:#?}"
+    );
+    assert!(!r.trust_store().exists(), "no grant was written");
+
+    std::fs::remove_file(&wit_scm).unwrap();
+    let c = std::ffi::CString::new(wit_scm.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let refused = r.wit_within(std::time::Duration::from_secs(20), &["trust", "--yes"]);
+    assert_eq!(refused.code, 1, "{refused:#?}");
+    assert!(
+        refused.stderr.contains("queries/lua/wit.scm"),
+        "{refused:#?}"
+    );
+    let list = r.analyzers();
+    assert_eq!(list["trust"]["status"], "untrusted", "{list:#}");
+    assert_eq!(analyzer_ids(&list), BUILTINS);
+}
