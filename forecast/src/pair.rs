@@ -1,0 +1,279 @@
+//! Which changes of two checkouts collide.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::diff::digest;
+use crate::model::{Change, FileChange, Forecast, Hop, Kind, Side, SymbolChange};
+
+/// One checkout's changes against the pair's base, file by file.
+#[derive(Debug, Clone, Copy)]
+pub struct Checkout<'a> {
+    /// The checkout's name (its root path).
+    pub id: &'a str,
+    /// Its changed files (repository-relative paths).
+    pub files: &'a BTreeMap<String, FileChange>,
+}
+
+/// What git's three-way merge of one file says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TextVerdict {
+    /// The two versions merge cleanly.
+    Clean,
+    /// They do not: `conflicts` hunks conflict.
+    Conflict {
+        /// How many conflicting hunks git reported.
+        conflicts: usize,
+    },
+    /// The merge could not be tried (an object missing from this machine's repository,
+    /// git failing): no forecast either way.
+    Unknown,
+}
+
+/// The forecasts between `a` and `b`, whose changes are both against one base.
+/// `merge(path, blob_a, blob_b)` runs git's three-way merge of a file both changed that no
+/// analyzer covers. The answer is the same whichever daemon asks, and sorted by id.
+pub fn forecast(
+    a: Checkout<'_>,
+    b: Checkout<'_>,
+    merge: &mut dyn FnMut(&str, &str, &str) -> TextVerdict,
+) -> Vec<Forecast> {
+    let mut out: Vec<Forecast> = Vec::new();
+    for (path, fa) in a.files {
+        let Some(fb) = b.files.get(path) else {
+            continue;
+        };
+        match (fa, fb) {
+            (FileChange::Symbols { symbols: sa }, FileChange::Symbols { symbols: sb }) => {
+                same_symbols(a, b, path, sa, sb, &mut out);
+            }
+            (FileChange::Text { blob: ba, .. }, FileChange::Text { blob: bb, .. }) => {
+                if let Some(f) = textual(a, b, path, ba.as_deref(), bb.as_deref(), merge) {
+                    out.push(f);
+                }
+            }
+            // One side analysed, the other not (its analyzer failed on its version): the
+            // symbols cannot be compared, and a textual merge needs both blobs. The
+            // checkout's listing shows the file as not analysed.
+            _ => {}
+        }
+    }
+    callers(a, b, &mut out, false);
+    callers(b, a, &mut out, true);
+    out.sort_by(|x, y| x.id.cmp(&y.id));
+    out.dedup_by(|x, y| x.id == y.id);
+    out
+}
+
+/// The short name of a checkout for sentences: its last path component.
+pub fn short(checkout: &str) -> &str {
+    checkout
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .filter(|s| !s.is_empty())
+        .unwrap_or(checkout)
+}
+
+fn id(kind: Kind, a: &str, b: &str, paths: &[String]) -> String {
+    digest(&format!(
+        "{}\n{a}\n{b}\n{}",
+        kind.as_str(),
+        paths.join("\n")
+    ))
+}
+
+fn describe(c: &SymbolChange) -> String {
+    match (c.change, &c.before, &c.after) {
+        (Change::Signature, Some(b), Some(a)) => format!("signature {b} → {a}"),
+        (Change::Renamed, _, _) => format!("renamed to {}", c.name),
+        (other, _, _) => other.as_str().to_owned(),
+    }
+}
+
+fn side(checkout: &str, path: &str, c: &SymbolChange) -> Side {
+    Side {
+        checkout: checkout.to_owned(),
+        symbol_path: format!("{path}:{}", c.base_name()),
+        change: c.change.as_str().to_owned(),
+        before: c.before.clone(),
+        after: c.after.clone(),
+        line: Some(c.line),
+    }
+}
+
+/// The same definition changed by both, unless both made the very same change.
+fn same_symbols(
+    a: Checkout<'_>,
+    b: Checkout<'_>,
+    path: &str,
+    sa: &[SymbolChange],
+    sb: &[SymbolChange],
+    out: &mut Vec<Forecast>,
+) {
+    let by_name: HashMap<&str, &SymbolChange> = sb.iter().map(|c| (c.base_name(), c)).collect();
+    for ca in sa {
+        let Some(cb) = by_name.get(ca.base_name()) else {
+            continue;
+        };
+        let identical = ca.change == cb.change && ca.name == cb.name && ca.digest == cb.digest;
+        if identical {
+            continue; // git merges two identical changes cleanly
+        }
+        let symbol_path = format!("{path}:{}", ca.base_name());
+        let paths = vec![symbol_path.clone()];
+        out.push(Forecast {
+            id: id(Kind::SameSymbol, a.id, b.id, &paths),
+            kind: Kind::SameSymbol,
+            summary: format!(
+                "{symbol_path} is changed in both checkouts ({}: {}; {}: {})",
+                short(a.id),
+                describe(ca),
+                short(b.id),
+                describe(cb)
+            ),
+            symbol_paths: paths,
+            sides: vec![side(a.id, path, ca), side(b.id, path, cb)],
+            chain: Vec::new(),
+        });
+    }
+}
+
+/// `changer`'s definitions whose callers break, called by `caller`'s changed code.
+/// `swapped`: `changer` is the pair's second checkout (sides stay in the pair's order).
+fn callers(changer: Checkout<'_>, caller: Checkout<'_>, out: &mut Vec<Forecast>, swapped: bool) {
+    let mut breaking: HashMap<String, (&str, &SymbolChange)> = HashMap::new();
+    for (path, f) in changer.files {
+        if let FileChange::Symbols { symbols } = f {
+            for c in symbols.iter().filter(|c| c.change.breaks_callers()) {
+                breaking.insert(format!("{path}:{}", c.base_name()), (path, c));
+            }
+        }
+    }
+    if breaking.is_empty() {
+        return;
+    }
+    for (path, f) in caller.files {
+        let FileChange::Symbols { symbols } = f else {
+            continue;
+        };
+        for c in symbols.iter().filter(|c| c.change.has_new_code()) {
+            let caller_path = format!("{path}:{}", c.base_name());
+            for call in &c.calls {
+                let Some((target_file, changed)) = breaking.get(&call.callee) else {
+                    continue;
+                };
+                if call.callee == caller_path {
+                    continue; // its own recursion: the same-symbol forecast says it
+                }
+                let paths = vec![caller_path.clone(), call.callee.clone()];
+                let changer_side = side(changer.id, target_file, changed);
+                let caller_side = Side {
+                    checkout: caller.id.to_owned(),
+                    symbol_path: caller_path.clone(),
+                    change: "calls".into(),
+                    before: None,
+                    after: None,
+                    line: Some(call.line),
+                };
+                let (first, second) = if swapped {
+                    (caller.id, changer.id)
+                } else {
+                    (changer.id, caller.id)
+                };
+                let sides = if swapped {
+                    vec![caller_side, changer_side]
+                } else {
+                    vec![changer_side, caller_side]
+                };
+                out.push(Forecast {
+                    id: id(Kind::SignatureVsCallers, first, second, &paths),
+                    kind: Kind::SignatureVsCallers,
+                    summary: format!(
+                        "{} changes {} ({}) and {}'s {} {} calls it (line {})",
+                        short(changer.id),
+                        call.callee,
+                        describe(changed),
+                        short(caller.id),
+                        if c.change == Change::Added {
+                            "new"
+                        } else {
+                            "changed"
+                        },
+                        caller_path,
+                        call.line
+                    ),
+                    symbol_paths: paths,
+                    sides,
+                    chain: vec![
+                        Hop {
+                            symbol_path: caller_path.clone(),
+                            checkout: caller.id.to_owned(),
+                            line: Some(call.line),
+                        },
+                        Hop {
+                            symbol_path: call.callee.clone(),
+                            checkout: changer.id.to_owned(),
+                            line: None,
+                        },
+                    ],
+                });
+            }
+        }
+    }
+}
+
+/// A file no analyzer covers, changed by both.
+fn textual(
+    a: Checkout<'_>,
+    b: Checkout<'_>,
+    path: &str,
+    ba: Option<&str>,
+    bb: Option<&str>,
+    merge: &mut dyn FnMut(&str, &str, &str) -> TextVerdict,
+) -> Option<Forecast> {
+    let conflicts = match (ba, bb) {
+        (None, None) => return None, // both deleted it
+        (Some(x), Some(y)) if x == y => return None,
+        (Some(x), Some(y)) => match merge(path, x, y) {
+            TextVerdict::Conflict { conflicts } => conflicts,
+            TextVerdict::Clean | TextVerdict::Unknown => return None,
+        },
+        _ => 1, // one modified what the other deleted
+    };
+    let change = |blob: Option<&str>| {
+        if blob.is_some() {
+            "modified"
+        } else {
+            "deleted"
+        }
+    };
+    let paths = vec![path.to_owned()];
+    let text_side = |checkout: &str, blob: Option<&str>| Side {
+        checkout: checkout.to_owned(),
+        symbol_path: path.to_owned(),
+        change: change(blob).into(),
+        before: None,
+        after: None,
+        line: None,
+    };
+    Some(Forecast {
+        id: id(Kind::Textual, a.id, b.id, &paths),
+        kind: Kind::Textual,
+        summary: match (ba, bb) {
+            (Some(_), Some(_)) => format!(
+                "{path}: git would not merge {} and {} cleanly ({conflicts} conflicting hunk{})",
+                short(a.id),
+                short(b.id),
+                if conflicts == 1 { "" } else { "s" }
+            ),
+            _ => format!(
+                "{path}: {} and {} (modify/delete)",
+                format_args!("{} {} it", short(a.id), change(ba)),
+                format_args!("{} {} it", short(b.id), change(bb))
+            ),
+        },
+        symbol_paths: paths,
+        sides: vec![text_side(a.id, ba), text_side(b.id, bb)],
+        chain: Vec::new(),
+    })
+}
