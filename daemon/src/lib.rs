@@ -50,6 +50,7 @@ mod discover;
 mod envelope;
 mod error;
 mod expiry;
+mod forecast;
 mod index;
 mod leases;
 mod lifecycle;

@@ -155,6 +155,7 @@ async fn serve(
     }
 
     let purger = tokio::spawn(purge::run(state.clone()));
+    let forecaster = crate::forecast::Forecaster::start(state.clone());
     // Commits of other processes: other worktrees' daemons through SQLite's data
     // version, other machines' daemons through PostgreSQL's notifications.
     let others = match &state.store {
@@ -173,6 +174,13 @@ async fn serve(
     })
     .await;
     purger.abort();
+    // Withdrawn while the store is open: the other checkouts' forecasts with this one
+    // clear now, not when its heartbeat is missed. Waited for off the runtime's thread,
+    // which answers the withdrawal's write.
+    let _ = tokio::task::spawn_blocking(move || {
+        forecaster.stop(std::time::Duration::from_secs(3));
+    })
+    .await;
     others.abort();
     // Its connection must be closed before the store's, so that the last one out
     // checkpoints and removes the WAL.

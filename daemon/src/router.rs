@@ -48,6 +48,7 @@ pub(crate) const METHODS: &[&str] = &[
     "symbols.resolve",
     "code.callers",
     "code.callees",
+    "conflicts.forecast",
 ];
 
 /// Whether `method` exists (step 4).
@@ -110,6 +111,7 @@ pub(crate) async fn call(
         "symbols.resolve" => methods::graph::resolve(&state, &params).await,
         "code.callers" => methods::graph::callers(&state, &params).await,
         "code.callees" => methods::graph::callees(&state, &params).await,
+        "conflicts.forecast" => methods::conflicts::forecast(&state, &params).await,
         _ => Err(Failure(RpcError::new(ErrorCode::MethodNotFound, None))),
     };
     result.map_err(|f| f.0)

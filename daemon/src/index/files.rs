@@ -61,7 +61,7 @@ impl PathFilter {
 
 /// `git` for the repository at `root`, with nothing in the repository's own
 /// configuration able to run a program (fsmonitor) or page output.
-fn git(root: &Path) -> Command {
+pub(crate) fn git(root: &Path) -> Command {
     let mut cmd = Command::new("git");
     cmd.arg("-C")
         .arg(root)

@@ -73,7 +73,12 @@ pub(crate) struct RepoIndex {
     /// may leave an edited file of one of them to the watcher (see
     /// [`RepoIndex::verify_with`]). Empty when there is no watcher.
     watched: Mutex<std::collections::HashSet<String>>,
+    /// Told of every path the watcher saw settle (the conflict forecast's trigger).
+    listener: Mutex<Option<Listener>>,
 }
+
+/// What [`RepoIndex::listen`] takes.
+pub(crate) type Listener = Box<dyn Fn(&str) + Send + std::marker::Sync>;
 
 /// What the index knows of a file's analysis-service analysis (see
 /// [`RepoIndex::verify_with`]).
@@ -125,6 +130,7 @@ impl RepoIndex {
             started: std::time::Instant::now(),
             synced: Mutex::new(HashMap::new()),
             watched: Mutex::default(),
+            listener: Mutex::new(None),
         }
     }
 
@@ -341,6 +347,24 @@ impl RepoIndex {
             && let Ok(text) = String::from_utf8(bytes)
         {
             self.write().set_ts_paths(wit_graph::TsPaths::parse(&text));
+        }
+    }
+
+    /// Sets the one listener told of every path the watcher sees settle, after the index
+    /// has re-read it (indexed or not: the forecast compares files no analyzer covers too).
+    pub(crate) fn listen(&self, listener: Listener) {
+        *self.listener.lock().unwrap_or_else(|p| p.into_inner()) = Some(listener);
+    }
+
+    /// Tells the listener that `rel` settled.
+    fn settled(&self, rel: &str) {
+        if let Some(l) = self
+            .listener
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+        {
+            l(rel);
         }
     }
 

@@ -18,6 +18,7 @@ pub(crate) mod contracts;
 pub(crate) mod db;
 pub(crate) mod events;
 mod first_impl;
+pub(crate) mod forecast;
 pub(crate) mod intents;
 pub(crate) mod leases;
 pub(crate) mod locks;

@@ -230,6 +230,40 @@ CREATE INDEX intents_by_status ON intents(status);
     // The path as a lock's holder, or a contract's proposer, named it (NULL: its
     // canonical path), for v1's answers.
     "ALTER TABLE locks ADD COLUMN spelling TEXT;\nALTER TABLE contracts ADD COLUMN spelling TEXT;",
+    r#"
+-- The conflict forecast (crate::forecast): the checkouts sharing this state, what each
+-- changed against the merge bases the others need, and the forecasts between two.
+CREATE TABLE checkouts (
+    checkout TEXT PRIMARY KEY,
+    branch   TEXT,
+    head     TEXT,
+    state    TEXT NOT NULL,
+    version  INTEGER NOT NULL,
+    seen_at  INTEGER NOT NULL
+);
+CREATE TABLE checkout_changes (
+    checkout TEXT NOT NULL,
+    base     TEXT NOT NULL,
+    file     TEXT NOT NULL,
+    change   TEXT NOT NULL,
+    PRIMARY KEY (checkout, base, file)
+);
+CREATE TABLE forecast_pairs (
+    a  TEXT NOT NULL,
+    b  TEXT NOT NULL,
+    va INTEGER NOT NULL,
+    vb INTEGER NOT NULL,
+    PRIMARY KEY (a, b)
+);
+CREATE TABLE forecasts (
+    id    TEXT PRIMARY KEY,
+    a     TEXT NOT NULL,
+    b     TEXT NOT NULL,
+    body  TEXT NOT NULL,
+    since INTEGER NOT NULL
+);
+CREATE INDEX forecasts_by_pair ON forecasts(a, b);
+"#,
 ];
 
 /// SQLite's automatic checkpoint threshold (its default), restored after a heavy write

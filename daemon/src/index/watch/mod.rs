@@ -248,11 +248,15 @@ impl Watcher {
             candidates.extend(files::git_files(&self.root, &[dir.as_str()]).unwrap_or_default());
         }
         let mut unknown: Vec<String> = Vec::new();
+        let mut settled: Vec<String> = Vec::new();
         for rel in paths {
             if index.contains(&rel) || rel == "tsconfig.json" {
                 index.refresh(&rel);
+                settled.push(rel);
             } else if index.indexable(&rel) {
                 unknown.push(rel);
+            } else {
+                settled.push(rel);
             }
         }
         if !unknown.is_empty() {
@@ -266,6 +270,11 @@ impl Watcher {
                 self.watch_dir(index, dir);
             }
             index.refresh(&rel);
+            settled.push(rel);
+        }
+        // After the index: the forecast asks the graph about the files just re-read.
+        for rel in settled {
+            index.settled(&rel);
         }
     }
 }

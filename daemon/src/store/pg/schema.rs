@@ -117,6 +117,40 @@ CREATE TABLE session_worktrees (
     // The path as a lock's holder, or a contract's proposer, named it (NULL: its
     // canonical path), for v1's answers.
     "ALTER TABLE locks ADD COLUMN spelling TEXT;\nALTER TABLE contracts ADD COLUMN spelling TEXT;",
+    r#"
+-- The conflict forecast (crate::forecast): the checkouts sharing this state, what each
+-- changed against the merge bases the others need, and the forecasts between two.
+CREATE TABLE checkouts (
+    checkout TEXT PRIMARY KEY,
+    branch   TEXT,
+    head     TEXT,
+    state    TEXT NOT NULL,
+    version  BIGINT NOT NULL,
+    seen_at  BIGINT NOT NULL
+);
+CREATE TABLE checkout_changes (
+    checkout TEXT NOT NULL,
+    base     TEXT NOT NULL,
+    file     TEXT NOT NULL,
+    change   TEXT NOT NULL,
+    PRIMARY KEY (checkout, base, file)
+);
+CREATE TABLE forecast_pairs (
+    a  TEXT NOT NULL,
+    b  TEXT NOT NULL,
+    va BIGINT NOT NULL,
+    vb BIGINT NOT NULL,
+    PRIMARY KEY (a, b)
+);
+CREATE TABLE forecasts (
+    id    TEXT PRIMARY KEY,
+    a     TEXT NOT NULL,
+    b     TEXT NOT NULL,
+    body  TEXT NOT NULL,
+    since BIGINT NOT NULL
+);
+CREATE INDEX forecasts_by_pair ON forecasts(a, b);
+"#,
 ];
 
 /// The advisory lock key of migrations (any constant; "wit" in ASCII).
@@ -244,7 +278,7 @@ mod tests {
             .await
             .unwrap()
             .get(0);
-        assert_eq!(tables, 12, "11 state tables and schema_version");
+        assert_eq!(tables, 16, "15 state tables and schema_version");
         // A schema from a newer wit is refused, not downgraded.
         client
             .execute(

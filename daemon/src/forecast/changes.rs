@@ -1,0 +1,275 @@
+//! What this daemon's checkout changed against one merge base, file by file.
+//!
+//! A base is a commit: its tree is listed once (path → blob), and each file is compared
+//! by content with its blob there. An analysed file's definitions are compared with
+//! `wit_forecast::diff_symbols` (the base's version analysed by the same analyzer, the
+//! current one taken from the analysis service, whose cache the index's re-read of the
+//! saved file has just filled), and the changed ones get the callees the checkout's code
+//! graph resolves. Any other file is a blob written to the shared object database, for
+//! git's own merge. Only the saved file is looked at on a save.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::path::Path;
+use std::sync::Arc;
+
+use wit_boundary::RepoFileError;
+use wit_core::Analysis;
+use wit_core::text::escape;
+use wit_forecast::{CallRef, FileChange, Version, diff_symbols};
+use wit_graph::Resolution;
+
+use super::git;
+use crate::analysis::{AnalysisService, FileOutcome};
+use crate::index::RepoIndex;
+
+/// Base versions kept analysed (by blob id): the files being edited, each analysed once
+/// however often it is saved.
+const KEPT: usize = 64;
+
+/// One merge base and what the checkout changed against it.
+pub(crate) struct Base {
+    /// The commit.
+    pub id: String,
+    /// Its regular files: path → blob id.
+    tree: HashMap<String, String>,
+    /// The changed files as last published.
+    pub files: BTreeMap<String, FileChange>,
+}
+
+/// A small first-in first-out cache.
+struct Kept<T> {
+    map: HashMap<String, T>,
+    order: VecDeque<String>,
+}
+
+impl<T: Clone> Kept<T> {
+    fn new() -> Self {
+        Self {
+            map: HashMap::new(),
+            order: VecDeque::new(),
+        }
+    }
+
+    fn get_or(&mut self, key: &str, make: impl FnOnce() -> Option<T>) -> Option<T> {
+        if let Some(v) = self.map.get(key) {
+            return Some(v.clone());
+        }
+        let v = make()?;
+        if self.order.len() >= KEPT
+            && let Some(old) = self.order.pop_front()
+        {
+            self.map.remove(&old);
+        }
+        self.order.push_back(key.to_owned());
+        self.map.insert(key.to_owned(), v.clone());
+        Some(v)
+    }
+}
+
+/// Computes the checkout's changes (blocking: git processes, reads, parses).
+pub(crate) struct Tracker {
+    root: std::path::PathBuf,
+    analysis: Arc<AnalysisService>,
+    index: Arc<RepoIndex>,
+    limit: u64,
+    contents: Kept<Arc<Vec<u8>>>,
+    analysed: Kept<Arc<Analysis>>,
+}
+
+/// Paths that are never a checkout's change: wit's and git's own directories.
+fn own_files(rel: &str) -> bool {
+    rel == ".wit" || rel.starts_with(".wit/") || rel == ".git" || rel.starts_with(".git/")
+}
+
+impl Tracker {
+    /// A tracker of the checkout at `root` (canonical).
+    pub(crate) fn new(
+        root: &Path,
+        analysis: Arc<AnalysisService>,
+        index: Arc<RepoIndex>,
+        limit: u64,
+    ) -> Self {
+        Self {
+            root: root.to_owned(),
+            analysis,
+            index,
+            limit,
+            contents: Kept::new(),
+            analysed: Kept::new(),
+        }
+    }
+
+    /// `id`'s tree and every change against it (a full scan, at start and when a base is
+    /// new: `git diff` against it, then each changed file).
+    pub(crate) fn scan(&mut self, id: &str) -> Option<Base> {
+        let tree = git::tree(&self.root, id)?;
+        let changed = git::changed(&self.root, id)?;
+        let mut base = Base {
+            id: id.to_owned(),
+            tree,
+            files: BTreeMap::new(),
+        };
+        for rel in changed {
+            if let Some(change) = self.file(&base, &rel) {
+                base.files.insert(rel, change);
+            }
+        }
+        Some(base)
+    }
+
+    /// Compares `rel` again with `base` after a save; whether its change is new
+    /// (`base.files` updated).
+    pub(crate) fn update(&mut self, base: &mut Base, rel: &str) -> bool {
+        let now = self.file(base, rel);
+        if base.files.get(rel) == now.as_ref() {
+            return false;
+        }
+        match now {
+            Some(change) => base.files.insert(rel.to_owned(), change),
+            None => base.files.remove(rel),
+        };
+        true
+    }
+
+    /// How `rel` differs from `base`, `None` when it does not (or cannot be read: a
+    /// symlink, a FIFO, a file over the size limit is no change of the checkout's).
+    fn file(&mut self, base: &Base, rel: &str) -> Option<FileChange> {
+        if own_files(rel) {
+            return None;
+        }
+        let now = match wit_boundary::read_repo_file(&self.root, rel, self.limit) {
+            Ok(bytes) => Some(bytes),
+            Err(RepoFileError::NotFound { .. }) => None,
+            Err(e) => {
+                tracing::debug!(
+                    "forecast: {} not compared: {}",
+                    escape(rel),
+                    escape(&e.to_string())
+                );
+                return None;
+            }
+        };
+        let was_id = base.tree.get(rel);
+        let root = self.root.clone();
+        let limit = self.limit;
+        let was = match was_id {
+            Some(id) => Some(
+                self.contents
+                    .get_or(id, || git::blob(&root, id, limit).map(Arc::new))?,
+            ),
+            None => None,
+        };
+        match (&was, &now) {
+            (None, None) => return None,
+            (Some(w), Some(n)) if w.as_slice() == n.as_slice() => return None,
+            // Not at the base and not tracked: only when git does not ignore it.
+            (None, Some(_)) if !git::listed(&self.root, rel) => return None,
+            _ => {}
+        }
+        if self.analysis.supports(rel) {
+            match self.symbols(
+                rel,
+                was_id.map(String::as_str),
+                was.as_deref().map(Vec::as_slice),
+                now.as_deref(),
+            ) {
+                Ok(change) => return Some(change),
+                Err(note) => {
+                    return Some(FileChange::Text {
+                        blob: now.and_then(|n| git::hash_object(&self.root, &n)),
+                        note: Some(note),
+                    });
+                }
+            }
+        }
+        let blob = match &now {
+            Some(bytes) => Some(git::hash_object(&self.root, bytes)?),
+            None => None,
+        };
+        Some(FileChange::Text { blob, note: None })
+    }
+
+    /// The changed definitions of an analysed file, or why it could not be analysed.
+    fn symbols(
+        &mut self,
+        rel: &str,
+        was_id: Option<&str>,
+        was: Option<&[u8]>,
+        now: Option<&[u8]>,
+    ) -> Result<FileChange, String> {
+        let text = |b: &[u8]| String::from_utf8(b.to_vec()).map_err(|_| "not UTF-8".to_owned());
+        let was_text = was.map(text).transpose()?;
+        let now_text = now.map(text).transpose()?;
+        let was_analysis = match (was_id, &was_text) {
+            (Some(id), Some(source)) => {
+                let analyzer = self
+                    .analysis
+                    .registry()
+                    .for_path(rel)
+                    .ok_or("no analyzer")?
+                    .clone();
+                let made = self
+                    .analysed
+                    .get_or(id, || analyzer.analyze_full(source).ok().map(Arc::new));
+                Some(made.ok_or("its base version did not analyse")?)
+            }
+            _ => None,
+        };
+        let now_analysis = match (&now, &now_text) {
+            (Some(bytes), Some(_)) => match self.analysis.analyse_read(rel, bytes) {
+                FileOutcome::Analysed(a) => Some(a),
+                FileOutcome::Failed(why) => return Err(format!("not analysed: {why}")),
+                _ => return Err("not analysed".into()),
+            },
+            _ => None,
+        };
+        let mut symbols = diff_symbols(
+            was_text
+                .as_deref()
+                .zip(was_analysis.as_deref())
+                .map(|(source, analysis)| Version { source, analysis }),
+            now_text
+                .as_deref()
+                .zip(now_analysis.as_deref())
+                .map(|(source, analysis)| Version { source, analysis }),
+        );
+        // What the changed code calls, as the checkout's graph resolves it (name-only
+        // guesses are left out: a forecast names a caller only when resolution links it).
+        let names: Vec<String> = symbols
+            .iter()
+            .filter(|c| c.change.has_new_code())
+            .map(|c| c.name.clone())
+            .collect();
+        if !names.is_empty() {
+            let found = self
+                .index
+                .callees_of_each(rel, &names, 1, now_analysis.as_ref());
+            let mut calls: HashMap<&str, Vec<CallRef>> = HashMap::new();
+            for (name, edges) in names.iter().zip(found) {
+                let Some((_, edges)) = edges else { continue };
+                let mut list: Vec<CallRef> = edges
+                    .iter()
+                    .filter(|e| e.resolution == Resolution::Resolved && e.depth == 1)
+                    .map(|e| CallRef {
+                        callee: e.callee.path(),
+                        line: e.line + 1,
+                    })
+                    .collect();
+                list.sort();
+                list.dedup_by(|a, b| a.callee == b.callee);
+                calls.insert(name, list);
+            }
+            for c in &mut symbols {
+                if let Some(list) = calls.remove(c.name.as_str()) {
+                    c.calls = list;
+                }
+            }
+        }
+        Ok(FileChange::Symbols { symbols })
+    }
+
+    /// The blob of `rel` at `base` (for git's merge of a file both changed).
+    pub(crate) fn base_blob<'b>(base: &'b Base, rel: &str) -> Option<&'b str> {
+        base.tree.get(rel).map(String::as_str)
+    }
+}

@@ -1,0 +1,524 @@
+//! The conflict forecast between the checkouts sharing this daemon's state (issue 22).
+//!
+//! Each daemon publishes, for its own checkout, what differs from the merge base of its
+//! HEAD with each other live checkout's HEAD ([`changes`]): per file, the changed
+//! definitions with the callees its code graph resolves, or a blob for files no analyzer
+//! covers. Both daemons of a pair then compute the pair's forecasts with
+//! `wit_forecast::forecast` from the published changes (git's `merge-file` for the
+//! textual ones) and reconcile them into the store, where each appearance and
+//! clearance is an event (`forecast.appeared`, `forecast.cleared`; see
+//! `store::forecast::reconcile` for why both may compute and each is still announced
+//! once).
+//!
+//! **When.** The file watcher hands every settled path to this thread, which compares
+//! that one file with each base and republishes it only when its change differs; a commit,
+//! checkout or rebase (HEAD moved) rescans; another daemon's publication (a store commit)
+//! recomputes the pairs whose versions moved. Every checkout beats every [`HEARTBEAT`]; one
+//! silent for [`STALE_MS`] (its daemon killed, its directory deleted) no longer counts,
+//! and its forecasts clear. A daemon that stops withdraws its checkout first.
+//!
+//! **States** a checkout can be in, shown by `conflicts.forecast`: `ready`, `indexing`
+//! (its code graph is being built: calls would be missed), `rebasing` or `merging` (the
+//! checkout is between two states; its changes are withdrawn until the operation ends),
+//! `no-commit` (nothing to compare with). A pair with no common history has no forecast.
+
+mod changes;
+mod git;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, SyncSender};
+use std::time::{Duration, Instant};
+
+use wit_core::text::escape;
+use wit_forecast::{Checkout, FileChange, TextVerdict};
+
+use crate::state::AppState;
+use crate::store::forecast::{self as rows, CheckoutRow};
+use changes::{Base, Tracker};
+
+/// How often a checkout says it is alive (and looks at its HEAD).
+const HEARTBEAT: Duration = Duration::from_secs(5);
+/// A checkout silent this long no longer counts.
+pub(crate) const STALE_MS: i64 = 20_000;
+/// A checkout silent this long is forgotten.
+const FORGET_MS: i64 = 10 * 60_000;
+/// Most merge bases one checkout keeps changes against (one per distinct base of the
+/// other checkouts; more are left out, and logged).
+const MAX_BASES: usize = 8;
+
+enum Msg {
+    Path(String),
+    Store,
+    Stop(SyncSender<()>),
+}
+
+/// The forecast thread of this daemon.
+pub(crate) struct Forecaster {
+    tx: Sender<Msg>,
+}
+
+impl Forecaster {
+    /// Starts the thread (and the task that tells it of other daemons' commits); the
+    /// index hands it every path its watcher sees settle.
+    pub(crate) fn start(state: Arc<AppState>) -> Forecaster {
+        let (tx, rx) = std::sync::mpsc::channel::<Msg>();
+        let paths = tx.clone();
+        state.index.listen(Box::new(move |rel: &str| {
+            let _ = paths.send(Msg::Path(rel.to_owned()));
+        }));
+        let store_tx = tx.clone();
+        let mut seen = state.events.subscribe();
+        tokio::spawn(async move {
+            // Every commit wakes this; the thread reads the checkouts' versions at most
+            // every 50 ms (one short query), not once per commit.
+            while seen.changed().await.is_ok() {
+                if store_tx.send(Msg::Store).is_err() {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        });
+        let runtime = tokio::runtime::Handle::current();
+        let spawned = std::thread::Builder::new()
+            .name("wit-forecast".into())
+            .spawn(move || Runner::new(state, runtime).run(&rx));
+        if let Err(e) = spawned {
+            tracing::error!("the forecast thread did not start: {e}");
+        }
+        Forecaster { tx }
+    }
+
+    /// Withdraws this checkout (its rows, and the forecasts it takes part in, cleared)
+    /// and stops the thread; waits at most `limit`.
+    pub(crate) fn stop(&self, limit: Duration) {
+        let (ack, done) = std::sync::mpsc::sync_channel(1);
+        if self.tx.send(Msg::Stop(ack)).is_ok() {
+            let _ = done.recv_timeout(limit);
+        }
+    }
+}
+
+/// The other checkouts' published changes against one base, at one version.
+struct Theirs {
+    version: i64,
+    files: BTreeMap<String, FileChange>,
+}
+
+struct Runner {
+    state: Arc<AppState>,
+    runtime: tokio::runtime::Handle,
+    me: String,
+    tracker: Tracker,
+    own: CheckoutRow,
+    bases: HashMap<String, Base>,
+    merge_bases: HashMap<(String, String), Option<String>>,
+    others: Vec<CheckoutRow>,
+    theirs: HashMap<(String, String), Theirs>,
+    computed: HashMap<String, (String, i64, i64)>,
+    last_beat: Option<Instant>,
+}
+
+impl Runner {
+    fn new(state: Arc<AppState>, runtime: tokio::runtime::Handle) -> Self {
+        let me = state.worktree_name();
+        let tracker = Tracker::new(
+            &state.root,
+            state.analysis.clone(),
+            state.index.clone(),
+            state.config.parsed.analysis.max_file_bytes,
+        );
+        Runner {
+            own: CheckoutRow {
+                checkout: me.clone(),
+                branch: None,
+                head: None,
+                state: "indexing".into(),
+                version: 0,
+                seen_at: 0,
+            },
+            me,
+            tracker,
+            state,
+            runtime,
+            bases: HashMap::new(),
+            merge_bases: HashMap::new(),
+            others: Vec::new(),
+            theirs: HashMap::new(),
+            computed: HashMap::new(),
+            last_beat: None,
+        }
+    }
+
+    /// Runs a store job from this thread (the daemon's runtime answers it).
+    fn db<T: Send + 'static>(
+        &self,
+        write: bool,
+        f: impl FnOnce(&dyn crate::store::db::Db) -> crate::store::db::DbResult<T> + Send + 'static,
+    ) -> Option<T> {
+        let state = self.state.clone();
+        let job = move |db: &dyn crate::store::db::Db| f(db).map_err(crate::methods::Failure::from);
+        let result = self.runtime.block_on(async move {
+            if write {
+                state.write(job).await
+            } else {
+                state.read(job).await
+            }
+        });
+        match result {
+            Ok(v) => Some(v),
+            Err(e) => {
+                tracing::warn!("forecast: the store failed: {}", escape(&e.0.message));
+                None
+            }
+        }
+    }
+
+    fn run(mut self, rx: &Receiver<Msg>) {
+        loop {
+            let mut paths: BTreeSet<String> = BTreeSet::new();
+            let mut store = false;
+            let mut stop = None;
+            let first = rx.recv_timeout(Duration::from_secs(1));
+            let mut take = |m: Msg| match m {
+                Msg::Path(p) => {
+                    paths.insert(p);
+                }
+                Msg::Store => store = true,
+                Msg::Stop(ack) => stop = Some(ack),
+            };
+            match first {
+                Ok(m) => take(m),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+            while let Ok(m) = rx.try_recv() {
+                take(m);
+            }
+            if let Some(ack) = stop {
+                self.withdraw();
+                let _ = ack.send(());
+                return;
+            }
+            self.step(paths, store);
+        }
+    }
+
+    /// One round: the checkout's own state, the others', the changes of the saved files,
+    /// then every pair whose inputs moved.
+    fn step(&mut self, paths: BTreeSet<String>, store: bool) {
+        let beat = self.last_beat.is_none_or(|at| at.elapsed() >= HEARTBEAT);
+        let mut publish: Vec<(String, String, Option<String>)> = Vec::new();
+        let mut dropped: Vec<String> = Vec::new();
+        let mut moved = false;
+        if beat {
+            moved = self.look_at_self(&mut dropped);
+        }
+        if beat || store {
+            self.look_at_others(beat);
+        }
+        moved |= self.sync_bases(&mut publish, &mut dropped);
+        for rel in &paths {
+            for base in self.bases.values_mut() {
+                if self.tracker.update(base, rel) {
+                    let json = base
+                        .files
+                        .get(rel)
+                        .and_then(|c| serde_json::to_string(c).ok());
+                    publish.push((base.id.clone(), rel.clone(), json));
+                }
+            }
+        }
+        if !publish.is_empty() || !dropped.is_empty() || moved {
+            self.own.version = (self.own.version + 1).max(crate::clock::now_ms());
+        }
+        if beat || !publish.is_empty() || !dropped.is_empty() || moved {
+            self.own.seen_at = crate::clock::now_ms();
+            self.last_beat = Some(Instant::now());
+            let own = self.own.clone();
+            self.db(true, move |db| {
+                for base in &dropped {
+                    rows::drop_changes(db, &own.checkout, Some(base))?;
+                }
+                for (base, file, change) in &publish {
+                    rows::put_change(db, &own.checkout, base, file, change.as_deref())?;
+                }
+                rows::put_checkout(db, &own)
+            });
+        }
+        self.forecast_pairs();
+    }
+
+    /// Reads HEAD, the branch and any operation under way; whether the checkout's state
+    /// changed (then every base is rescanned).
+    fn look_at_self(&mut self, dropped: &mut Vec<String>) -> bool {
+        let root = &self.state.root;
+        let head = git::head(root);
+        let branch = git::branch(root);
+        let busy = git::git_dir(root).as_deref().and_then(git::in_progress);
+        let state = if head.is_none() {
+            if git::git_dir(root).is_some() {
+                "no-commit"
+            } else {
+                "not-git"
+            }
+        } else if let Some(op) = busy {
+            op
+        } else if !self.state.index.ready() {
+            "indexing"
+        } else {
+            "ready"
+        };
+        let moved = head != self.own.head || state != self.own.state;
+        if head != self.own.head || state != "ready" {
+            dropped.extend(self.bases.drain().map(|(id, _)| id));
+        }
+        self.own.head = head;
+        self.own.branch = branch;
+        self.own.state = state.to_owned();
+        moved
+    }
+
+    /// Reads the other checkouts; on a heartbeat, also clears the pairs of checkouts gone
+    /// silent and forgets those silent for long.
+    fn look_at_others(&mut self, beat: bool) {
+        let Some(all) = self.db(false, rows::checkouts) else {
+            return;
+        };
+        let now = crate::clock::now_ms();
+        let live = |r: &CheckoutRow| now - r.seen_at < STALE_MS;
+        self.others = all
+            .iter()
+            .filter(|r| r.checkout != self.me && live(r))
+            .cloned()
+            .collect();
+        if !beat {
+            return;
+        }
+        let gone: Vec<String> = all
+            .iter()
+            .filter(|r| r.checkout != self.me && !live(r))
+            .map(|r| r.checkout.clone())
+            .collect();
+        let forget: Vec<String> = all
+            .iter()
+            .filter(|r| r.checkout != self.me && now - r.seen_at >= FORGET_MS)
+            .map(|r| r.checkout.clone())
+            .collect();
+        let known: BTreeSet<String> = all.iter().map(|r| r.checkout.clone()).collect();
+        let me = self.me.clone();
+        self.db(true, move |db| {
+            for (a, b) in rows::all_pairs(db)? {
+                let missing = |c: &String| *c != me && !known.contains(c);
+                let why = if gone.contains(&a) || missing(&a) {
+                    format!("{} stopped", wit_forecast::short(&a))
+                } else if gone.contains(&b) || missing(&b) {
+                    format!("{} stopped", wit_forecast::short(&b))
+                } else {
+                    continue;
+                };
+                rows::reconcile(db, (&a, &b), None, &[], &why)?;
+            }
+            for c in &forget {
+                rows::remove_checkout(db, c)?;
+            }
+            Ok(())
+        });
+    }
+
+    /// Scans the bases the live others need and this checkout does not have yet; drops
+    /// those no longer needed. Whether any changed.
+    fn sync_bases(
+        &mut self,
+        publish: &mut Vec<(String, String, Option<String>)>,
+        dropped: &mut Vec<String>,
+    ) -> bool {
+        let mut needed: BTreeSet<String> = BTreeSet::new();
+        if self.own.state == "ready"
+            && let Some(head) = self.own.head.clone()
+        {
+            let heads: Vec<String> = self.others.iter().filter_map(|o| o.head.clone()).collect();
+            for theirs in &heads {
+                if let Some(base) = self.merge_base(&head, theirs) {
+                    needed.insert(base);
+                }
+            }
+        }
+        if needed.len() > MAX_BASES {
+            tracing::info!(
+                "forecast: {} merge bases needed, keeping the first {MAX_BASES}",
+                needed.len()
+            );
+            needed = needed.into_iter().take(MAX_BASES).collect();
+        }
+        let mut moved = false;
+        let stale: Vec<String> = self
+            .bases
+            .keys()
+            .filter(|b| !needed.contains(*b))
+            .cloned()
+            .collect();
+        for id in stale {
+            self.bases.remove(&id);
+            dropped.push(id);
+            moved = true;
+        }
+        for id in needed {
+            if self.bases.contains_key(&id) {
+                continue;
+            }
+            let Some(base) = self.tracker.scan(&id) else {
+                tracing::info!("forecast: could not compare with {}", escape(&id));
+                continue;
+            };
+            // A rescan replaces what was published against this base.
+            dropped.push(id.clone());
+            for (rel, change) in &base.files {
+                publish.push((id.clone(), rel.clone(), serde_json::to_string(change).ok()));
+            }
+            self.bases.insert(id, base);
+            moved = true;
+        }
+        moved
+    }
+
+    fn merge_base(&mut self, a: &str, b: &str) -> Option<String> {
+        let root = self.state.root.clone();
+        self.merge_bases
+            .entry((a.to_owned(), b.to_owned()))
+            .or_insert_with(|| git::merge_base(&root, a, b))
+            .clone()
+    }
+
+    /// Recomputes and reconciles every pair of this checkout whose inputs moved.
+    fn forecast_pairs(&mut self) {
+        let others = self.others.clone();
+        for other in &others {
+            let base = match (&self.own.head, &other.head) {
+                _ if self.own.state != "ready" || other.state != "ready" => None,
+                (Some(mine), Some(theirs)) => self.merge_base(&mine.clone(), &theirs.clone()),
+                _ => None,
+            };
+            let key = (
+                base.clone().unwrap_or_default(),
+                self.own.version,
+                other.version,
+            );
+            if self.computed.get(&other.checkout) == Some(&key) {
+                continue;
+            }
+            let (a, b) = if self.me < other.checkout {
+                (self.me.clone(), other.checkout.clone())
+            } else {
+                (other.checkout.clone(), self.me.clone())
+            };
+            let Some(base) = base.filter(|b| self.bases.contains_key(b)) else {
+                let why = if self.own.state != "ready" {
+                    format!("{} is {}", wit_forecast::short(&self.me), self.own.state)
+                } else if other.state != "ready" {
+                    format!(
+                        "{} is {}",
+                        wit_forecast::short(&other.checkout),
+                        other.state
+                    )
+                } else {
+                    "no common history".to_owned()
+                };
+                let (a2, b2) = (a.clone(), b.clone());
+                if self
+                    .db(true, move |db| {
+                        rows::reconcile(db, (&a2, &b2), None, &[], &why).map(drop)
+                    })
+                    .is_some()
+                {
+                    self.computed.insert(other.checkout.clone(), key);
+                }
+                continue;
+            };
+            if !self.read_theirs(&other.checkout, &base, other.version) {
+                continue;
+            }
+            let theirs = &self.theirs[&(other.checkout.clone(), base.clone())].files;
+            let mine = &self.bases[&base].files;
+            let (fa, fb) = if a == self.me {
+                (mine, theirs)
+            } else {
+                (theirs, mine)
+            };
+            let root = self.state.root.clone();
+            let base_ref = &self.bases[&base];
+            let mut merge = |path: &str, x: &str, y: &str| -> TextVerdict {
+                git::merge_file(&root, Tracker::base_blob(base_ref, path), x, y)
+            };
+            let found = wit_forecast::forecast(
+                Checkout { id: &a, files: fa },
+                Checkout { id: &b, files: fb },
+                &mut merge,
+            );
+            let versions = if a == self.me {
+                (self.own.version, other.version)
+            } else {
+                (other.version, self.own.version)
+            };
+            let (a2, b2) = (a.clone(), b.clone());
+            let done = self.db(true, move |db| {
+                rows::reconcile(db, (&a2, &b2), Some(versions), &found, "resolved")
+            });
+            if let Some(done) = done {
+                if done.appeared + done.cleared > 0 {
+                    tracing::info!(
+                        "forecast {} ↔ {}: {} appeared, {} cleared",
+                        escape(wit_forecast::short(&a)),
+                        escape(wit_forecast::short(&b)),
+                        done.appeared,
+                        done.cleared
+                    );
+                }
+                self.computed.insert(other.checkout.clone(), key);
+            }
+        }
+    }
+
+    /// Makes sure `checkout`'s published changes against `base` at `version` are at
+    /// hand (read again only when its version moved); whether they are.
+    fn read_theirs(&mut self, checkout: &str, base: &str, version: i64) -> bool {
+        let key = (checkout.to_owned(), base.to_owned());
+        if self.theirs.get(&key).is_some_and(|t| t.version == version) {
+            return true;
+        }
+        let (c, b) = key.clone();
+        let Some(listed) = self.db(false, move |db| rows::changes(db, &c, &b)) else {
+            return false;
+        };
+        let files = listed
+            .into_iter()
+            .filter_map(|(file, json)| {
+                // Another daemon's JSON: a row this build cannot read is skipped.
+                let change: FileChange = serde_json::from_str(&json).ok()?;
+                crate::paths::normalize_file(&file)
+                    .is_ok_and(|n| n == file)
+                    .then_some((file, change))
+            })
+            .collect();
+        self.theirs.insert(key, Theirs { version, files });
+        true
+    }
+
+    /// Takes this checkout out of the forecast: its rows gone, its pairs cleared.
+    fn withdraw(&mut self) {
+        let me = self.me.clone();
+        self.db(true, move |db| {
+            for (a, b) in rows::pairs_of(db, &me)? {
+                let why = format!("{} stopped", wit_forecast::short(&me));
+                rows::reconcile(db, (&a, &b), None, &[], &why)?;
+            }
+            rows::remove_checkout(db, &me)
+        });
+    }
+}
+
+/// The merge base of two checkouts' HEADs, as the forecast compares them (blocking: a
+/// git process).
+pub(crate) fn pair_base(root: &std::path::Path, a: &str, b: &str) -> Option<String> {
+    git::merge_base(root, a, b)
+}
