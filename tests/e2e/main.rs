@@ -5,6 +5,7 @@
 mod support;
 
 mod cli_basics;
+mod cli_conflicts;
 mod cli_coordination;
 mod cli_daemon;
 mod cli_daily;
@@ -29,6 +30,7 @@ mod daemon_robustness;
 mod daemon_stalls;
 mod daemon_symbol_names;
 mod daemon_waiting;
+mod forecast_worktrees;
 mod guard_edits;
 mod hooks_commit;
 mod hooks_contract_lifecycle;

@@ -188,7 +188,7 @@ pub(crate) fn merge_file(root: &Path, base: Option<&str>, a: &str, b: &str) -> T
         return TextVerdict::Unknown;
     }
     let mut cmd = git(root);
-    cmd.args(["merge-file", "-p", "-q", "--object-id", a, base, b])
+    cmd.args(["merge-file", "-p", "--object-id", a, base, b])
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     let Ok(out) = cmd.output() else {

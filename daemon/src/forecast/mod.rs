@@ -38,7 +38,7 @@ use crate::store::forecast::{self as rows, CheckoutRow};
 use changes::{Base, Tracker};
 
 /// How often a checkout says it is alive (and looks at its HEAD).
-const HEARTBEAT: Duration = Duration::from_secs(5);
+const HEARTBEAT: Duration = Duration::from_secs(2);
 /// A checkout silent this long no longer counts.
 pub(crate) const STALE_MS: i64 = 20_000;
 /// A checkout silent this long is forgotten.

@@ -202,13 +202,13 @@ impl RepoIndex {
         self.hashes_lock().contains_key(rel)
     }
 
-    /// The cold (or warm) build; returns the files listed.
+    /// The cold (or warm) build; returns every file git lists (not only the indexed
+    /// ones: the watcher watches their directories too, since the conflict forecast
+    /// compares files no analyzer covers).
     fn build(&self) -> Vec<String> {
         let t0 = std::time::Instant::now();
-        let listed: Vec<String> = files::list(&self.root)
-            .into_iter()
-            .filter(|f| self.indexable(f))
-            .collect();
+        let all = files::list(&self.root);
+        let listed: Vec<String> = all.iter().filter(|f| self.indexable(f)).cloned().collect();
         self.progress.listed.store(listed.len(), Ordering::Relaxed);
         self.load_tsconfig();
         let stored = self
@@ -271,7 +271,9 @@ impl RepoIndex {
             ms,
             "repository index built"
         );
-        listed
+        all.into_iter()
+            .filter(|f| !f.split('/').any(|c| c == "node_modules"))
+            .collect()
     }
 
     /// Stores rows and deletes `gone` in the index database, if there is one.
