@@ -11,6 +11,7 @@
 mod client;
 mod daemon;
 mod fixtures;
+mod forecast;
 mod graph;
 mod graph_cost;
 mod liveness;
@@ -41,6 +42,8 @@ pub struct Options {
     pub graph: GraphChoice,
     /// Run only the code graph's cost on the fixture (`graph_cost.rs`).
     pub only_graph_cost: bool,
+    /// `--forecast`: only the conflict forecast's scenario.
+    pub only_forecast: bool,
     /// Another `wit` binary to compare with in that scenario (`--baseline`).
     pub baseline: Option<PathBuf>,
 }
@@ -69,6 +72,7 @@ fn parse_args() -> Result<Options> {
         only_store: false,
         graph: GraphChoice::All,
         only_graph_cost: false,
+        only_forecast: false,
         baseline: None,
     };
     let mut args = std::env::args().skip(1);
@@ -79,6 +83,7 @@ fn parse_args() -> Result<Options> {
             "--store" => opts.only_store = true,
             "--graph-only" => opts.graph = GraphChoice::Only,
             "--graph-cost" => opts.only_graph_cost = true,
+            "--forecast" => opts.only_forecast = true,
             "--baseline" => {
                 opts.baseline = Some(args.next().context("--baseline needs a wit binary")?.into())
             }
@@ -112,7 +117,7 @@ fn parse_args() -> Result<Options> {
             }
             "-h" | "--help" => {
                 println!(
-                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph] [--graph-cost] [--baseline WIT] [--generate DIR] [--generate-fixture DIR]\n\n\
+                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph] [--graph-cost] [--forecast] [--baseline WIT] [--generate DIR] [--generate-fixture DIR]\n\n\
                      Benchmarks the real wit daemon on a generated repository.\n\
                      --quick      run a tenth of the iterations (smoke test)\n\
                      --liveness   run only the liveness measures (heavy declares, wake-ups, idle waiters)\n\
@@ -123,6 +128,7 @@ fn parse_args() -> Result<Options> {
                      --graph-only only the code-graph scenario (10,000 generated files; 2,000 with --quick)\n\
                      --no-graph   everything but it\n\
                      --graph-cost only the code graph's cost on the 2,200-line fixture (graph on / off)\n\
+                     --forecast   only the conflict forecast: save-to-forecast latency on the 10,000-file repository with two worktrees, RSS with four\n\
                      --baseline WIT  also compare with that wit binary there (e.g. a build from before the graph)\n\
                      --generate DIR  write the code-graph scenario's repository into DIR and exit (for profiling)\n\
                      --generate-fixture DIR  the same for the 2,200-line TypeScript and Python fixture"
@@ -152,6 +158,11 @@ fn main() -> Result<()> {
         let mut report = if opts.only_store {
             let mut report = report::Report::default();
             store::run(&opts, &mut report, 2000 / opts.scale_down)?;
+            runs.push(report);
+            continue;
+        } else if opts.only_forecast {
+            let mut report = report::Report::default();
+            forecast::run(&opts, &mut report)?;
             runs.push(report);
             continue;
         } else if opts.only_graph_cost {

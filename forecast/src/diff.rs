@@ -22,22 +22,86 @@ pub struct Version<'a> {
     pub analysis: &'a Analysis,
 }
 
-/// A definition of one version, keyed by its address.
+/// A definition of one version.
 struct Def<'a> {
     symbol: &'a Symbol,
+    /// Its address (`index#2`): what the graph and the protocol name it by.
+    address: String,
     own: String,
 }
 
-/// The definitions of `version` by address, each with its own text.
+/// The definitions of `version` by key (see [`SymbolChange::key`]), each with its
+/// address and own text.
 fn definitions<'a>(version: &Version<'a>) -> BTreeMap<String, Def<'a>> {
     let symbols = &version.analysis.symbols;
-    symbols
-        .iter()
-        .map(|s| {
-            let own = own_text(version.source, s, symbols);
-            (version.analysis.address_of(s), Def { symbol: s, own })
-        })
-        .collect()
+    // The enclosing definitions of each: a stack over the symbols in order of start
+    // (outer before inner when two start together).
+    let mut order: Vec<usize> = (0..symbols.len()).collect();
+    order.sort_by_key(|&i| {
+        (
+            symbols[i].start_byte,
+            std::cmp::Reverse(symbols[i].end_byte),
+        )
+    });
+    let mut open: Vec<usize> = Vec::new();
+    let mut keys: Vec<String> = vec![String::new(); symbols.len()];
+    for i in order {
+        let s = &symbols[i];
+        while let Some(&top) = open.last() {
+            let t = &symbols[top];
+            if t.start_byte <= s.start_byte && s.end_byte <= t.end_byte {
+                break;
+            }
+            open.pop();
+        }
+        let mut key: String = open
+            .iter()
+            .map(|&o| symbols[o].qualified_name() + "/")
+            .collect();
+        key.push_str(&s.qualified_name());
+        key.push('#');
+        key.push_str(s.kind.as_str());
+        keys[i] = key;
+        open.push(i);
+    }
+    let mut out: BTreeMap<String, Def<'a>> = BTreeMap::new();
+    for (i, s) in symbols.iter().enumerate() {
+        let mut key = std::mem::take(&mut keys[i]);
+        // Two definitions alike in all of that (overloads): told apart by their order.
+        if out.contains_key(&key) {
+            let mut n = 2;
+            while out.contains_key(&format!("{key}#{n}")) {
+                n += 1;
+            }
+            key = format!("{key}#{n}");
+        }
+        let own = own_text(version.source, s, symbols);
+        out.insert(
+            key,
+            Def {
+                symbol: s,
+                address: version.analysis.address_of(s),
+                own,
+            },
+        );
+    }
+    out
+}
+
+/// `text` with the first whole-word occurrence of `from` replaced by `to` (a name inside
+/// a longer word, such as `de` in `def`, is not that name).
+fn replace_word(text: &str, from: &str, to: &str) -> String {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$');
+    let mut at = 0;
+    while let Some(i) = text[at..].find(from).map(|i| i + at) {
+        let before = text[..i].chars().next_back();
+        let after = text[i + from.len()..].chars().next();
+        if !word(before) && !word(after) {
+            return format!("{}{to}{}", &text[..i], &text[i + from.len()..]);
+        }
+        at = i + from.len();
+    }
+    text.to_owned()
 }
 
 /// `symbol`'s text without the text of the definitions nested in it: the pieces between
@@ -84,15 +148,16 @@ pub(crate) fn digest(text: &str) -> String {
     d.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
-fn change(symbol: &Symbol, name: String, change: Change) -> SymbolChange {
+fn change(def: &Def<'_>, key: &str, change: Change) -> SymbolChange {
     SymbolChange {
-        name,
-        kind: symbol.kind.as_str().to_owned(),
+        name: def.address.clone(),
+        key: key.to_owned(),
+        kind: def.symbol.kind.as_str().to_owned(),
         change,
         from: None,
         before: None,
         after: None,
-        line: symbol.start_line + 1,
+        line: def.symbol.start_line + 1,
         digest: None,
         calls: Vec::new(),
     }
@@ -107,9 +172,9 @@ pub fn diff_symbols(base: Option<Version<'_>>, current: Option<Version<'_>>) -> 
 
     let mut out: Vec<SymbolChange> = Vec::new();
     let mut added: Vec<(&String, &Def<'_>)> = Vec::new();
-    for (name, now) in &after {
-        match before.get(name) {
-            None => added.push((name, now)),
+    for (key, now) in &after {
+        match before.get(key) {
+            None => added.push((key, now)),
             Some(was) => {
                 let signature = was.symbol.signature != now.symbol.signature;
                 if !signature && was.own == now.own {
@@ -120,7 +185,7 @@ pub fn diff_symbols(base: Option<Version<'_>>, current: Option<Version<'_>>) -> 
                 } else {
                     Change::Body
                 };
-                let mut c = change(now.symbol, name.clone(), kind);
+                let mut c = change(now, key, kind);
                 c.before = was.symbol.signature.clone();
                 c.after = now.symbol.signature.clone();
                 c.digest = Some(digest(&now.own));
@@ -130,45 +195,81 @@ pub fn diff_symbols(base: Option<Version<'_>>, current: Option<Version<'_>>) -> 
     }
     let mut removed: Vec<(&String, &Def<'_>)> = before
         .iter()
-        .filter(|(name, _)| !after.contains_key(*name))
+        .filter(|(key, _)| !after.contains_key(*key))
         .collect();
 
     // A rename: a definition gone and one new of the same kind whose text is the old one
     // with the new name.
     let mut renamed_to: BTreeSet<usize> = BTreeSet::new();
-    removed.retain(|(old_name, was)| {
+    removed.retain(|(old_key, was)| {
         let found = added.iter().enumerate().find(|(i, (_, now))| {
             !renamed_to.contains(i)
                 && now.symbol.kind == was.symbol.kind
                 && now.symbol.name != was.symbol.name
-                && was.own.replacen(&was.symbol.name, &now.symbol.name, 1) == now.own
+                && replace_word(&was.own, &was.symbol.name, &now.symbol.name) == now.own
         });
-        let Some((i, (new_name, now))) = found else {
+        let Some((i, (_, now))) = found else {
             return true;
         };
         renamed_to.insert(i);
-        let mut c = change(now.symbol, (*new_name).clone(), Change::Renamed);
-        c.from = Some((*old_name).clone());
+        let mut c = change(now, old_key, Change::Renamed);
+        c.from = Some(was.address.clone());
         c.before = was.symbol.signature.clone();
         c.after = now.symbol.signature.clone();
         c.digest = Some(digest(&now.own));
         out.push(c);
         false
     });
-    for (i, (name, now)) in added.iter().enumerate() {
+    for (i, (key, now)) in added.iter().enumerate() {
         if renamed_to.contains(&i) {
             continue;
         }
-        let mut c = change(now.symbol, (*name).clone(), Change::Added);
+        let mut c = change(now, key, Change::Added);
         c.after = now.symbol.signature.clone();
         c.digest = Some(digest(&now.own));
         out.push(c);
     }
     out.sort_by_key(|c| c.line);
-    for (name, was) in removed {
-        let mut c = change(was.symbol, name.clone(), Change::Removed);
+    for (key, was) in removed {
+        let mut c = change(was, key, Change::Removed);
         c.before = was.symbol.signature.clone();
         out.push(c);
     }
+    out
+}
+
+/// The text of `version` outside its top-level definitions: each definition is replaced
+/// by one marker line naming it, everything else is kept byte for byte. Two checkouts
+/// whose edits of this text git cannot merge collide although no definition does (both
+/// add an import on one line, both bump `__version__`, both edit one `describe(…)` block
+/// of anonymous callbacks); edits inside definitions leave it as it was.
+pub fn outside_text(version: &Version<'_>) -> String {
+    let symbols = &version.analysis.symbols;
+    let source = version.source;
+    let mut top: Vec<&Symbol> = symbols
+        .iter()
+        .filter(|s| {
+            !symbols.iter().any(|o| {
+                !std::ptr::eq(o, *s)
+                    && o.start_byte <= s.start_byte
+                    && s.end_byte <= o.end_byte
+                    && (o.start_byte, o.end_byte) != (s.start_byte, s.end_byte)
+            })
+        })
+        .collect();
+    top.sort_by_key(|s| s.start_byte);
+    let mut out = String::with_capacity(source.len() / 4);
+    let mut at = 0;
+    for s in top {
+        let (start, end) = (s.start_byte.min(source.len()), s.end_byte.min(source.len()));
+        if start < at || !source.is_char_boundary(start) || !source.is_char_boundary(end) {
+            continue; // two definitions over one range (an overload, a decorated one)
+        }
+        out.push_str(&source[at..start]);
+        out.push('\u{1}');
+        out.push_str(&s.qualified_name());
+        at = end;
+    }
+    out.push_str(&source[at..]);
     out
 }

@@ -20,10 +20,12 @@
 mod diff;
 mod model;
 mod pair;
+mod signature;
 
-pub use diff::{Version, diff_symbols};
-pub use model::{CallRef, Change, FileChange, Forecast, Hop, Kind, Side, SymbolChange};
-pub use pair::{Checkout, TextVerdict, forecast, short};
+pub use diff::{Version, diff_symbols, outside_text};
+pub use model::{CallRef, Change, FileChange, Forecast, Hop, Kind, Outside, Side, SymbolChange};
+pub use pair::{Checkout, Merge, TextVerdict, forecast, short};
+pub use signature::breaks_callers;
 
 #[cfg(test)]
 mod tests;

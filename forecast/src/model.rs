@@ -31,12 +31,6 @@ impl Change {
         }
     }
 
-    /// Whether the change breaks callers written against the base: the name or the
-    /// signature they call is no longer there.
-    pub fn breaks_callers(self) -> bool {
-        matches!(self, Change::Removed | Change::Signature | Change::Renamed)
-    }
-
     /// Whether the symbol exists in the checkout with code of its own that may call
     /// others.
     pub fn has_new_code(self) -> bool {
@@ -61,6 +55,13 @@ pub struct SymbolChange {
     /// The symbol's address in the file (`price`, `Cart.total`): in the checkout's
     /// version, or the base's for a removed symbol.
     pub name: String,
+    /// What matches it with another checkout's change of the same definition: the names
+    /// of the definitions enclosing it, its qualified name and its kind
+    /// (`test_b/index#function`), as at the base (as now, for an added one). Unlike an
+    /// address (`index#2`), it does not move when a definition of the same name is added
+    /// above it.
+    #[serde(default)]
+    pub key: String,
     /// What the definition is (`function`, `method`, `class`, …).
     pub kind: String,
     /// How it differs from the base.
@@ -95,6 +96,30 @@ impl SymbolChange {
             _ => &self.name,
         }
     }
+
+    /// What matches it with another checkout's change (its [`SymbolChange::key`], or its
+    /// base name for a change stored without one).
+    pub fn match_key(&self) -> &str {
+        if self.key.is_empty() {
+            self.base_name()
+        } else {
+            &self.key
+        }
+    }
+
+    /// Whether the change breaks callers written against the base: the name they call is
+    /// gone, or its parameters or result changed (a parameter renamed, and nothing else,
+    /// does not break a positional caller; see [`crate::signature::breaks_callers`]).
+    pub fn breaks_callers(&self) -> bool {
+        match self.change {
+            Change::Removed | Change::Renamed => true,
+            Change::Signature => crate::signature::breaks_callers(
+                self.before.as_deref().unwrap_or(""),
+                self.after.as_deref().unwrap_or(""),
+            ),
+            Change::Added | Change::Body => false,
+        }
+    }
 }
 
 /// How one file of a checkout differs from the base.
@@ -106,6 +131,17 @@ pub enum FileChange {
     Symbols {
         /// The changed symbols, in file order.
         symbols: Vec<SymbolChange>,
+        /// Whether the checkout deleted the file (every symbol is then removed; a file
+        /// deleted on one side and changed on the other is a modify/delete collision even
+        /// where the change is outside every definition).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        deleted: bool,
+        /// When the text outside every top-level definition (imports, module-level
+        /// code, comments between definitions) changed: that text at the base and now,
+        /// as blobs (see [`crate::outside_text`]), for git's own merge against the other
+        /// checkout's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        outside: Option<Outside>,
     },
     /// A file no analyzer covers (or one its analyzer could not read): compared as text,
     /// with git's own three-way merge.
@@ -120,6 +156,17 @@ pub enum FileChange {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
+}
+
+/// The text outside a file's definitions, at the base and now, as git blob ids.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outside {
+    /// At the base; `None` when the file is new (merged against the empty blob).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+    /// Now.
+    pub now: String,
 }
 
 /// One forecast's kind.

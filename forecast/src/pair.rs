@@ -14,6 +14,20 @@ pub struct Checkout<'a> {
     pub files: &'a BTreeMap<String, FileChange>,
 }
 
+/// One three-way merge the forecast asks the caller to run with git's own algorithm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Merge<'a> {
+    /// The file it is about.
+    pub path: &'a str,
+    /// The common version: `None` for the file's own blob at the pair's base (the caller
+    /// holds the base's tree), `Some("")` for the empty blob, else that blob.
+    pub base: Option<&'a str>,
+    /// The first checkout's version (a blob id).
+    pub a: &'a str,
+    /// The second checkout's version (a blob id).
+    pub b: &'a str,
+}
+
 /// What git's three-way merge of one file says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TextVerdict {
@@ -30,12 +44,13 @@ pub enum TextVerdict {
 }
 
 /// The forecasts between `a` and `b`, whose changes are both against one base.
-/// `merge(path, blob_a, blob_b)` runs git's three-way merge of a file both changed that no
-/// analyzer covers. The answer is the same whichever daemon asks, and sorted by id.
+/// `merge` runs git's three-way merge (of a file both changed that no analyzer covers, or
+/// of the text outside the definitions of one they both changed there). The answer is
+/// the same whichever daemon asks, and sorted by id.
 pub fn forecast(
     a: Checkout<'_>,
     b: Checkout<'_>,
-    merge: &mut dyn FnMut(&str, &str, &str) -> TextVerdict,
+    merge: &mut dyn FnMut(Merge<'_>) -> TextVerdict,
 ) -> Vec<Forecast> {
     let mut out: Vec<Forecast> = Vec::new();
     for (path, fa) in a.files {
@@ -43,8 +58,42 @@ pub fn forecast(
             continue;
         };
         match (fa, fb) {
-            (FileChange::Symbols { symbols: sa }, FileChange::Symbols { symbols: sb }) => {
+            (
+                FileChange::Symbols {
+                    symbols: sa,
+                    deleted: da,
+                    outside: oa,
+                },
+                FileChange::Symbols {
+                    symbols: sb,
+                    deleted: db,
+                    outside: ob,
+                },
+            ) => {
+                let before = out.len();
                 same_symbols(a, b, path, sa, sb, &mut out);
+                if da != db {
+                    // Deleted on one side, changed on the other (maybe only outside every
+                    // definition): git stops on it as modify/delete.
+                    if out.len() == before {
+                        let blob = |deleted: bool| (!deleted).then_some("changed");
+                        let never = &mut |_: Merge<'_>| TextVerdict::Unknown;
+                        out.extend(textual(a, b, path, blob(*da), blob(*db), never));
+                    }
+                } else if let (Some(oa), Some(ob)) = (oa, ob)
+                    && oa.now != ob.now
+                {
+                    let base = oa.base.as_deref().or(Some(""));
+                    let verdict = merge(Merge {
+                        path,
+                        base,
+                        a: &oa.now,
+                        b: &ob.now,
+                    });
+                    if let TextVerdict::Conflict { conflicts } = verdict {
+                        out.push(outside(a, b, path, conflicts));
+                    }
+                }
             }
             (FileChange::Text { blob: ba, .. }, FileChange::Text { blob: bb, .. }) => {
                 if let Some(f) = textual(a, b, path, ba.as_deref(), bb.as_deref(), merge) {
@@ -110,9 +159,9 @@ fn same_symbols(
     sb: &[SymbolChange],
     out: &mut Vec<Forecast>,
 ) {
-    let by_name: HashMap<&str, &SymbolChange> = sb.iter().map(|c| (c.base_name(), c)).collect();
+    let by_key: HashMap<&str, &SymbolChange> = sb.iter().map(|c| (c.match_key(), c)).collect();
     for ca in sa {
-        let Some(cb) = by_name.get(ca.base_name()) else {
+        let Some(cb) = by_key.get(ca.match_key()) else {
             continue;
         };
         let identical = ca.change == cb.change && ca.name == cb.name && ca.digest == cb.digest;
@@ -143,8 +192,8 @@ fn same_symbols(
 fn callers(changer: Checkout<'_>, caller: Checkout<'_>, out: &mut Vec<Forecast>, swapped: bool) {
     let mut breaking: HashMap<String, (&str, &SymbolChange)> = HashMap::new();
     for (path, f) in changer.files {
-        if let FileChange::Symbols { symbols } = f {
-            for c in symbols.iter().filter(|c| c.change.breaks_callers()) {
+        if let FileChange::Symbols { symbols, .. } = f {
+            for c in symbols.iter().filter(|c| c.breaks_callers()) {
                 breaking.insert(format!("{path}:{}", c.base_name()), (path, c));
             }
         }
@@ -153,7 +202,7 @@ fn callers(changer: Checkout<'_>, caller: Checkout<'_>, out: &mut Vec<Forecast>,
         return;
     }
     for (path, f) in caller.files {
-        let FileChange::Symbols { symbols } = f else {
+        let FileChange::Symbols { symbols, .. } = f else {
             continue;
         };
         for c in symbols.iter().filter(|c| c.change.has_new_code()) {
@@ -229,12 +278,17 @@ fn textual(
     path: &str,
     ba: Option<&str>,
     bb: Option<&str>,
-    merge: &mut dyn FnMut(&str, &str, &str) -> TextVerdict,
+    merge: &mut dyn FnMut(Merge<'_>) -> TextVerdict,
 ) -> Option<Forecast> {
     let conflicts = match (ba, bb) {
         (None, None) => return None, // both deleted it
         (Some(x), Some(y)) if x == y => return None,
-        (Some(x), Some(y)) => match merge(path, x, y) {
+        (Some(x), Some(y)) => match merge(Merge {
+            path,
+            base: None,
+            a: x,
+            b: y,
+        }) {
             TextVerdict::Conflict { conflicts } => conflicts,
             TextVerdict::Clean | TextVerdict::Unknown => return None,
         },
@@ -276,4 +330,33 @@ fn textual(
         sides: vec![text_side(a.id, ba), text_side(b.id, bb)],
         chain: Vec::new(),
     })
+}
+
+/// Both changed the text outside the definitions of one analysed file, and git cannot
+/// merge the two.
+fn outside(a: Checkout<'_>, b: Checkout<'_>, path: &str, conflicts: usize) -> Forecast {
+    let paths = vec![path.to_owned()];
+    let side = |checkout: &str| Side {
+        checkout: checkout.to_owned(),
+        symbol_path: path.to_owned(),
+        change: "modified".into(),
+        before: None,
+        after: None,
+        line: None,
+    };
+    Forecast {
+        id: id(Kind::Textual, a.id, b.id, &paths),
+        kind: Kind::Textual,
+        summary: format!(
+            "{path}: {} and {} both changed text outside its definitions (imports, \
+             module-level code) and git would not merge it cleanly ({conflicts} conflicting \
+             hunk{})",
+            short(a.id),
+            short(b.id),
+            if conflicts == 1 { "" } else { "s" }
+        ),
+        symbol_paths: paths,
+        sides: vec![side(a.id), side(b.id)],
+        chain: Vec::new(),
+    }
 }

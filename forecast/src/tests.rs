@@ -95,10 +95,17 @@ fn python_methods_and_a_deleted_file() {
 }
 
 fn files(path: &str, cs: Vec<SymbolChange>) -> BTreeMap<String, FileChange> {
-    BTreeMap::from([(path.to_owned(), FileChange::Symbols { symbols: cs })])
+    BTreeMap::from([(
+        path.to_owned(),
+        FileChange::Symbols {
+            symbols: cs,
+            deleted: false,
+            outside: None,
+        },
+    )])
 }
 
-fn no_merge(_: &str, _: &str, _: &str) -> TextVerdict {
+fn no_merge(_: Merge<'_>) -> TextVerdict {
     panic!("no textual merge expected")
 }
 
@@ -249,8 +256,8 @@ fn textual_forecasts_ask_git_only_when_both_sides_differ() {
     };
     let (x, y, gone) = (text(Some("aa")), text(Some("bb")), text(None));
     let mut asked = Vec::new();
-    let mut merge = |p: &str, a: &str, b: &str| {
-        asked.push(format!("{p} {a} {b}"));
+    let mut merge = |m: Merge<'_>| {
+        asked.push(format!("{} {} {}", m.path, m.a, m.b));
         TextVerdict::Conflict { conflicts: 2 }
     };
     let c = |id, files| Checkout { id, files };
@@ -266,6 +273,199 @@ fn textual_forecasts_ask_git_only_when_both_sides_differ() {
     let md = forecast(c("/a", &x), c("/b", &gone), &mut merge);
     assert!(md[0].summary.contains("modify/delete"), "{}", md[0].summary);
     assert_eq!(asked, ["docs/notes.md aa bb"]);
-    let mut clean = |_: &str, _: &str, _: &str| TextVerdict::Clean;
+    let mut clean = |_: Merge<'_>| TextVerdict::Clean;
     assert!(forecast(c("/a", &x), c("/b", &y), &mut clean).is_empty());
+}
+
+#[test]
+fn a_nested_definition_keeps_its_identity_when_one_of_the_same_name_is_added_above() {
+    // Found on flask's history: two tests each with a nested `index`; one checkout adds a
+    // third test above them, the other edits the second one's `index`. git merges it.
+    let base = "def test_a():\n    def index():\n        return 'a'\n\ndef test_b():\n    def index():\n        return 'b'\n";
+    let added = format!("def test_0():\n    def index():\n        return '0'\n\n{base}");
+    let a = files("t.py", changes("t.py", Some(base), Some(&added)));
+    assert_eq!(
+        summary(match &a["t.py"] {
+            FileChange::Symbols { symbols, .. } => symbols,
+            _ => unreachable!(),
+        }),
+        ["added test_0", "added index"]
+    );
+    let b = files(
+        "t.py",
+        changes("t.py", Some(base), Some(&base.replace("'b'", "'B'"))),
+    );
+    let got = forecast(
+        Checkout {
+            id: "/r/a",
+            files: &a,
+        },
+        Checkout {
+            id: "/r/b",
+            files: &b,
+        },
+        &mut no_merge,
+    );
+    assert!(got.is_empty(), "{got:#?}");
+}
+
+#[test]
+fn a_rename_is_found_when_the_old_name_is_inside_a_keyword() {
+    let base = "def de(x):\n    return x\n";
+    let got = changes(
+        "m.py",
+        Some(base),
+        Some(&base.replace("def de(", "def dx(")),
+    );
+    assert_eq!(summary(&got), ["renamed dx"]);
+    let ts = "export function port(): number {\n  return 1;\n}\n";
+    let got = changes(
+        "m.ts",
+        Some(ts),
+        Some(&ts.replace("function port(", "function host(")),
+    );
+    assert_eq!(summary(&got), ["renamed host"]);
+}
+
+#[test]
+fn an_analysed_file_deleted_on_one_side_and_edited_outside_definitions_on_the_other() {
+    let base =
+        "import assert from 'assert';\ndescribe('x', function () {\n  assert.ok(true);\n});\n";
+    let gone = BTreeMap::from([(
+        "t.js".to_owned(),
+        FileChange::Symbols {
+            symbols: changes("t.js", Some(base), None),
+            deleted: true,
+            outside: None,
+        },
+    )]);
+    let edited = files(
+        "t.js",
+        changes("t.js", Some(base), Some(&base.replace("ok(true)", "ok(1)"))),
+    );
+    let got = forecast(
+        Checkout {
+            id: "/r/a",
+            files: &gone,
+        },
+        Checkout {
+            id: "/r/b",
+            files: &edited,
+        },
+        &mut no_merge,
+    );
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert_eq!(got[0].kind, Kind::Textual);
+    assert!(
+        got[0].summary.contains("modify/delete"),
+        "{}",
+        got[0].summary
+    );
+}
+
+#[test]
+fn a_parameter_renamed_is_a_signature_change_that_breaks_no_caller() {
+    let pricing = "export function price(n: number): number {\n  return n;\n}\n";
+    let a = files(
+        "p.ts",
+        changes(
+            "p.ts",
+            Some(pricing),
+            Some(&pricing.replace("(n: number)", "(count: number)")),
+        ),
+    );
+    let mut caller = changes(
+        "c.ts",
+        None,
+        Some("export function pay() {\n  return price(3);\n}\n"),
+    );
+    caller[0].calls = vec![CallRef {
+        callee: "p.ts:price".into(),
+        line: 2,
+    }];
+    let b = files("c.ts", caller);
+    assert!(
+        forecast(
+            Checkout {
+                id: "/r/a",
+                files: &a
+            },
+            Checkout {
+                id: "/r/b",
+                files: &b
+            },
+            &mut no_merge,
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn text_outside_definitions_is_merged_by_the_caller_only_when_both_changed_it() {
+    let base = "import { a } from './a';\n\nexport function f() {\n  return 1;\n}\n";
+    let analysis = analyse("m.ts", base);
+    let edited = base.replace("return 1", "return 2");
+    let edited_analysis = analyse("m.ts", &edited);
+    // An edit inside a definition leaves the outside text as it was.
+    assert_eq!(
+        outside_text(&Version {
+            source: base,
+            analysis: &analysis
+        }),
+        outside_text(&Version {
+            source: &edited,
+            analysis: &edited_analysis
+        })
+    );
+    let with = |now: &str| {
+        BTreeMap::from([(
+            "m.ts".to_owned(),
+            FileChange::Symbols {
+                symbols: Vec::new(),
+                deleted: false,
+                outside: Some(Outside {
+                    base: Some("base".into()),
+                    now: now.into(),
+                }),
+            },
+        )])
+    };
+    let (x, y) = (with("x"), with("y"));
+    let mut asked = Vec::new();
+    let mut merge = |m: Merge<'_>| {
+        asked.push(format!("{} {:?} {} {}", m.path, m.base, m.a, m.b));
+        TextVerdict::Conflict { conflicts: 1 }
+    };
+    let got = forecast(
+        Checkout {
+            id: "/r/a",
+            files: &x,
+        },
+        Checkout {
+            id: "/r/b",
+            files: &y,
+        },
+        &mut merge,
+    );
+    assert_eq!(got.len(), 1);
+    assert!(
+        got[0].summary.contains("outside its definitions"),
+        "{}",
+        got[0].summary
+    );
+    assert!(
+        forecast(
+            Checkout {
+                id: "/r/a",
+                files: &x
+            },
+            Checkout {
+                id: "/r/b",
+                files: &x
+            },
+            &mut merge,
+        )
+        .is_empty()
+    );
+    assert_eq!(asked, ["m.ts Some(\"base\") x y"]);
 }

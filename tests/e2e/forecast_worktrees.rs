@@ -413,3 +413,33 @@ fn conflicts_forecast_refuses_bad_parameters() {
         assert!(e["data"]["fieldErrors"].is_object(), "{bad}: {e}");
     }
 }
+
+#[test]
+fn both_editing_one_import_line_of_a_code_file_is_forecast_apart_from_any_definition() {
+    let p = Pair::new();
+    // The text outside the definitions: one line both rewrite (git stops on it), while
+    // their edits of two different functions of the file stay no collision.
+    p.write(
+        p.m(),
+        "src/pricing.ts",
+        &format!("import {{ a }} from './a';\n{PRICING}"),
+    );
+    p.write(
+        &p.wt,
+        "src/pricing.ts",
+        &format!(
+            "import {{ b }} from './b';\n{}",
+            PRICING.replace("n - 1", "n - 2")
+        ),
+    );
+    let a = p.wait_kinds("a textual forecast", &["textual [\"src/pricing.ts\"]"]);
+    let summary = a["forecasts"][0]["summary"].as_str().unwrap();
+    assert!(summary.contains("outside its definitions"), "{summary}");
+    // One side's import moved to a line of its own elsewhere: git merges it, it clears.
+    p.write(
+        p.m(),
+        "src/pricing.ts",
+        &format!("{PRICING}\nimport {{ a }} from './a';\n"),
+    );
+    p.wait_kinds("the forecast to clear", &[]);
+}

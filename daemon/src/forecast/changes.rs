@@ -15,7 +15,7 @@ use std::sync::Arc;
 use wit_boundary::RepoFileError;
 use wit_core::Analysis;
 use wit_core::text::escape;
-use wit_forecast::{CallRef, FileChange, Version, diff_symbols};
+use wit_forecast::{CallRef, FileChange, Outside, Version, diff_symbols, outside_text};
 use wit_graph::Resolution;
 
 use super::git;
@@ -74,6 +74,8 @@ pub(crate) struct Tracker {
     limit: u64,
     contents: Kept<Arc<Vec<u8>>>,
     analysed: Kept<Arc<Analysis>>,
+    /// The blob of a base version's text outside its definitions, by the version's blob.
+    outside: Kept<String>,
 }
 
 /// Paths that are never a checkout's change: wit's and git's own directories.
@@ -96,6 +98,7 @@ impl Tracker {
             limit,
             contents: Kept::new(),
             analysed: Kept::new(),
+            outside: Kept::new(),
         }
     }
 
@@ -265,7 +268,36 @@ impl Tracker {
                 }
             }
         }
-        Ok(FileChange::Symbols { symbols })
+        // The text outside the definitions, when it changed: blobs for git's merge.
+        let version = |t: &Option<String>, a: &Option<Arc<Analysis>>| {
+            t.as_deref()
+                .zip(a.as_deref())
+                .map(|(source, analysis)| outside_text(&Version { source, analysis }))
+        };
+        let outside = match version(&now_text, &now_analysis) {
+            Some(now_outside) => {
+                let base_outside = version(&was_text, &was_analysis);
+                if base_outside.as_deref() == Some(now_outside.as_str()) {
+                    None
+                } else {
+                    let root = self.root.clone();
+                    let base = match (was_id, base_outside) {
+                        (Some(id), Some(text)) => self
+                            .outside
+                            .get_or(id, || git::hash_object(&root, text.as_bytes())),
+                        _ => None,
+                    };
+                    git::hash_object(&self.root, now_outside.as_bytes())
+                        .map(|now| Outside { base, now })
+                }
+            }
+            None => None,
+        };
+        Ok(FileChange::Symbols {
+            symbols,
+            deleted: now.is_none(),
+            outside,
+        })
     }
 
     /// The blob of `rel` at `base` (for git's merge of a file both changed).

@@ -447,8 +447,13 @@ impl Runner {
             };
             let root = self.state.root.clone();
             let base_ref = &self.bases[&base];
-            let mut merge = |path: &str, x: &str, y: &str| -> TextVerdict {
-                git::merge_file(&root, Tracker::base_blob(base_ref, path), x, y)
+            let mut merge = |m: wit_forecast::Merge<'_>| -> TextVerdict {
+                let base = match m.base {
+                    None => Tracker::base_blob(base_ref, m.path),
+                    Some("") => None,
+                    Some(id) => Some(id),
+                };
+                git::merge_file(&root, base, m.a, m.b)
             };
             let found = wit_forecast::forecast(
                 Checkout { id: &a, files: fa },

@@ -252,15 +252,14 @@ pub(crate) fn reconcile(
     why: &str,
 ) -> DbResult<Reconciled> {
     let at = db.now_ms();
-    if let Some((va, vb)) = versions {
-        if let Some((sa, sb)) = pair_versions(db, a, b)?
-            && (va < sa || vb < sb || (va, vb) == (sa, sb))
-        {
-            return Ok(Reconciled {
-                stale: true,
-                ..Default::default()
-            });
-        }
+    if let Some((va, vb)) = versions
+        && let Some((sa, sb)) = pair_versions(db, a, b)?
+        && (va < sa || vb < sb || (va, vb) == (sa, sb))
+    {
+        return Ok(Reconciled {
+            stale: true,
+            ..Default::default()
+        });
     }
     put_pair(db, a, b, versions)?;
     let standing = pair_forecasts(db, a, b)?;

@@ -1,0 +1,222 @@
+//! The conflict forecast's scenario (issue 22): save-to-forecast latency on the generated
+//! 10,000-file repository with two checkouts (git worktrees), and the daemons' RSS with
+//! four.
+//!
+//! Each sample is one save: the main checkout rewrites a function that the other
+//! checkout has changed too (so a same-symbol forecast appears), or rewrites it back (so
+//! it clears); the time runs from the write's return to the `forecast.appeared` (or
+//! `forecast.cleared`) event, waited for with a long poll of the event log. It covers the
+//! file watcher's settling, the index's re-read, the forecast thread's comparison with
+//! the merge base, publication, and the pair's reconciliation.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Value, json};
+
+use crate::Options;
+use crate::client::Conn;
+use crate::daemon::Daemon;
+use crate::report::Report;
+use crate::stats::{Samples, rss_kib};
+
+/// The file both checkouts edit, and the function in it.
+const FILE: &str = "packages/p0/src/m0.ts";
+
+fn git(dir: &Path, args: &[&str]) -> Result<()> {
+    let status = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "bench")
+        .env("GIT_AUTHOR_EMAIL", "bench@example.invalid")
+        .env("GIT_COMMITTER_NAME", "bench")
+        .env("GIT_COMMITTER_EMAIL", "bench@example.invalid")
+        .status()
+        .with_context(|| format!("git {args:?}"))?;
+    if !status.success() {
+        bail!("git {args:?} failed: {status}");
+    }
+    Ok(())
+}
+
+/// Waits until the daemon's index is built and `n` checkouts are ready to forecast.
+fn wait_checkouts(d: &Daemon, n: usize) -> Result<()> {
+    let mut c = d.connect()?;
+    let t0 = Instant::now();
+    loop {
+        let a = c.ok("conflicts.forecast", json!({}))?;
+        let ready = a["checkouts"].as_array().map_or(0, |v| {
+            v.iter()
+                .filter(|c| c["state"] == "ready" && c["live"] == true)
+                .count()
+        });
+        if ready >= n {
+            return Ok(());
+        }
+        if t0.elapsed() > Duration::from_secs(900) {
+            bail!("{n} checkouts not ready within 15 minutes: {a}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Long-polls the event log after `since` for an event of `kind`; its seq.
+fn wait_event(c: &mut Conn, since: i64, kind: &str) -> Result<i64> {
+    let t0 = Instant::now();
+    let mut since = since;
+    loop {
+        let got = c.ok(
+            "events.poll",
+            json!({"since": since, "kinds": [kind], "timeoutMs": 10_000}),
+        )?;
+        if let Some(e) = got["events"].as_array().and_then(|v| v.first()) {
+            return Ok(e["seq"].as_i64().unwrap_or(since));
+        }
+        since = got["next"].as_i64().unwrap_or(since);
+        if t0.elapsed() > Duration::from_secs(30) {
+            bail!("no {kind} within 30 s");
+        }
+    }
+}
+
+fn last_seq(c: &mut Conn) -> Result<i64> {
+    let got = c.ok("events.poll", json!({"since": 0, "kinds": ["none"]}))?;
+    Ok(got["last"].as_i64().unwrap_or(0))
+}
+
+/// Runs the scenario.
+pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
+    let files = if opts.scale_down > 1 { 2_000 } else { 10_000 };
+    let samples = (40 / opts.scale_down).max(8);
+    let dir = tempfile::tempdir()?;
+    let top = dir.path().canonicalize()?;
+    let root = top.join("main");
+    std::fs::create_dir_all(&root)?;
+    let written = crate::graph::generate(&root, files)?;
+    std::fs::write(root.join(".gitignore"), ".wit/\n")?;
+    git(&root, &["init", "-q", "-b", "main"])?;
+    git(&root, &["add", "-A"])?;
+    git(&root, &["commit", "-q", "-m", "fixture"])?;
+    let worktrees: Vec<std::path::PathBuf> = (1..=3).map(|i| top.join(format!("wt{i}"))).collect();
+    for (i, wt) in worktrees.iter().enumerate() {
+        git(
+            &root,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                wt.to_str().context("path")?,
+                "-b",
+                &format!("b{i}"),
+            ],
+        )?;
+    }
+    eprintln!(
+        "forecast: {written} files, main + {} worktrees",
+        worktrees.len()
+    );
+
+    let main = Daemon::start(&opts.wit, &root)?;
+    let alone = {
+        wait_checkouts(&main, 1)?;
+        rss_kib(main.pid()).unwrap_or(0)
+    };
+    let other = Daemon::start(&opts.wit, &worktrees[0])?;
+    wait_checkouts(&main, 2)?;
+    wait_checkouts(&other, 2)?;
+
+    // The other checkout's standing change of f0_0.
+    let original = std::fs::read_to_string(root.join(FILE))?;
+    let needle = "const parts: string[] = [];";
+    if !original.contains(needle) {
+        bail!("the fixture changed: no {needle:?} in {FILE}");
+    }
+    std::fs::write(
+        worktrees[0].join(FILE),
+        original.replacen(needle, "const parts: string[] = ['other'];", 1),
+    )?;
+    let mut c = main.connect()?;
+    let mut appear = Samples::default();
+    let mut clear = Samples::default();
+    for i in 0..samples {
+        let since = last_seq(&mut c)?;
+        let edited = original.replacen(needle, &format!("const parts: string[] = ['{i}'];"), 1);
+        std::fs::write(root.join(FILE), &edited)?;
+        let t = Instant::now();
+        let seq = wait_event(&mut c, since, "forecast.appeared")?;
+        appear.0.push(t.elapsed());
+        std::fs::write(root.join(FILE), &original)?;
+        let t = Instant::now();
+        wait_event(&mut c, seq, "forecast.cleared")?;
+        clear.0.push(t.elapsed());
+    }
+    let mut both = appear.clone();
+    both.0.extend(clear.0.iter().copied());
+    report.latency_row(
+        &format!("forecast: save → forecast ({written} files, 2 checkouts)"),
+        &both,
+        "≤ 200 ms p50, ≤ 1 s p99",
+    );
+    report.latency_row("forecast: save → forecast.appeared", &appear, "");
+    report.latency_row("forecast: save → forecast.cleared", &clear, "");
+
+    // Four checkouts, each with a change of its own against the merge base.
+    let mut daemons = vec![main, other];
+    for wt in &worktrees[1..] {
+        daemons.push(Daemon::start(&opts.wit, wt)?);
+    }
+    for (i, wt) in worktrees.iter().enumerate().skip(1) {
+        std::fs::write(
+            wt.join(FILE),
+            original.replacen(needle, &format!("const parts: string[] = ['wt{i}'];"), 1),
+        )?;
+    }
+    for d in &daemons {
+        wait_checkouts(d, 4)?;
+    }
+    // Every pair has its forecast (all four changed f0_0): C(4, 2) = 6, plus main's own.
+    std::fs::write(
+        root.join(FILE),
+        original.replacen(needle, "const parts: string[] = ['main'];", 1),
+    )?;
+    let t0 = Instant::now();
+    loop {
+        let a: Value = c.ok("conflicts.forecast", json!({}))?;
+        if a["forecasts"].as_array().map_or(0, Vec::len) >= 6 {
+            break;
+        }
+        if t0.elapsed() > Duration::from_secs(60) {
+            bail!("the four checkouts' forecasts did not all appear: {a}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let rss: Vec<u64> = daemons
+        .iter()
+        .map(|d| rss_kib(d.pid()).unwrap_or(0))
+        .collect();
+    let mib = |k: u64| k as f64 / 1024.0;
+    let max = rss.iter().copied().max().unwrap_or(0);
+    report.row(
+        "forecast: daemon RSS, 4 checkouts",
+        format!(
+            "each {} MiB (max {:.1}); one daemon alone before any other checkout {:.1} MiB",
+            rss.iter()
+                .map(|k| format!("{:.1}", mib(*k)))
+                .collect::<Vec<_>>()
+                .join(" / "),
+            mib(max),
+            mib(alone)
+        ),
+        "bounded",
+        json!({"rss_kib": rss, "alone_kib": alone}),
+        mib(max),
+    );
+    // Worktree daemons stop first: they share the main checkout's state.
+    while daemons.len() > 1 {
+        daemons.pop();
+    }
+    Ok(())
+}
