@@ -443,3 +443,36 @@ fn both_editing_one_import_line_of_a_code_file_is_forecast_apart_from_any_defini
     );
     p.wait_kinds("the forecast to clear", &[]);
 }
+
+#[test]
+fn a_worktree_deleted_under_its_daemon_takes_its_forecasts_with_it() {
+    let mut p = Pair::new();
+    p.edit(p.m(), "src/pricing.ts", "n * 2", "n * 3");
+    p.edit(&p.wt, "src/pricing.ts", "n * 2", "n * 4");
+    p.wait_kinds("a forecast", &["same-symbol [\"src/pricing.ts:price\"]"]);
+    git(
+        p.m(),
+        &["worktree", "remove", "--force", p.wt.to_str().unwrap()],
+    );
+    // Its daemon notices its checkout is gone, withdraws it and exits by itself.
+    let mut dw = p.dw.take().unwrap();
+    wait_until("the worktree's daemon to exit", SHOWS, || !dw.is_running());
+    let dm = p.dm.as_ref().unwrap();
+    let a = dm.client().ok("conflicts.forecast", json!({}));
+    assert_eq!(a["forecasts"], json!([]), "{a}");
+    assert!(
+        !a["checkouts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["path"] == p.wt.to_str().unwrap()),
+        "{a}"
+    );
+    assert!(
+        events(dm, "forecast.cleared")
+            .iter()
+            .any(|e| e["data"]["reason"] == "wt-b stopped"),
+        "{:?}",
+        events(dm, "forecast.cleared")
+    );
+}

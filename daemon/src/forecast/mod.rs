@@ -37,8 +37,10 @@ use crate::state::AppState;
 use crate::store::forecast::{self as rows, CheckoutRow};
 use changes::{Base, Tracker};
 
-/// How often a checkout says it is alive (and looks at its HEAD).
+/// How often a checkout with company says it is alive (and looks at its HEAD).
 const HEARTBEAT: Duration = Duration::from_secs(2);
+/// How often a checkout alone looks at its HEAD (and writes nothing unless it moved).
+const ALONE_BEAT: Duration = Duration::from_secs(10);
 /// A checkout silent this long no longer counts.
 pub(crate) const STALE_MS: i64 = 20_000;
 /// A checkout silent this long is forgotten.
@@ -69,11 +71,21 @@ impl Forecaster {
         }));
         let store_tx = tx.clone();
         let mut seen = state.events.subscribe();
+        // Weak: the task must not keep the daemon's state alive past its shutdown.
+        let bridge_state = Arc::downgrade(&state);
         tokio::spawn(async move {
             // Every commit wakes this; the thread reads the checkouts' versions at most
             // every 50 ms (one short query), not once per commit.
             while seen.changed().await.is_ok() {
-                if store_tx.send(Msg::Store).is_err() {
+                // A daemon no other can share its state with (SQLite, no linked worktree)
+                // has nobody's commits to look at.
+                let Some(state) = bridge_state.upgrade() else {
+                    return;
+                };
+                let shared = matches!(state.store, crate::store::Backend::Postgres(_))
+                    || state.placement.may_be_shared();
+                drop(state);
+                if shared && store_tx.send(Msg::Store).is_err() {
                     return;
                 }
                 tokio::time::sleep(Duration::from_millis(50)).await;
@@ -207,15 +219,30 @@ impl Runner {
     /// One round: the checkout's own state, the others', the changes of the saved files,
     /// then every pair whose inputs moved.
     fn step(&mut self, paths: BTreeSet<String>, store: bool) {
-        let beat = self.last_beat.is_none_or(|at| at.elapsed() >= HEARTBEAT);
+        // A checkout being deleted (`git worktree remove`, `rm -rf`) first looks like one
+        // whose files all went: nothing is published from it; the daemon stops when its
+        // root is gone and withdraws the checkout then.
+        if std::fs::symlink_metadata(self.state.root.join(".git")).is_err() {
+            return;
+        }
+        // Alone (no other live checkout), a daemon looks at its HEAD less often and
+        // writes nothing on its beats: a heartbeat is a commit, and every commit wakes the
+        // event waiters (`wit watch`, streams) of the repository for nothing. Another
+        // checkout's first write wakes this one (`store`), which then beats at once.
+        let alone = self.others.is_empty();
+        let every = if alone { ALONE_BEAT } else { HEARTBEAT };
+        let mut beat = self.last_beat.is_none_or(|at| at.elapsed() >= every);
         let mut publish: Vec<(String, String, Option<String>)> = Vec::new();
         let mut dropped: Vec<String> = Vec::new();
         let mut moved = false;
-        if beat {
-            moved = self.look_at_self(&mut dropped);
-        }
         if beat || store {
             self.look_at_others(beat);
+        }
+        if alone && !self.others.is_empty() {
+            beat = true; // company: say so now, and look at HEAD
+        }
+        if beat {
+            moved = self.look_at_self(&mut dropped);
         }
         moved |= self.sync_bases(&mut publish, &mut dropped);
         for rel in &paths {
@@ -232,9 +259,16 @@ impl Runner {
         if !publish.is_empty() || !dropped.is_empty() || moved {
             self.own.version = (self.own.version + 1).max(crate::clock::now_ms());
         }
-        if beat || !publish.is_empty() || !dropped.is_empty() || moved {
-            self.own.seen_at = crate::clock::now_ms();
+        if beat {
             self.last_beat = Some(Instant::now());
+        }
+        if std::fs::symlink_metadata(self.state.root.join(".git")).is_err() {
+            return; // deleted while this step read it (see above)
+        }
+        let first = self.own.seen_at == 0;
+        let heartbeat = beat && !self.others.is_empty();
+        if first || heartbeat || !publish.is_empty() || !dropped.is_empty() || moved {
+            self.own.seen_at = crate::clock::now_ms();
             let own = self.own.clone();
             self.db(true, move |db| {
                 for base in &dropped {
@@ -282,7 +316,9 @@ impl Runner {
     /// Reads the other checkouts; on a heartbeat, also clears the pairs of checkouts gone
     /// silent and forgets those silent for long.
     fn look_at_others(&mut self, beat: bool) {
-        let Some(all) = self.db(false, rows::checkouts) else {
+        let Some((all, pairs)) =
+            self.db(false, |db| Ok((rows::checkouts(db)?, rows::all_pairs(db)?)))
+        else {
             return;
         };
         let now = crate::clock::now_ms();
@@ -295,29 +331,32 @@ impl Runner {
         if !beat {
             return;
         }
-        let gone: Vec<String> = all
-            .iter()
-            .filter(|r| r.checkout != self.me && !live(r))
-            .map(|r| r.checkout.clone())
+        // Pairs with a checkout silent (or gone from the table): cleared, with why.
+        let standing = |c: &str| c == self.me || all.iter().any(|r| r.checkout == c && live(r));
+        let clear: Vec<(String, String, String)> = pairs
+            .into_iter()
+            .filter_map(|(a, b)| {
+                let why = if !standing(&a) {
+                    format!("{} stopped", wit_forecast::short(&a))
+                } else if !standing(&b) {
+                    format!("{} stopped", wit_forecast::short(&b))
+                } else {
+                    return None;
+                };
+                Some((a, b, why))
+            })
             .collect();
         let forget: Vec<String> = all
             .iter()
             .filter(|r| r.checkout != self.me && now - r.seen_at >= FORGET_MS)
             .map(|r| r.checkout.clone())
             .collect();
-        let known: BTreeSet<String> = all.iter().map(|r| r.checkout.clone()).collect();
-        let me = self.me.clone();
+        if clear.is_empty() && forget.is_empty() {
+            return; // nothing to write: no commit, nobody woken
+        }
         self.db(true, move |db| {
-            for (a, b) in rows::all_pairs(db)? {
-                let missing = |c: &String| *c != me && !known.contains(c);
-                let why = if gone.contains(&a) || missing(&a) {
-                    format!("{} stopped", wit_forecast::short(&a))
-                } else if gone.contains(&b) || missing(&b) {
-                    format!("{} stopped", wit_forecast::short(&b))
-                } else {
-                    continue;
-                };
-                rows::reconcile(db, (&a, &b), None, &[], &why)?;
+            for (a, b, why) in &clear {
+                rows::reconcile(db, (a, b), None, &[], why)?;
             }
             for c in &forget {
                 rows::remove_checkout(db, c)?;
