@@ -41,6 +41,8 @@ use changes::{Base, Tracker};
 const HEARTBEAT: Duration = Duration::from_secs(2);
 /// How often a checkout alone looks at its HEAD (and writes nothing unless it moved).
 const ALONE_BEAT: Duration = Duration::from_secs(10);
+/// How often git is asked about HEAD even when nothing it keeps seems to have moved.
+const FULL_CHECK: Duration = Duration::from_secs(30);
 /// A checkout silent this long no longer counts.
 pub(crate) const STALE_MS: i64 = 20_000;
 /// A checkout silent this long is forgotten.
@@ -129,6 +131,12 @@ struct Runner {
     theirs: HashMap<(String, String), Theirs>,
     computed: HashMap<String, (String, i64, i64)>,
     last_beat: Option<Instant>,
+    /// This checkout's git directory, asked once.
+    git_dir: Option<std::path::PathBuf>,
+    /// The HEAD stamp (and whether the index was ready) at the last look with git.
+    stamp: Option<(Vec<Option<(std::time::SystemTime, u64)>>, bool)>,
+    /// When git was last asked.
+    checked: Option<Instant>,
 }
 
 impl Runner {
@@ -159,6 +167,9 @@ impl Runner {
             theirs: HashMap::new(),
             computed: HashMap::new(),
             last_beat: None,
+            git_dir: None,
+            stamp: None,
+            checked: None,
         }
     }
 
@@ -286,6 +297,17 @@ impl Runner {
     /// Reads HEAD, the branch and any operation under way; whether the checkout's state
     /// changed (then every base is rescanned).
     fn look_at_self(&mut self, dropped: &mut Vec<String>) -> bool {
+        // git is asked (four processes) only when something it keeps about HEAD moved,
+        // or every FULL_CHECK: a stat of a few files costs next to nothing per beat.
+        let stamp = self.head_stamp();
+        let ready = self.state.index.ready();
+        if self.stamp.as_ref() == Some(&(stamp.clone(), ready))
+            && self.checked.is_some_and(|at| at.elapsed() < FULL_CHECK)
+        {
+            return false;
+        }
+        self.stamp = Some((stamp, ready));
+        self.checked = Some(Instant::now());
         let root = &self.state.root;
         let head = git::head(root);
         let branch = git::branch(root);
@@ -311,6 +333,47 @@ impl Runner {
         self.own.branch = branch;
         self.own.state = state.to_owned();
         moved
+    }
+
+    /// What git keeps about this checkout's HEAD, as file sizes and times: HEAD, its
+    /// reflog, the branch's ref, and the markers of a rebase or merge under way.
+    fn head_stamp(&mut self) -> Vec<Option<(std::time::SystemTime, u64)>> {
+        if self.git_dir.is_none() {
+            self.git_dir = git::git_dir(&self.state.root);
+        }
+        let Some(dir) = self.git_dir.clone() else {
+            return Vec::new();
+        };
+        let meta = |p: &std::path::Path| {
+            std::fs::symlink_metadata(p)
+                .ok()
+                .map(|m| (m.modified().unwrap_or(std::time::UNIX_EPOCH), m.len()))
+        };
+        let mut paths: Vec<std::path::PathBuf> = [
+            "HEAD",
+            "logs/HEAD",
+            "rebase-merge",
+            "rebase-apply",
+            "MERGE_HEAD",
+            "CHERRY_PICK_HEAD",
+            "REVERT_HEAD",
+        ]
+        .iter()
+        .map(|f| dir.join(f))
+        .collect();
+        // The branch's own ref (in the common directory for a linked worktree), when HEAD
+        // names one with a plain path.
+        if let Ok(head) = std::fs::read_to_string(dir.join("HEAD"))
+            && let Some(name) = head.trim().strip_prefix("ref: ")
+            && name.starts_with("refs/")
+            && !name
+                .split('/')
+                .any(|c| c.is_empty() || c == "." || c == "..")
+        {
+            let common = self.state.placement.common_dir.clone().unwrap_or(dir);
+            paths.push(common.join(name));
+        }
+        paths.iter().map(|p| meta(p)).collect()
     }
 
     /// Reads the other checkouts; on a heartbeat, also clears the pairs of checkouts gone
