@@ -68,9 +68,21 @@ pub enum Command {
         agents: Vec<crate::integrate::agent::Agent>,
     },
 
-    /// Show intents, locks (with time left) and contracts.
+    /// Show intents, locks (with time left) and contracts, and the conflict forecast
+    /// between this repository's checkouts (git worktrees) when there are several.
     #[command(after_help = "Example:\n  wit status\n  wit status --json")]
     Status,
+
+    /// The conflict forecast: where the uncommitted edits of this repository's checkouts
+    /// (git worktrees) would collide — one function changed in two of them
+    /// (same-symbol), a signature changed in one while another's new or changed code
+    /// calls it (signature-vs-callers, with the call chain), or a file git could not
+    /// merge (textual) — and the state of each checkout. Exit 0 whether or not any
+    /// stands.
+    #[command(after_help = "Example:\n  wit conflicts\n  \
+                      wit conflicts --file src/pricing.ts   # also what other checkouts changed in it\n  \
+                      wit conflicts --checkout wt-b --json")]
+    Conflicts(ConflictsArgs),
 
     /// Declare what you are about to change; prints the conflicts found (exit 0 even with
     /// conflicts: the intent is stored either way).
@@ -129,7 +141,7 @@ pub enum Command {
     #[command(subcommand)]
     Contract(ContractCmd),
 
-    /// A live view of intents, locks and contracts; Ctrl-C to quit. With --json, one JSON
+    /// A live view of intents, locks, contracts and the conflict forecast; Ctrl-C to quit. With --json, one JSON
     /// document per line each time the state changes.
     #[command(after_help = "Example:\n  wit watch")]
     Watch {
@@ -140,7 +152,7 @@ pub enum Command {
         interval: u64,
     },
 
-    /// Pre-edit hook for coding agents: reads the hook's JSON on stdin, exits 2 (reason on stderr) when the edit changes a symbol another session has locked.
+    /// Pre-edit hook for coding agents: reads the hook's JSON on stdin, exits 2 (reason on stderr) when the edit changes a symbol another session has locked; lets it through with a warning (JSON on stdout) when another checkout changed the file.
     #[command(
         after_help = "Example (Claude Code PreToolUse hook on Edit|MultiEdit|Write):\n  wit guard\n  wit guard --agent gemini   # also: codex, cursor"
     )]
@@ -305,6 +317,26 @@ pub enum Command {
     /// Print the manual page (roff), e.g. `wit man | man -l -`.
     #[command(after_help = "Example:\n  wit man > ~/.local/share/man/man1/wit.1 && man wit")]
     Man,
+}
+
+/// `wit conflicts`.
+#[derive(Args, Debug)]
+pub struct ConflictsArgs {
+    /// Only forecasts involving this checkout: its path (relative to the current
+    /// directory), its directory name or its branch.
+    #[arg(long, value_name = "PATH|NAME|BRANCH")]
+    pub checkout: Option<String>,
+    /// Only forecasts involving the checkout this session works in.
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Only forecasts naming this symbol, `file:name` (file relative to the current
+    /// directory).
+    #[arg(long, value_name = "FILE:NAME")]
+    pub symbol: Option<String>,
+    /// Only forecasts touching this file (relative to the current directory); also lists
+    /// what the other checkouts changed in it.
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<String>,
 }
 
 /// `wit declare`.

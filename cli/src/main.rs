@@ -11,6 +11,7 @@ mod context;
 mod duration;
 mod exit;
 mod explain;
+mod forecast;
 mod git;
 mod hooks;
 mod ids;

@@ -18,6 +18,7 @@ use crate::support::repo::AUTH_TS;
 /// Every tool the server must offer.
 const TOOLS: &[&str] = &[
     "wit_check_contracts",
+    "wit_conflicts",
     "wit_contract_propose",
     "wit_contract_query",
     "wit_contract_respond",

@@ -24,6 +24,14 @@ fn line(e: &Value) -> String {
     let by = e["sessionId"].as_str().unwrap_or("-");
     let data = match &e["data"] {
         Value::Object(m) if m.is_empty() => String::new(),
+        // A forecast's data is the whole forecast: its summary says it in one line.
+        Value::Object(m) if kind.starts_with("forecast.") && m.contains_key("summary") => {
+            let summary = m["summary"].as_str().unwrap_or_default();
+            match m.get("reason").and_then(Value::as_str) {
+                Some(reason) => format!("  {summary} (cleared: {reason})"),
+                None => format!("  {summary}"),
+            }
+        }
         Value::Object(_) => format!("  {}", e["data"]),
         _ => String::new(),
     };

@@ -11,6 +11,7 @@ use crate::commands::intent;
 use crate::context::{Ctx, call};
 use crate::duration::human_span;
 use crate::exit::{CmdResult, Failure};
+use crate::forecast;
 use crate::output::{
     Cell, Style, ago, fit_line, local_clock, print_json, session_cell, shown, table, truncate,
 };
@@ -33,6 +34,10 @@ pub struct Snapshot {
     pub contracts: Vec<ContractRecord>,
     /// Unexpired file/glob leases (empty against a daemon without leases).
     pub leases: Vec<LeaseRecord>,
+    /// The conflict forecast between this repository's checkouts, as `conflicts.forecast`
+    /// answers it (`{checkout, forecasts, checkouts}`); absent against a daemon without it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forecast: Option<serde_json::Value>,
     /// Code-graph conflicts of the caller's locks (`wit status` only; empty in `wit
     /// watch`): a caller or callee of one of them, in any file, locked by another session.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -107,7 +112,7 @@ pub struct SessionInfo {
     pub source: &'static str,
 }
 
-/// Fetches a snapshot: five calls, issued concurrently on five connections (the daemon
+/// Fetches a snapshot: six calls, issued concurrently on six connections (the daemon
 /// serves them in parallel), which keeps `wit status` near one round trip.
 pub async fn snapshot(
     ctx: &Ctx,
@@ -120,14 +125,15 @@ pub async fn snapshot(
             .await
             .map_err(|e| Failure::Unreachable(e.to_string()))
     };
-    let (c2, c3, c4, c5) = tokio::join!(extra(), extra(), extra(), extra());
-    let (mut c2, mut c3, mut c4, mut c5) = (c2?, c3?, c4?, c5?);
-    let (daemon, intents, locks, contracts, leases) = tokio::join!(
+    let (c2, c3, c4, c5, c6) = tokio::join!(extra(), extra(), extra(), extra(), extra());
+    let (mut c2, mut c3, mut c4, mut c5, mut c6) = (c2?, c3?, c4?, c5?, c6?);
+    let (daemon, intents, locks, contracts, leases, forecast) = tokio::join!(
         fetch_status(client),
         call::<Vec<IntentRecord>>(&mut c2, "intent.query", json!({}), "intents"),
         call::<Vec<LockRecord>>(&mut c3, "lock.query", json!({}), "locks"),
         call::<Vec<ContractRecord>>(&mut c4, "contract.query", json!({}), "contracts"),
         call::<serde_json::Value>(&mut c5, "lease.query", json!({}), "leases"),
+        call::<serde_json::Value>(&mut c6, "conflicts.forecast", json!({}), "forecast"),
     );
     let (daemon, intents, locks, contracts) = (daemon.ok(), intents?, locks?, contracts?);
     // An older daemon has no leases: nothing to show rather than a failed status.
@@ -146,6 +152,8 @@ pub async fn snapshot(
         locks,
         contracts,
         leases,
+        // An older daemon has no forecast, and a failed one must not fail the status.
+        forecast: forecast.ok().filter(serde_json::Value::is_object),
         graph_conflicts: Vec::new(),
     })
 }
@@ -418,7 +426,48 @@ pub fn layout(s: &Snapshot, style: &Style) -> Layout {
         });
     }
     sections.push(contracts);
+    if let Some(section) = forecast_section(s, style) {
+        sections.push(section);
+    }
     Layout { header, sections }
+}
+
+/// The conflict forecast between this repository's checkouts: one row per standing
+/// collision, then the checkouts; shown only when a collision stands or another checkout
+/// is live (most repositories have one checkout, and the section would say nothing).
+fn forecast_section(s: &Snapshot, style: &Style) -> Option<Section> {
+    let answer = forecast::Answer::parse(s.forecast.as_ref()?);
+    if answer.forecasts.is_empty() && !answer.has_other_checkouts() {
+        return None;
+    }
+    let footer = vec![format!(
+        "  {}",
+        style.dim(&forecast::checkouts_line(&answer))
+    )];
+    if answer.forecasts.is_empty() {
+        return Some(Section {
+            title: format!("{} none", style.bold("Conflict forecast:")),
+            head: None,
+            rows: Vec::new(),
+            footer,
+            all_command: "wit conflicts",
+        });
+    }
+    let (head, rows) = split_table(table(
+        style,
+        &["KIND", "BETWEEN", "SUMMARY"],
+        forecast::status_rows(&answer, style),
+    ));
+    Some(Section {
+        title: style.bold(&format!(
+            "Conflict forecast ({}; details: wit conflicts)",
+            answer.forecasts.len()
+        )),
+        head,
+        rows,
+        footer,
+        all_command: "wit conflicts",
+    })
 }
 
 /// The human rendering of a snapshot: everything, one record per line.

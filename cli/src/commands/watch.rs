@@ -20,6 +20,7 @@ use crate::client::EventStream;
 use crate::commands::status::{Snapshot, render_fit, snapshot};
 use crate::context::Ctx;
 use crate::exit::{CmdResult, Failure};
+use crate::forecast;
 use crate::output::{fit_line, local_clock, now_ms, shown, until};
 use crate::session::Session;
 
@@ -75,7 +76,35 @@ fn state_key(s: &Snapshot) -> String {
         .iter()
         .map(|l| (&l.symbol_path, &l.session_id, &l.expires_at))
         .collect();
-    json!({"i": s.intents, "l": locks, "c": s.contracts}).to_string()
+    // The forecast without the checkouts' heartbeats (`seenAt`), which move every few
+    // seconds while nothing shown changes.
+    let forecast = s.forecast.as_ref().map(|f| {
+        let checkouts: Vec<_> = f["checkouts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| {
+                json!([
+                    c["path"],
+                    c["branch"],
+                    c["state"],
+                    c["live"],
+                    c["changedFiles"],
+                    c["sessions"]
+                ])
+            })
+            .collect();
+        json!({"f": f["forecasts"], "c": checkouts})
+    });
+    json!({"i": s.intents, "l": locks, "c": s.contracts, "f": forecast}).to_string()
+}
+
+/// The standing forecasts of a snapshot (none against a daemon without them).
+fn forecasts(s: &Snapshot) -> Vec<forecast::Forecast> {
+    s.forecast
+        .as_ref()
+        .map(|v| forecast::Answer::parse(v).forecasts)
+        .unwrap_or_default()
 }
 
 /// The terminal's size (columns, rows); 80×24 when it cannot be read.
@@ -159,6 +188,26 @@ fn changes(before: &Snapshot, after: &Snapshot) -> Vec<String> {
                 c.status.as_str()
             )),
             Some(_) => {}
+        }
+    }
+    let (was, now) = (forecasts(before), forecasts(after));
+    for f in &now {
+        if !was.iter().any(|b| b.id == f.id) {
+            out.push(format!(
+                "forecast {} ({}): {}",
+                shown(&f.kind),
+                f.between(),
+                shown(&f.summary)
+            ));
+        }
+    }
+    for b in &was {
+        if !now.iter().any(|f| f.id == b.id) {
+            out.push(format!(
+                "forecast {} on {} cleared",
+                shown(&b.kind),
+                b.symbols()
+            ));
         }
     }
     out
@@ -287,11 +336,13 @@ pub async fn run(ctx: &Ctx, interval_ms: u64) -> CmdResult {
                             let stamp = local_clock(now_ms());
                             match &last_snapshot {
                                 None => println!(
-                                    "{stamp} watching {}: {} intents, {} locks, {} contracts",
+                                    "{stamp} watching {}: {} intents, {} locks, {} contracts, \
+                                     {} forecast collisions",
                                     shown(&snap.root),
                                     snap.intents.len(),
                                     snap.locks.len(),
-                                    snap.contracts.len()
+                                    snap.contracts.len(),
+                                    forecasts(&snap).len()
                                 ),
                                 Some(before) => {
                                     for line in changes(before, &snap) {

@@ -7,17 +7,25 @@
 //! (`lock.query`) and, only when there are some, which definitions those bytes belong
 //! to (`symbols.at`); a touched definition locked by another session refuses the edit.
 //! A file under another session's exclusive lease (`lease.query`) refuses it too, new
-//! files included. One connection, at most three calls, no git: the common case (nobody
-//! else holds a lock in the file) is two.
+//! files included. An edit the locks and leases allow is then checked against the
+//! conflict forecast (`conflicts.forecast {file}`): when another checkout (git worktree)
+//! of the repository changed that file, or a standing forecast touches it, the edit goes
+//! through with a warning (see below) — never a refusal, since uncommitted work elsewhere
+//! binds nobody. One connection, at most four calls, no git of its own: the common case
+//! (nobody else holds a lock in the file) is three.
 //!
 //! **Answer.** Every supported agent (Claude Code, Codex, Gemini CLI) blocks a tool call
 //! when its hook exits 2, and shows the hook's stderr to the model as the reason; exit 0
-//! lets the call through. The guard uses exactly that, not the JSON forms
+//! lets the call through. The guard refuses exactly that way, not with the JSON forms
 //! (`hookSpecificOutput.permissionDecision`, Gemini's `decision`), because it is the one
 //! convention all three share and the oldest: a refusal is the reason on stderr and exit
 //! 2. An allowed edit prints nothing (Gemini CLI: `{}`, the empty JSON answer its
 //! reference asks for) and never answers "allow", which would skip the user's own
-//! permission prompt.
+//! permission prompt. A warning is exit 0 with JSON on stdout, without a permission
+//! decision for the same reason: for Claude Code and Codex,
+//! `hookSpecificOutput.additionalContext` (added to the model's context before the tool
+//! runs) and `systemMessage` (shown to the user); Gemini CLI's `BeforeTool` documents no
+//! field the model reads on an allowed call, so it gets `systemMessage`, for the user.
 //!
 //! **Identity.** The guard must see the same session the agent's `wit` commands use, or
 //! an agent would be refused its own lock. When `WIT_SESSION` is set in the guard's
@@ -36,11 +44,14 @@
 //!
 //! **No daemon.** The guard never starts one (like the git hooks). With none running, or
 //! none answering within [`LIMIT`], the edit is allowed with one line on stderr, unless
-//! `wit.toml` sets `[guard] fail_closed = true`, which refuses it with that reason.
+//! `wit.toml` sets `[guard] fail_closed = true`, which refuses it with that reason. The
+//! forecast is advice: it gets what is left of [`LIMIT`], and a daemon without it, an
+//! error or a late answer just means no warning.
 
 use std::collections::HashSet;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::json;
@@ -53,6 +64,7 @@ use super::guard_ranges::{self as ranges, Range};
 use crate::args::GuardArgs;
 use crate::client::{CallError, Client, ConnectError};
 use crate::duration::human_span;
+use crate::forecast;
 use crate::hooks::{runtime, with_deadline};
 use crate::root::{self, Repo};
 
@@ -72,6 +84,9 @@ const REFUSE: u8 = 2;
 enum Verdict {
     /// Let the edit through; an optional note for stderr.
     Allow(Option<String>),
+    /// Let the edit through with a warning for the model (and the user): another
+    /// checkout's work may collide with it.
+    Warn(String),
     /// Refuse it, with the reason for the model.
     Refuse(String),
     /// The check could not run (no daemon, no answer, bad input): `[guard] fail_closed`
@@ -122,6 +137,7 @@ pub fn run(args: &GuardArgs) -> u8 {
             }
             allow(agent)
         }
+        Some(Verdict::Warn(text)) => warn(agent, &text),
         Some(Verdict::Refuse(reason)) => {
             eprintln!("{reason}");
             REFUSE
@@ -141,6 +157,20 @@ fn allow(agent: Agent) -> u8 {
         // Gemini CLI parses stdout as JSON on exit 0; `{}` is its documented no-op answer.
         println!("{{}}");
     }
+    0
+}
+
+/// The answer that lets the tool call through with `text` (escaped already) for the
+/// model and the user, in the agent's convention (see the module documentation).
+fn warn(agent: Agent, text: &str) -> u8 {
+    let answer = match agent {
+        Agent::Gemini => json!({ "systemMessage": text }),
+        _ => json!({
+            "systemMessage": text,
+            "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": text},
+        }),
+    };
+    println!("{answer}");
     0
 }
 
@@ -185,6 +215,7 @@ struct Touched {
 }
 
 fn decide(agent: Agent, input: &str, repo: &Repo) -> Verdict {
+    let started = Instant::now();
     let payload = match payload::parse(agent, input) {
         Ok(p) => p,
         Err(e) => return Verdict::Unchecked(e),
@@ -206,7 +237,7 @@ fn decide(agent: Agent, input: &str, repo: &Repo) -> Verdict {
         Ok(rt) => rt,
         Err(e) => return Verdict::Unchecked(e),
     };
-    rt.block_on(check(repo, &payload, &touched, &paths))
+    rt.block_on(check(repo, &payload, &touched, &paths, started))
 }
 
 /// The repository files the payload's edits change, with the changed byte ranges of
@@ -371,7 +402,13 @@ struct TouchedSymbol {
     symbol_paths: Vec<String>,
 }
 
-async fn check(repo: &Repo, payload: &Payload, touched: &[Touched], paths: &[String]) -> Verdict {
+async fn check(
+    repo: &Repo,
+    payload: &Payload,
+    touched: &[Touched],
+    paths: &[String],
+    started: Instant,
+) -> Verdict {
     let mut client = match Client::connect(&repo.socket(), LIMIT).await {
         Ok(c) => c,
         Err(ConnectError::Missing | ConnectError::Refused) => {
@@ -441,10 +478,43 @@ async fn check(repo: &Repo, payload: &Payload, touched: &[Touched], paths: &[Str
         }
     }
     match (conflicts.is_empty(), leases.is_empty()) {
-        (true, true) => Verdict::Allow(None),
+        (true, true) => match forecast_warning(&mut client, paths, started).await {
+            Some(text) => Verdict::Warn(text),
+            None => Verdict::Allow(None),
+        },
         (false, _) => Verdict::Refuse(refusal(&conflicts)),
         (true, false) => Verdict::Refuse(lease_refusal(&leases)),
     }
+}
+
+/// Most edited files asked about (a Codex patch may touch many; an edit of Claude Code
+/// or Gemini CLI touches one: one call).
+const FORECAST_FILES: usize = 4;
+
+/// Kept free of the forecast at the end of [`LIMIT`], so that a slow answer costs the
+/// warning, never the verdict already reached.
+const FORECAST_MARGIN: Duration = Duration::from_millis(200);
+
+/// The warning for an edit of `paths` from the conflict forecast: what other checkouts
+/// changed in these files and the forecasts touching them, asked within what is left of
+/// the guard's time. `None` (no warning) when there is nothing, and whenever the answer
+/// does not come: a daemon without the forecast, an error, or too late.
+async fn forecast_warning(
+    client: &mut Client,
+    paths: &[String],
+    started: Instant,
+) -> Option<String> {
+    let mut warnings = Vec::new();
+    for file in paths.iter().take(FORECAST_FILES) {
+        let left = LIMIT.checked_sub(started.elapsed() + FORECAST_MARGIN)?;
+        let call = client.call_value("conflicts.forecast", json!({ "file": file }));
+        let Ok(Ok(answer)) = tokio::time::timeout(left, call).await else {
+            break;
+        };
+        let answer = forecast::Answer::parse(&answer);
+        warnings.extend(forecast::edit_warning(&answer, file));
+    }
+    (!warnings.is_empty()).then(|| warnings.join("\n"))
 }
 
 /// The reason shown to the model when another session leased the file exclusively.

@@ -87,7 +87,8 @@ const INSTRUCTIONS: &str = "wit coordinates AI agents editing one repository. Be
     do not edit it; work on something else and retry after its expiresAt, or coordinate \
     with the holder. To fix a function signature others rely on, wit_contract_propose it; \
     another agent accepts it with wit_contract_respond; commits breaking an accepted \
-    contract are refused (check with wit_check_contracts).";
+    contract are refused (check with wit_check_contracts). When agents work in several git \
+    worktrees, wit_conflicts forecasts where their uncommitted edits would collide.";
 
 /// Serves MCP on stdin/stdout until the client closes it.
 pub async fn run(ctx: &Ctx) -> CmdResult {

@@ -20,6 +20,7 @@ use super::{WitMcp, finish, success};
 use crate::commands::check::{check_in_batches, describe_violations};
 use crate::commands::declare::describe;
 use crate::exit::{CmdResult, Failure};
+use crate::forecast;
 use crate::output::{Style, until};
 
 /// `wit_declare` arguments.
@@ -228,6 +229,27 @@ pub struct WithdrawParams {
     /// Why; required when the contract was proposed by another session (it is recorded).
     #[serde(default)]
     pub reason: Option<String>,
+}
+
+/// `wit_conflicts` arguments: filters that combine; none gives every standing forecast.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ConflictsParams {
+    /// Only forecasts involving this checkout: its absolute path, its directory name or
+    /// its branch.
+    #[serde(default)]
+    pub checkout: Option<String>,
+    /// Only forecasts involving the checkout this session works in.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// Only forecasts naming this symbol, `file:name` (file relative to the repository
+    /// root).
+    #[serde(default)]
+    pub symbol_path: Option<String>,
+    /// Only forecasts touching this file (relative to the repository root); the answer
+    /// then also lists under `pending` what the other checkouts changed in it.
+    #[serde(default)]
+    pub file: Option<String>,
 }
 
 /// `wit_check_contracts` arguments.
@@ -487,6 +509,28 @@ impl WitMcp {
         Parameters(p): Parameters<EventsParams>,
     ) -> Result<CallToolResult, ErrorData> {
         finish(self.events(p).await)
+    }
+
+    /// `conflicts.forecast` (an extension method).
+    #[tool(
+        name = "wit_conflicts",
+        description = "The conflict forecast: where the uncommitted edits of this \
+            repository's checkouts (git worktrees, one per agent) would collide, before anyone \
+            commits: same-symbol (one function changed in two checkouts), signature-vs-callers \
+            (a signature changed in one while another's new or changed code calls it; `chain` \
+            gives each hop with its line), textual (a file git could not merge). Each forecast \
+            names both checkouts, their branches and sessions (`self`: yours) and what each \
+            side did (signature before/after). Call it before editing a file another agent may \
+            be changing (with `file`: `pending` lists what the other checkouts changed in it) \
+            and when wit_status shows a forecast; then coordinate with the session named. \
+            `checkouts` gives each checkout's state (indexing, rebasing and merging ones are \
+            not fully compared)."
+    )]
+    async fn wit_conflicts(
+        &self,
+        Parameters(p): Parameters<ConflictsParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        finish(self.conflicts(p).await)
     }
 
     /// `check-contracts`.
@@ -829,6 +873,57 @@ impl WitMcp {
             .await?;
         // An array is not a valid structured content (it must be an object).
         Ok(success(None, json!({ "contracts": v })))
+    }
+
+    async fn conflicts(&self, p: ConflictsParams) -> CmdResult<CallToolResult> {
+        let given = |v: &Option<String>| {
+            v.as_deref()
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+        };
+        let mut params = json!({});
+        if let Some(c) = given(&p.checkout) {
+            params["checkout"] = json!(c);
+        }
+        if let Some(s) = given(&p.session_id) {
+            params["sessionId"] = json!(s);
+        }
+        if let Some(s) = given(&p.symbol_path) {
+            params["symbolPath"] = json!(self.symbol_path(&s)?);
+        }
+        if let Some(f) = given(&p.file) {
+            params["file"] = json!(self.repo_path(&f)?);
+        }
+        let file = params["file"].as_str().map(str::to_owned);
+        let mut client = self.client().await?;
+        let v = self
+            .call(
+                &mut client,
+                "conflicts.forecast",
+                params,
+                "the conflict forecast",
+            )
+            .await?;
+        let answer = forecast::Answer::parse(&v);
+        let style = Style::plain();
+        let mut summary = match answer.forecasts.len() {
+            0 => "No forecast collision.".to_owned(),
+            n => format!("{n} forecast collision(s):"),
+        };
+        for f in &answer.forecasts {
+            summary.push_str("\n- ");
+            summary.push_str(&f.lines(&style).join("\n  "));
+        }
+        if let Some(file) = &file {
+            for p in &answer.pending {
+                summary.push_str(&format!(
+                    "\nPending in {file}: {}",
+                    forecast::pending_text(p)
+                ));
+            }
+        }
+        Ok(success(Some(summary), v))
     }
 
     async fn events(&self, p: EventsParams) -> CmdResult<CallToolResult> {

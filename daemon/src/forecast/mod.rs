@@ -51,6 +51,9 @@ const FORGET_MS: i64 = 10 * 60_000;
 /// other checkouts; more are left out, and logged).
 const MAX_BASES: usize = 8;
 
+/// The size and time of each file git keeps about HEAD (see `Runner::head_stamp`).
+type Stamp = Vec<Option<(std::time::SystemTime, u64)>>;
+
 enum Msg {
     Path(String),
     Store,
@@ -134,7 +137,7 @@ struct Runner {
     /// This checkout's git directory, asked once.
     git_dir: Option<std::path::PathBuf>,
     /// The HEAD stamp (and whether the index was ready) at the last look with git.
-    stamp: Option<(Vec<Option<(std::time::SystemTime, u64)>>, bool)>,
+    stamp: Option<(Stamp, bool)>,
     /// When git was last asked.
     checked: Option<Instant>,
 }
@@ -337,7 +340,7 @@ impl Runner {
 
     /// What git keeps about this checkout's HEAD, as file sizes and times: HEAD, its
     /// reflog, the branch's ref, and the markers of a rebase or merge under way.
-    fn head_stamp(&mut self) -> Vec<Option<(std::time::SystemTime, u64)>> {
+    fn head_stamp(&mut self) -> Stamp {
         if self.git_dir.is_none() {
             self.git_dir = git::git_dir(&self.state.root);
         }
