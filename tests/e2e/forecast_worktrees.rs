@@ -48,7 +48,7 @@ fn git_any(dir: &Path, args: &[&str]) {
 
 impl Pair {
     fn new() -> Pair {
-        Self::with(|root| Daemon::start(root))
+        Self::with(Daemon::start)
     }
 
     fn with(start: impl Fn(&Path) -> Daemon) -> Pair {
