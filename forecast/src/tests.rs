@@ -105,6 +105,21 @@ fn files(path: &str, cs: Vec<SymbolChange>) -> BTreeMap<String, FileChange> {
     )])
 }
 
+/// The forecasts between checkouts `/r/a` and `/r/b`, with no textual merge expected.
+fn between(a: &BTreeMap<String, FileChange>, b: &BTreeMap<String, FileChange>) -> Vec<Forecast> {
+    forecast(
+        Checkout {
+            id: "/r/a",
+            files: a,
+        },
+        Checkout {
+            id: "/r/b",
+            files: b,
+        },
+        &mut no_merge,
+    )
+}
+
 fn no_merge(_: Merge<'_>) -> TextVerdict {
     panic!("no textual merge expected")
 }
@@ -295,17 +310,7 @@ fn a_nested_definition_keeps_its_identity_when_one_of_the_same_name_is_added_abo
         "t.py",
         changes("t.py", Some(base), Some(&base.replace("'b'", "'B'"))),
     );
-    let got = forecast(
-        Checkout {
-            id: "/r/a",
-            files: &a,
-        },
-        Checkout {
-            id: "/r/b",
-            files: &b,
-        },
-        &mut no_merge,
-    );
+    let got = between(&a, &b);
     assert!(got.is_empty(), "{got:#?}");
 }
 
@@ -343,17 +348,7 @@ fn an_analysed_file_deleted_on_one_side_and_edited_outside_definitions_on_the_ot
         "t.js",
         changes("t.js", Some(base), Some(&base.replace("ok(true)", "ok(1)"))),
     );
-    let got = forecast(
-        Checkout {
-            id: "/r/a",
-            files: &gone,
-        },
-        Checkout {
-            id: "/r/b",
-            files: &edited,
-        },
-        &mut no_merge,
-    );
+    let got = between(&gone, &edited);
     assert_eq!(got.len(), 1, "{got:#?}");
     assert_eq!(got[0].kind, Kind::Textual);
     assert!(
@@ -384,20 +379,7 @@ fn a_parameter_renamed_is_a_signature_change_that_breaks_no_caller() {
         line: 2,
     }];
     let b = files("c.ts", caller);
-    assert!(
-        forecast(
-            Checkout {
-                id: "/r/a",
-                files: &a
-            },
-            Checkout {
-                id: "/r/b",
-                files: &b
-            },
-            &mut no_merge,
-        )
-        .is_empty()
-    );
+    assert!(between(&a, &b).is_empty());
 }
 
 #[test]

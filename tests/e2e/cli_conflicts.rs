@@ -6,7 +6,7 @@
 //! after a save), never sleeps.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use crate::support::cli::{CliRepo, Run, wit_command};
 use crate::support::client::Client;
 use crate::support::daemon::wait_until;
-use crate::support::repo::TempRepo;
+use crate::support::worktree::Worktree;
 
 const A: Option<&str> = Some("agent-a");
 const B: Option<&str> = Some("agent-b");
@@ -35,42 +35,6 @@ const PRICING: &str = "export function price(n: number): number {\n  return n * 
 const CHECKOUT: &str = "import { price } from \"./pricing\";\n\n\
                         export function pay(n: number): number {\n  return n;\n}\n";
 const UTIL: &str = "export function twice(n: number): number {\n  return n + n;\n}\n";
-
-/// A linked worktree of `main` in a temp directory of its own, on branch `name`; its
-/// daemon is stopped on drop.
-struct Worktree {
-    _dir: TempRepo,
-    path: PathBuf,
-}
-
-impl Worktree {
-    fn add(main: &CliRepo, name: &str) -> Worktree {
-        let dir = TempRepo::new();
-        let path = dir.path().join(name);
-        main.git(&["worktree", "add", "-q", path.to_str().unwrap(), "-b", name]);
-        Worktree { _dir: dir, path }
-    }
-
-    fn wit(&self, session: Option<&str>, args: &[&str]) -> Run {
-        self.wit_in(&self.path, session, args)
-    }
-
-    fn wit_in(&self, cwd: &Path, session: Option<&str>, args: &[&str]) -> Run {
-        Run::from_output(wit_command(cwd, session, args).output().unwrap())
-    }
-
-    fn write(&self, rel: &str, content: &str) {
-        std::fs::write(self.path.join(rel), content).unwrap();
-    }
-}
-
-impl Drop for Worktree {
-    fn drop(&mut self) {
-        let mut cmd = wit_command(&self.path, None, &["daemon", "stop"]);
-        cmd.stdout(Stdio::null()).stderr(Stdio::null());
-        let _ = cmd.status();
-    }
-}
 
 /// A main worktree (branch `main`) with src/pricing.ts, src/checkout.ts and src/util.ts
 /// committed and wit set up, and a linked worktree `wt-b` (branch `wt-b`), each with its

@@ -4,65 +4,19 @@
 //! files, a commit in either checked against the shared contracts, waiters and events
 //! woken by another worktree's change, and a worktree's own old state reported.
 
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::json;
 
-use crate::support::cli::{CliRepo, Run, wit_command};
+use crate::support::cli::{CliRepo, Run};
 use crate::support::client::Client;
 use crate::support::daemon::wait_until;
 use crate::support::repo::{AUTH_TS, TempRepo};
+use crate::support::worktree::Worktree;
 
 const A: Option<&str> = Some("agent-a");
 const B: Option<&str> = Some("agent-b");
-
-/// A linked worktree of `main` in a temp directory of its own; its daemon is stopped on
-/// drop.
-struct Worktree {
-    _dir: TempRepo,
-    path: PathBuf,
-}
-
-impl Worktree {
-    fn add(main: &CliRepo, name: &str) -> Worktree {
-        let dir = TempRepo::new();
-        let path = dir.path().join(name);
-        main.git(&["worktree", "add", "-q", path.to_str().unwrap(), "-b", name]);
-        Worktree { _dir: dir, path }
-    }
-
-    fn wit(&self, session: Option<&str>, args: &[&str]) -> Run {
-        Run::from_output(wit_command(&self.path, session, args).output().unwrap())
-    }
-
-    fn write(&self, rel: &str, content: &str) {
-        std::fs::write(self.path.join(rel), content).unwrap();
-    }
-
-    fn git(&self, args: &[&str], session: Option<&str>) -> Run {
-        let mut cmd = std::process::Command::new("git");
-        cmd.args(args).current_dir(&self.path).stdin(Stdio::null());
-        crate::support::cli::clean_env(&mut cmd);
-        if let Some(s) = session {
-            cmd.env("WIT_SESSION", s);
-        }
-        Run::from_output(cmd.output().unwrap())
-    }
-
-    fn client(&self) -> Client {
-        Client::connect(&self.path.join(".wit/daemon.sock")).unwrap()
-    }
-}
-
-impl Drop for Worktree {
-    fn drop(&mut self) {
-        let mut cmd = wit_command(&self.path, None, &["daemon", "stop"]);
-        cmd.stdout(Stdio::null()).stderr(Stdio::null());
-        let _ = cmd.status();
-    }
-}
 
 /// A main worktree with src/auth.ts committed and wit set up, and one linked worktree.
 fn setup() -> (CliRepo, Worktree) {

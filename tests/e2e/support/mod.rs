@@ -17,6 +17,7 @@
 //! - [`sse::EventStream`]: a server-sent-events reader for `GET /events`.
 //! - [`stand_in::OldDaemon`]: a stand-in daemon of another wit version on a repo's socket.
 //! - [`store`]: which store the daemons under test use (`WIT_TEST_STORE`).
+//! - [`worktree::Worktree`]: a linked git worktree, its daemon stopped on drop.
 
 #![allow(dead_code)]
 
@@ -33,6 +34,7 @@ pub mod repo;
 pub mod sse;
 pub mod stand_in;
 pub mod store;
+pub mod worktree;
 
 /// Path of the `wit` binary under test.
 pub fn wit_bin() -> &'static str {
