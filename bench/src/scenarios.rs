@@ -77,6 +77,17 @@ pub fn run_all(opts: &Options) -> Result<Report> {
     report.latency("cold start to first pong", &starts, "≤ 15 ms (p50)");
 
     let daemon = Daemon::start(&opts.wit, &root)?;
+    // Idle: start-up over (the index built), then a moment without requests.
+    {
+        let mut c = daemon.connect()?;
+        let t0 = Instant::now();
+        while c.ok("graph.status", json!({}))?["state"] != "ready" {
+            if t0.elapsed() > Duration::from_secs(60) {
+                bail!("the index of the fixture was not built within 60 s");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
     std::thread::sleep(Duration::from_millis(200));
     let idle_rss = rss(&daemon);
     report.value(

@@ -50,6 +50,7 @@ mod discover;
 mod envelope;
 mod error;
 mod expiry;
+mod footprint;
 mod forecast;
 mod index;
 mod leases;

@@ -140,6 +140,8 @@ struct Runner {
     stamp: Option<(Stamp, bool)>,
     /// When git was last asked.
     checked: Option<Instant>,
+    /// Whether start-up is over (see the end of `Runner::step`).
+    settled: bool,
 }
 
 impl Runner {
@@ -173,6 +175,7 @@ impl Runner {
             git_dir: None,
             stamp: None,
             checked: None,
+            settled: false,
         }
     }
 
@@ -201,11 +204,19 @@ impl Runner {
     }
 
     fn run(mut self, rx: &Receiver<Msg>) {
+        let mut first_round = true;
         loop {
             let mut paths: BTreeSet<String> = BTreeSet::new();
             let mut store = false;
             let mut stop = None;
-            let first = rx.recv_timeout(Duration::from_secs(1));
+            // The first round at once; then a round a second at least (the beats).
+            let wait = if first_round {
+                Duration::ZERO
+            } else {
+                Duration::from_secs(1)
+            };
+            first_round = false;
+            let first = rx.recv_timeout(wait);
             let mut take = |m: Msg| match m {
                 Msg::Path(p) => {
                     paths.insert(p);
@@ -236,7 +247,7 @@ impl Runner {
         // A checkout being deleted (`git worktree remove`, `rm -rf`) first looks like one
         // whose files all went: nothing is published from it; the daemon stops when its
         // root is gone and withdraws the checkout then.
-        if std::fs::symlink_metadata(self.state.root.join(".git")).is_err() {
+        if self.deleted() {
             return;
         }
         // Alone (no other live checkout), a daemon looks at its HEAD less often and
@@ -245,7 +256,9 @@ impl Runner {
         // checkout's first write wakes this one (`store`), which then beats at once.
         let alone = self.others.is_empty();
         let every = if alone { ALONE_BEAT } else { HEARTBEAT };
-        let mut beat = self.last_beat.is_none_or(|at| at.elapsed() >= every);
+        // The index just built: the checkout is ready now, not at the next beat.
+        let indexed = self.own.state == "indexing" && self.state.index.ready();
+        let mut beat = indexed || self.last_beat.is_none_or(|at| at.elapsed() >= every);
         let mut publish: Vec<(String, String, Option<String>)> = Vec::new();
         let mut dropped: Vec<String> = Vec::new();
         let mut moved = false;
@@ -276,7 +289,7 @@ impl Runner {
         if beat {
             self.last_beat = Some(Instant::now());
         }
-        if std::fs::symlink_metadata(self.state.root.join(".git")).is_err() {
+        if self.deleted() {
             return; // deleted while this step read it (see above)
         }
         let first = self.own.seen_at == 0;
@@ -295,6 +308,20 @@ impl Runner {
             });
         }
         self.forecast_pairs();
+        // Start-up is over once this thread has looked at a built index (its first git
+        // processes and store writes done): the code only start-up ran leaves the
+        // daemon's resident memory (see `crate::footprint`).
+        if !self.settled && self.own.state != "indexing" {
+            self.settled = true;
+            crate::footprint::drop_executable_pages();
+        }
+    }
+
+    /// Whether this checkout, a git checkout when the daemon started, has lost its `.git`
+    /// (it is being deleted). A directory that never was one is not "deleted": it is
+    /// `not-git`, and takes no part.
+    fn deleted(&self) -> bool {
+        self.git_dir.is_some() && std::fs::symlink_metadata(self.state.root.join(".git")).is_err()
     }
 
     /// Reads HEAD, the branch and any operation under way; whether the checkout's state

@@ -261,6 +261,7 @@ impl RepoIndex {
         unsafe {
             libc::malloc_trim(0);
         }
+        crate::footprint::drop_executable_pages();
         let ms = t0.elapsed().as_millis() as u64;
         self.progress.build_ms.store(ms, Ordering::Relaxed);
         self.progress.ready.store(true, Ordering::Release);
