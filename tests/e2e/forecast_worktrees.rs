@@ -476,3 +476,31 @@ fn a_worktree_deleted_under_its_daemon_takes_its_forecasts_with_it() {
         events(dm, "forecast.cleared")
     );
 }
+
+#[test]
+fn hundreds_of_files_changed_at_once_are_all_published_and_the_forecast_still_comes() {
+    let p = Pair::new();
+    // A generated tree dropped into one worktree (a code generator, a vendored package):
+    // hundreds of rows to publish (a publication of 256 or more runs off the thread that
+    // answers requests), while the daemons keep answering.
+    for i in 0..300 {
+        p.write(
+            &p.wt,
+            &format!("docs/gen/page{i}.md"),
+            &format!("# page {i}\n"),
+        );
+    }
+    p.edit(p.m(), "src/pricing.ts", "n * 2", "n * 3");
+    p.edit(&p.wt, "src/pricing.ts", "n * 2", "n * 4");
+    let a = p.wait("the worktree's 301 changed files and the forecast", |a| {
+        kinds(a) == ["same-symbol [\"src/pricing.ts:price\"]"]
+            && a["checkouts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c["changedFiles"] == 301)
+    });
+    assert_eq!(a["forecasts"].as_array().unwrap().len(), 1, "{a}");
+    let d = p.dm.as_ref().unwrap();
+    assert_eq!(d.client().ok("ping", json!({})), json!("pong"));
+}

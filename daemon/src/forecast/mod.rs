@@ -54,6 +54,20 @@ const MAX_BASES: usize = 8;
 /// The size and time of each file git keeps about HEAD (see `Runner::head_stamp`).
 type Stamp = Vec<Option<(std::time::SystemTime, u64)>>;
 
+/// How a store job of this thread runs.
+#[derive(Clone, Copy)]
+enum Mode {
+    Read,
+    Write,
+    /// A write of many rows (a first scan of a checkout with thousands of changed
+    /// files): its batch runs on the blocking pool, never on the thread that answers
+    /// requests.
+    Heavy,
+}
+
+/// Changed files from which a publication is a heavy write.
+const HEAVY_ROWS: usize = 256;
+
 enum Msg {
     Path(String),
     Store,
@@ -182,16 +196,16 @@ impl Runner {
     /// Runs a store job from this thread (the daemon's runtime answers it).
     fn db<T: Send + 'static>(
         &self,
-        write: bool,
+        mode: Mode,
         f: impl FnOnce(&dyn crate::store::db::Db) -> crate::store::db::DbResult<T> + Send + 'static,
     ) -> Option<T> {
         let state = self.state.clone();
         let job = move |db: &dyn crate::store::db::Db| f(db).map_err(crate::methods::Failure::from);
         let result = self.runtime.block_on(async move {
-            if write {
-                state.write(job).await
-            } else {
-                state.read(job).await
+            match mode {
+                Mode::Read => state.read(job).await,
+                Mode::Write => state.write(job).await,
+                Mode::Heavy => state.write_sized(true, job).await,
             }
         });
         match result {
@@ -297,7 +311,12 @@ impl Runner {
         if first || heartbeat || !publish.is_empty() || !dropped.is_empty() || moved {
             self.own.seen_at = crate::clock::now_ms();
             let own = self.own.clone();
-            self.db(true, move |db| {
+            let mode = if publish.len() >= HEAVY_ROWS {
+                Mode::Heavy
+            } else {
+                Mode::Write
+            };
+            self.db(mode, move |db| {
                 for base in &dropped {
                     rows::drop_changes(db, &own.checkout, Some(base))?;
                 }
@@ -409,9 +428,9 @@ impl Runner {
     /// Reads the other checkouts; on a heartbeat, also clears the pairs of checkouts gone
     /// silent and forgets those silent for long.
     fn look_at_others(&mut self, beat: bool) {
-        let Some((all, pairs)) =
-            self.db(false, |db| Ok((rows::checkouts(db)?, rows::all_pairs(db)?)))
-        else {
+        let Some((all, pairs)) = self.db(Mode::Read, |db| {
+            Ok((rows::checkouts(db)?, rows::all_pairs(db)?))
+        }) else {
             return;
         };
         let now = crate::clock::now_ms();
@@ -447,7 +466,7 @@ impl Runner {
         if clear.is_empty() && forget.is_empty() {
             return; // nothing to write: no commit, nobody woken
         }
-        self.db(true, move |db| {
+        self.db(Mode::Write, move |db| {
             for (a, b, why) in &clear {
                 rows::reconcile(db, (a, b), None, &[], why)?;
             }
@@ -558,7 +577,7 @@ impl Runner {
                 };
                 let (a2, b2) = (a.clone(), b.clone());
                 if self
-                    .db(true, move |db| {
+                    .db(Mode::Write, move |db| {
                         rows::reconcile(db, (&a2, &b2), None, &[], &why).map(drop)
                     })
                     .is_some()
@@ -598,7 +617,7 @@ impl Runner {
                 (other.version, self.own.version)
             };
             let (a2, b2) = (a.clone(), b.clone());
-            let done = self.db(true, move |db| {
+            let done = self.db(Mode::Write, move |db| {
                 rows::reconcile(db, (&a2, &b2), Some(versions), &found, "resolved")
             });
             if let Some(done) = done {
@@ -624,7 +643,7 @@ impl Runner {
             return true;
         }
         let (c, b) = key.clone();
-        let Some(listed) = self.db(false, move |db| rows::changes(db, &c, &b)) else {
+        let Some(listed) = self.db(Mode::Read, move |db| rows::changes(db, &c, &b)) else {
             return false;
         };
         let files = listed
@@ -644,7 +663,7 @@ impl Runner {
     /// Takes this checkout out of the forecast: its rows gone, its pairs cleared.
     fn withdraw(&mut self) {
         let me = self.me.clone();
-        self.db(true, move |db| {
+        self.db(Mode::Write, move |db| {
             for (a, b) in rows::pairs_of(db, &me)? {
                 let why = format!("{} stopped", wit_forecast::short(&me));
                 rows::reconcile(db, (&a, &b), None, &[], &why)?;
