@@ -65,6 +65,9 @@ enum Mode {
     Heavy,
 }
 
+/// Merge bases remembered (by the pair of heads) before the cache starts afresh.
+const MERGE_BASES_KEPT: usize = 256;
+
 /// Changed files from which a publication is a heavy write.
 const HEAVY_ROWS: usize = 256;
 
@@ -440,6 +443,12 @@ impl Runner {
             .filter(|r| r.checkout != self.me && live(r))
             .cloned()
             .collect();
+        // What is kept of checkouts that left goes with them: memory stays bounded by the
+        // checkouts live now, however many came and went.
+        let others = &self.others;
+        let live_other = |c: &str| others.iter().any(|o| o.checkout == c);
+        self.theirs.retain(|(c, _), _| live_other(c));
+        self.computed.retain(|c, _| live_other(c));
         if !beat {
             return;
         }
@@ -534,6 +543,11 @@ impl Runner {
     }
 
     fn merge_base(&mut self, a: &str, b: &str) -> Option<String> {
+        // Every commit of either side is a new pair of heads: the cache starts afresh
+        // rather than growing for as long as the daemon runs.
+        if self.merge_bases.len() >= MERGE_BASES_KEPT {
+            self.merge_bases.clear();
+        }
         let root = self.state.root.clone();
         self.merge_bases
             .entry((a.to_owned(), b.to_owned()))
