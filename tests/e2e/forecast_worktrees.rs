@@ -504,3 +504,29 @@ fn hundreds_of_files_changed_at_once_are_all_published_and_the_forecast_still_co
     let d = p.dm.as_ref().unwrap();
     assert_eq!(d.client().ok("ping", json!({})), json!("pong"));
 }
+
+#[test]
+fn a_killed_daemon_s_forecasts_clear_after_its_silence_and_return_with_it() {
+    let mut p = Pair::new();
+    p.edit(p.m(), "src/pricing.ts", "n * 2", "n * 3");
+    p.edit(&p.wt, "src/pricing.ts", "n * 2", "n * 4");
+    p.wait_kinds("a forecast", &["same-symbol [\"src/pricing.ts:price\"]"]);
+    // SIGKILL: no withdrawal. Its silence (20 s) ends its part; nothing stale stays.
+    p.dw.as_mut().unwrap().crash();
+    let dm = p.dm.as_ref().unwrap();
+    wait_until("the silent worktree's forecast to clear", SHOWS, || {
+        events(dm, "forecast.cleared")
+            .iter()
+            .any(|e| e["data"]["reason"] == "wt-b stopped")
+    });
+    assert_eq!(
+        dm.client().ok("conflicts.forecast", json!({}))["forecasts"],
+        json!([])
+    );
+    // Started again, with its edit still on disk: the forecast comes back.
+    p.dw = Some(Daemon::start(&p.wt));
+    p.wait_kinds(
+        "the forecast again",
+        &["same-symbol [\"src/pricing.ts:price\"]"],
+    );
+}
