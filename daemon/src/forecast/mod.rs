@@ -319,7 +319,7 @@ impl Runner {
             } else {
                 Mode::Write
             };
-            self.db(mode, move |db| {
+            let written = self.db(mode, move |db| {
                 for base in &dropped {
                     rows::drop_changes(db, &own.checkout, Some(base))?;
                 }
@@ -328,6 +328,15 @@ impl Runner {
                 }
                 rows::put_checkout(db, &own)
             });
+            if written.is_none() {
+                // Not published (the store failed, and said why in the log): what this
+                // thread holds is ahead of what the others can read. Start over at the
+                // next round (every base rescanned and published again, the checkout's
+                // row written), and compute no pair from a state nobody else has.
+                self.bases.clear();
+                self.own.seen_at = 0;
+                return;
+            }
         }
         self.forecast_pairs();
         // Start-up is over once this thread has looked at a built index (its first git
