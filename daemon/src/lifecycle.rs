@@ -224,19 +224,47 @@ async fn repository_gone(wit: WitDir) -> String {
     }
 }
 
+/// How long a lock held after its daemon died is waited for (see [`take_instance_lock`]).
+const ORPHAN_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 fn take_instance_lock(wit: &WitDir) -> Result<File, DaemonError> {
     let path = wit.lock_file();
     let file = wit.open("daemon.lock", Access::ReadWrite)?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(TryLockError::WouldBlock) => Err(DaemonError::AlreadyRunning {
-            pid: wit.read_pid(),
-            socket: wit.socket(),
-        }),
-        Err(TryLockError::Error(e)) => {
-            Err(DaemonError::io(format!("locking {}", path.display()), e))
+    let started = std::time::Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            // The lock is held, yet the daemon the pid file names is gone (killed): the
+            // holder is a child it forked for a `git` command that had not exec'd yet,
+            // which keeps the lock's descriptor until its exec closes it, moments later.
+            // Waited for, briefly, rather than refusing to start for a dead daemon.
+            Err(TryLockError::WouldBlock)
+                if !wit.read_pid().is_some_and(alive) && started.elapsed() < ORPHAN_LOCK_WAIT =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(TryLockError::WouldBlock) => {
+                return Err(DaemonError::AlreadyRunning {
+                    pid: wit.read_pid(),
+                    socket: wit.socket(),
+                });
+            }
+            Err(TryLockError::Error(e)) => {
+                return Err(DaemonError::io(format!("locking {}", path.display()), e));
+            }
         }
     }
+}
+
+/// Whether process `pid` exists (signal 0: no signal is sent).
+fn alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: kill(2) with signal 0 only checks that the process exists and may be
+    // signalled; it sends nothing and touches no memory of ours.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 fn remove_stale(wit: &WitDir, name: &str) -> Result<(), DaemonError> {

@@ -226,9 +226,10 @@ impl Runner {
             let mut paths: BTreeSet<String> = BTreeSet::new();
             let mut store = false;
             let mut stop = None;
-            // The first round at once; then a round a second at least (the beats).
+            // A round a second at least (the beats); the first one a moment after start,
+            // not while the daemon is still answering its first requests.
             let wait = if first_round {
-                Duration::ZERO
+                Duration::from_millis(200)
             } else {
                 Duration::from_secs(1)
             };
