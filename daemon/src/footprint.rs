@@ -23,7 +23,7 @@ mod linux {
     use std::path::Path;
 
     /// A mapping of `/proc/self/smaps`: its range, permissions, path, and whether any of
-    /// its pages differs from the file (dirty or anonymous).
+    /// its pages differs from the file (written by this process: anonymous).
     struct Mapping<'a> {
         start: usize,
         end: usize,
@@ -54,9 +54,12 @@ mod linux {
                 });
                 continue;
             }
-            // A field of the current mapping: `Private_Dirty:  4 kB`.
-            let dirty = matches!(first, "Private_Dirty:" | "Shared_Dirty:" | "Anonymous:");
-            if dirty
+            // A field of the current mapping: `Anonymous:  4 kB`. A page this process wrote
+            // in a private file mapping became its own (copy-on-write): it counts as
+            // anonymous. The `*_Dirty` fields do not tell that apart: they also count the
+            // file's pages that are dirty in the page cache (a binary just linked, before
+            // writeback), which still equal the file.
+            if first == "Anonymous:"
                 && fields.next().is_some_and(|kb| kb != "0")
                 && let Some(m) = out.last_mut()
             {
@@ -75,7 +78,8 @@ mod linux {
         };
         for m in mappings(&smaps) {
             // Read-only (code, or data never written: not the relocated RELRO pages,
-            // which are dirty), private, of this executable, no page differing from it.
+            // copies of their own since the loader wrote them), private, of this
+            // executable, no page differing from it.
             let read_only = m.perms == "r-xp" || m.perms == "r--p";
             if !read_only || m.written || m.path.map(Path::new) != Some(exe.as_path()) {
                 continue;
@@ -84,9 +88,9 @@ mod linux {
                 continue;
             }
             // SAFETY: [start, end) is a whole private mapping of this process's executable
-            // with no write permission and, as smaps listed it just now, no dirty or
-            // anonymous page: every page equals the file's bytes, and without write
-            // permission none can change before this call. MADV_DONTNEED only removes
+            // with no write permission and, as smaps listed it just now, no anonymous
+            // (copy-on-write) page: every page is the file's, and without write
+            // permission none can become a copy before this call. MADV_DONTNEED only removes
             // those pages from this process's page tables; the next use of any of them
             // (this function's own code included) faults the same bytes in again from the
             // file. No Rust object is owned by that range.
@@ -111,16 +115,21 @@ mod linux {
         use super::mappings;
 
         #[test]
-        fn dirty_or_anonymous_pages_mark_a_mapping_written() {
+        fn only_anonymous_pages_mark_a_mapping_written() {
+            // The code's pages dirty in the page cache (just linked) are still the file's;
+            // the RELRO segment's relocated pages are copies of this process's own.
             let smaps = "\
 5588-5590 r--p 00000000 08:01 12 /usr/bin/wit
 Rss:                   4 kB
 Private_Dirty:         0 kB
 Anonymous:             0 kB
 5590-55a0 r-xp 00008000 08:01 12 /usr/bin/wit
-Private_Dirty:         0 kB
+Shared_Dirty:         64 kB
+Private_Dirty:        32 kB
+Anonymous:             0 kB
 55a0-55a4 r--p 00018000 08:01 12 /usr/bin/wit
 Private_Dirty:         8 kB
+Anonymous:             8 kB
 55a4-55a8 rw-p 00000000 00:00 0
 Anonymous:             4 kB
 ";
