@@ -105,6 +105,15 @@ fn files(path: &str, cs: Vec<SymbolChange>) -> BTreeMap<String, FileChange> {
     )])
 }
 
+/// A checkout whose one change is `CART` with `from` replaced by `to`.
+fn cart_edited(from: &str, to: &str) -> BTreeMap<String, FileChange> {
+    let now = CART.replace(from, to);
+    files(
+        "src/cart.ts",
+        changes("src/cart.ts", Some(CART), Some(&now)),
+    )
+}
+
 /// The forecasts between checkouts `/r/a` and `/r/b`, with no textual merge expected.
 fn between(a: &BTreeMap<String, FileChange>, b: &BTreeMap<String, FileChange>) -> Vec<Forecast> {
     forecast(
@@ -126,30 +135,9 @@ fn no_merge(_: Merge<'_>) -> TextVerdict {
 
 #[test]
 fn both_changing_one_function_is_a_same_symbol_forecast_two_functions_are_none() {
-    let a = files(
-        "src/cart.ts",
-        changes(
-            "src/cart.ts",
-            Some(CART),
-            Some(&CART.replace("n * 2", "n * 4")),
-        ),
-    );
-    let b = files(
-        "src/cart.ts",
-        changes(
-            "src/cart.ts",
-            Some(CART),
-            Some(&CART.replace("n * 2", "n + 1")),
-        ),
-    );
-    let c = files(
-        "src/cart.ts",
-        changes(
-            "src/cart.ts",
-            Some(CART),
-            Some(&CART.replace("a + b, 0", "a + b, 1")),
-        ),
-    );
+    let a = cart_edited("n * 2", "n * 4");
+    let b = cart_edited("n * 2", "n + 1");
+    let c = cart_edited("a + b, 0", "a + b, 1");
     let (wa, wb, wc) = (
         Checkout {
             id: "/r/wt-a",

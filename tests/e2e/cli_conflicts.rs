@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use crate::support::cli::{CliRepo, Run, wit_command};
 use crate::support::client::Client;
 use crate::support::daemon::wait_until;
-use crate::support::worktree::Worktree;
+use crate::support::worktree::{Worktree, main_and_linked};
 
 const A: Option<&str> = Some("agent-a");
 const B: Option<&str> = Some("agent-b");
@@ -40,17 +40,11 @@ const UTIL: &str = "export function twice(n: number): number {\n  return n + n;\
 /// committed and wit set up, and a linked worktree `wt-b` (branch `wt-b`), each with its
 /// daemon running.
 fn setup() -> (CliRepo, Worktree) {
-    let main = CliRepo::new();
-    main.write("src/pricing.ts", PRICING);
-    main.write("src/checkout.ts", CHECKOUT);
-    main.write("src/util.ts", UTIL);
-    main.write(".gitignore", ".wit/\n");
-    main.git(&["add", "."]);
-    main.git(&["commit", "-q", "-m", "initial"]);
-    main.wit(None, &["init"]).ok();
-    let wt = Worktree::add(&main, "wt-b");
-    wt.wit(None, &["daemon", "start"]).ok();
-    (main, wt)
+    main_and_linked(&[
+        ("src/pricing.ts", PRICING),
+        ("src/checkout.ts", CHECKOUT),
+        ("src/util.ts", UTIL),
+    ])
 }
 
 /// The directory name the forecast gives a checkout.

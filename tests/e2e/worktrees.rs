@@ -13,23 +13,14 @@ use crate::support::cli::{CliRepo, Run};
 use crate::support::client::Client;
 use crate::support::daemon::wait_until;
 use crate::support::repo::{AUTH_TS, TempRepo};
-use crate::support::worktree::Worktree;
+use crate::support::worktree::{Worktree, main_and_linked};
 
 const A: Option<&str> = Some("agent-a");
 const B: Option<&str> = Some("agent-b");
 
 /// A main worktree with src/auth.ts committed and wit set up, and one linked worktree.
 fn setup() -> (CliRepo, Worktree) {
-    let main = CliRepo::new();
-    main.write("src/auth.ts", AUTH_TS);
-    main.write(".gitignore", ".wit/\n");
-    main.git(&["add", "."]);
-    main.git(&["commit", "-q", "-m", "initial"]);
-    main.wit(None, &["init"]).ok();
-    let wt = Worktree::add(&main, "wt-b");
-    // The linked worktree's daemon starts on its first command.
-    wt.wit(None, &["daemon", "start"]).ok();
-    (main, wt)
+    main_and_linked(&[("src/auth.ts", AUTH_TS)])
 }
 
 fn status(path: &Path) -> serde_json::Value {

@@ -56,6 +56,23 @@ impl Worktree {
     }
 }
 
+/// A main worktree (branch `main`) with `files` and a `.gitignore` of `.wit/` committed and
+/// `wit init` done, and a linked worktree `wt-b` (branch `wt-b`) with its daemon started.
+pub fn main_and_linked(files: &[(&str, &str)]) -> (CliRepo, Worktree) {
+    let main = CliRepo::new();
+    for (rel, content) in files {
+        main.write(rel, content);
+    }
+    main.write(".gitignore", ".wit/\n");
+    main.git(&["add", "."]);
+    main.git(&["commit", "-q", "-m", "initial"]);
+    main.wit(None, &["init"]).ok();
+    let wt = Worktree::add(&main, "wt-b");
+    // The linked worktree's daemon starts on its first command.
+    wt.wit(None, &["daemon", "start"]).ok();
+    (main, wt)
+}
+
 impl Drop for Worktree {
     fn drop(&mut self) {
         let mut cmd = wit_command(&self.path, None, &["daemon", "stop"]);
