@@ -373,16 +373,17 @@ impl Runner {
         let root = &self.state.root;
         let head = git::head(root);
         let branch = git::branch(root);
-        let busy = git::git_dir(root).as_deref().and_then(git::in_progress);
+        // The git directory `head_stamp` just asked for (once for the daemon's life).
+        let busy = self.git_dir.as_deref().and_then(git::in_progress);
         let state = if head.is_none() {
-            if git::git_dir(root).is_some() {
+            if self.git_dir.is_some() {
                 "no-commit"
             } else {
                 "not-git"
             }
         } else if let Some(op) = busy {
             op
-        } else if !self.state.index.ready() {
+        } else if !ready {
             "indexing"
         } else {
             "ready"
