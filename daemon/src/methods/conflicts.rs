@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use super::{Failure, validated};
+use super::Failure;
 use crate::forecast::STALE_MS;
 use crate::params::Params;
 use crate::state::AppState;
@@ -182,31 +182,29 @@ async fn pending(state: &AppState, read: &Read, me: &str, file: &str) -> Result<
     let root = state.root.clone();
     let sessions = read.sessions.clone();
     let file = file.to_owned();
-    validated(Some(
-        tokio::task::spawn_blocking(move || {
-            let mut out = Vec::new();
-            for (r, rows) in others {
-                let base = match (&mine, &r.head) {
-                    (Some(a), Some(b)) => crate::forecast::pair_base(&root, a, b),
-                    _ => None,
-                };
-                let Some((_, change)) = rows.iter().find(|(b, _)| Some(b) == base.as_ref()) else {
-                    continue;
-                };
-                let Ok(change) = serde_json::from_str::<Value>(change) else {
-                    continue;
-                };
-                out.push(json!({
-                    "checkout": r.checkout,
-                    "branch": r.branch,
-                    "sessions": sessions.get(&r.checkout).cloned().unwrap_or_default(),
-                    "file": file,
-                    "change": change,
-                }));
-            }
-            Value::Array(out)
-        })
-        .await
-        .map_err(Failure::from_join)?,
-    ))
+    tokio::task::spawn_blocking(move || {
+        let mut out = Vec::new();
+        for (r, rows) in others {
+            let base = match (&mine, &r.head) {
+                (Some(a), Some(b)) => crate::forecast::pair_base(&root, a, b),
+                _ => None,
+            };
+            let Some((_, change)) = rows.iter().find(|(b, _)| Some(b) == base.as_ref()) else {
+                continue;
+            };
+            let Ok(change) = serde_json::from_str::<Value>(change) else {
+                continue;
+            };
+            out.push(json!({
+                "checkout": r.checkout,
+                "branch": r.branch,
+                "sessions": sessions.get(&r.checkout).cloned().unwrap_or_default(),
+                "file": file,
+                "change": change,
+            }));
+        }
+        Value::Array(out)
+    })
+    .await
+    .map_err(Failure::from_join)
 }
