@@ -33,7 +33,7 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 use wit_core::{Analysis, CallSite, Symbol};
 
-pub use modules::{Language, TsPaths};
+pub use modules::{Language, TsPaths, is_config_file};
 
 /// How a call edge's callee was found (see the crate docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -324,6 +324,17 @@ impl Graph {
     /// An empty graph.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Sets (`Some(text)`) or forgets (`None`) one of the project's configuration files:
+    /// any path for which [`is_config_file`] holds (`tsconfig*.json`, `jsconfig.json`,
+    /// `package.json`). Module resolution reads them: `tsconfig` `extends`, `baseUrl` and
+    /// `paths` of the nearest configuration, and workspace packages by their
+    /// `package.json` `name`, `exports`, `types` and `main`.
+    pub fn set_config_file(&mut self, path: &str, text: Option<&str>) {
+        if path == "tsconfig.json" {
+            self.set_ts_paths(text.map(TsPaths::parse).unwrap_or_default());
+        }
     }
 
     /// Sets the `tsconfig.json` path aliases.

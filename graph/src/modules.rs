@@ -12,6 +12,15 @@
 
 use serde::Deserialize;
 
+/// Whether `path` is a configuration file module resolution reads: `package.json`,
+/// `jsconfig.json` and `tsconfig*.json`, in any directory.
+pub fn is_config_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name == "package.json"
+        || name == "jsconfig.json"
+        || (name.starts_with("tsconfig") && name.ends_with(".json"))
+}
+
 /// The language family a file's extension puts it in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Language {
