@@ -26,6 +26,7 @@
 
 mod modules;
 mod packages;
+mod project;
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -282,7 +283,8 @@ pub struct Graph {
     /// `export {a as b}`: `a` → `b`; default imports and exports through `default`),
     /// with how many files say so.
     aliases: HashMap<Box<str>, HashMap<Box<str>, usize>>,
-    ts: TsPaths,
+    /// The configuration files module resolution reads (`tsconfig`s, `package.json`s).
+    project: project::Project,
     /// Module resolutions: (directory, specifier, python) → file. Cleared whenever the set
     /// of paths (or `tsconfig.json`) changes.
     modules: std::sync::Mutex<ModuleMemo>,
@@ -332,14 +334,29 @@ impl Graph {
     /// `paths` of the nearest configuration, and workspace packages by their
     /// `package.json` `name`, `exports`, `types` and `main`.
     pub fn set_config_file(&mut self, path: &str, text: Option<&str>) {
-        if path == "tsconfig.json" {
-            self.set_ts_paths(text.map(TsPaths::parse).unwrap_or_default());
+        if self.project.set(path, text) {
+            self.config_changed();
         }
     }
 
-    /// Sets the `tsconfig.json` path aliases.
+    /// Whether the configuration file at `path` is set (see [`Graph::set_config_file`]).
+    pub fn has_config_file(&self, path: &str) -> bool {
+        self.project.has(path)
+    }
+
+    /// The paths of every configuration file set.
+    pub fn config_files(&self) -> impl Iterator<Item = &str> {
+        self.project.paths()
+    }
+
+    /// Sets path aliases used where no `tsconfig.json` set with
+    /// [`Graph::set_config_file`] applies.
     pub fn set_ts_paths(&mut self, ts: TsPaths) {
-        self.ts = ts;
+        self.project.fallback = ts;
+        self.config_changed();
+    }
+
+    fn config_changed(&mut self) {
         self.forget_modules();
         self.interface += 1;
         self.generation += 1;
@@ -611,7 +628,7 @@ impl Graph {
         }
         let exists = |p: &str| self.exists(p);
         let found = match language {
-            Language::Script => modules::script_module(from, spec, &self.ts, &exists),
+            Language::Script => modules::script_module(from, spec, &self.project, &exists),
             Language::Python => modules::python_module(from, spec, &exists),
             Language::Other => None,
         }
@@ -650,19 +667,36 @@ impl Graph {
         {
             return Some(Binding::Symbol(self.sym_ref(file, analysis, def)));
         }
+        let python = Language::of(file) == Language::Python;
         for import in analysis.imports.iter().filter(|i| i.local == name) {
-            let Some(target) = self.module_file(file, &import.module) else {
-                continue;
-            };
-            let found = match &import.name {
-                None => Some(Binding::Module(target)),
-                Some(n) => self.export_of(&target, n, cx),
+            let found = match self.module_file(file, &import.module) {
+                None => None,
+                Some(target) => match &import.name {
+                    None => Some(Binding::Module(target)),
+                    Some(n) => self.export_of(&target, n, cx),
+                },
             };
             if found.is_some() {
                 return found;
             }
+            // `from pkg import sub` naming a module: of a namespace package (a directory
+            // without `__init__.py`), or one its `__init__.py` does not import.
+            if python
+                && let Some(n) = &import.name
+                && n != "*"
+            {
+                let sep = if import.module.ends_with('.') {
+                    ""
+                } else {
+                    "."
+                };
+                let sub = format!("{}{sep}{n}", import.module);
+                if let Some(target) = self.module_file(file, &sub) {
+                    return Some(Binding::Module(target));
+                }
+            }
         }
-        if Language::of(file) == Language::Python {
+        if python {
             for import in analysis
                 .imports
                 .iter()

@@ -7,10 +7,12 @@
 //! package in `node_modules/`, the standard library) does not resolve and the calls
 //! through it stay unresolved. No symlink is ever followed, since nothing is opened.
 //!
-//! Not done (documented limits): `tsconfig.json` `extends`, nested `tsconfig.json` files
-//! (only the root one is read), `package.json` `exports`/`main` of workspace packages.
+//! Non-relative script specifiers go through the nearest `tsconfig.json` (its `extends`
+//! chain applied) and then the repository's own packages (`project.rs`).
 
 use serde::Deserialize;
+
+use crate::project::Project;
 
 /// Whether `path` is a configuration file module resolution reads: `package.json`,
 /// `jsconfig.json` and `tsconfig*.json`, in any directory.
@@ -71,13 +73,17 @@ pub(crate) fn join(base: &str, rel: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
-/// The compiler options of the root `tsconfig.json` that change how specifiers resolve.
+/// The compiler options of a `tsconfig.json` that change how specifiers resolve, with
+/// its `extends` chain applied (see `project.rs`).
 #[derive(Debug, Clone, Default)]
 pub struct TsPaths {
     /// `baseUrl`, relative to the repository root (`""` for the root itself).
-    base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
     /// `paths`: pattern (at most one `*`) to substitutions, in file order.
-    paths: Vec<(String, Vec<String>)>,
+    pub(crate) paths: Vec<(String, Vec<String>)>,
+    /// The directory `paths` are relative to when there is no `baseUrl`: that of the
+    /// configuration file that set them.
+    pub(crate) paths_base: String,
 }
 
 #[derive(Deserialize)]
@@ -97,9 +103,9 @@ struct CompilerOptions {
 }
 
 impl TsPaths {
-    /// Reads the root `tsconfig.json` (JSON with comments and trailing commas, as
-    /// TypeScript accepts it). Anything unreadable gives no aliases rather than an error:
-    /// the graph then resolves relative specifiers only.
+    /// Reads a root `tsconfig.json` (JSON with comments and trailing commas, as
+    /// TypeScript accepts it), without following `extends`. Anything unreadable gives no
+    /// aliases rather than an error: the graph then resolves relative specifiers only.
     pub fn parse(tsconfig: &str) -> Self {
         let clean = strip_jsonc(tsconfig);
         let Ok(file) = serde_json::from_str::<TsConfigFile>(&clean) else {
@@ -109,24 +115,22 @@ impl TsPaths {
             return Self::default();
         };
         let base_url = options.base_url.and_then(|b| join("", &b));
-        let mut paths = Vec::new();
-        for (pattern, targets) in options.paths.into_iter().flatten() {
-            let subs: Vec<String> = targets
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|t| t.as_str().map(str::to_owned))
-                .collect();
-            paths.push((pattern, subs));
+        let paths = options
+            .paths
+            .map(crate::project::paths_of)
+            .unwrap_or_default();
+        Self {
+            base_url,
+            paths,
+            paths_base: String::new(),
         }
-        Self { base_url, paths }
     }
 
     /// Candidate paths (relative to the root, before extension probing) for a
     /// non-relative specifier.
     pub(crate) fn candidates(&self, spec: &str) -> Vec<String> {
-        // `paths` are relative to `baseUrl`, or to the tsconfig (the root) without it.
-        let base = self.base_url.as_deref().unwrap_or("");
+        // `paths` are relative to `baseUrl`, or to the tsconfig that set them without it.
+        let base = self.base_url.as_deref().unwrap_or(&self.paths_base);
         let mut out = Vec::new();
         for (pattern, subs) in &self.paths {
             let star = match pattern.split_once('*') {
@@ -157,7 +161,7 @@ impl TsPaths {
 }
 
 /// JSON with `//` and `/* */` comments and trailing commas, made plain JSON.
-fn strip_jsonc(text: &str) -> String {
+pub(crate) fn strip_jsonc(text: &str) -> String {
     let b = text.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -222,7 +226,7 @@ const SCRIPT_EXTENSIONS: &[&str] = &["ts", "tsx", "d.ts", "mts", "cts", "js", "j
 pub(crate) fn script_module(
     from: &str,
     spec: &str,
-    ts: &TsPaths,
+    project: &Project,
     exists: &dyn Fn(&str) -> bool,
 ) -> Option<String> {
     let relative = spec == "." || spec == ".." || spec.starts_with("./") || spec.starts_with("../");
@@ -231,7 +235,11 @@ pub(crate) fn script_module(
     } else if spec.starts_with('/') {
         Vec::new()
     } else {
-        ts.candidates(spec)
+        // TypeScript's order: the nearest tsconfig's `paths` and `baseUrl`, then the
+        // packages (here: the repository's own, as a workspace install links them).
+        let mut c = project.ts_paths(dir(from)).candidates(spec);
+        c.extend(project.package_candidates(spec));
+        c
     };
     bases
         .into_iter()
@@ -358,8 +366,8 @@ mod tests {
             "lib/a.mts",
         ];
         let exists = set(&files);
-        let ts = TsPaths::default();
-        let r = |from, spec| script_module(from, spec, &ts, &exists);
+        let project = Project::default();
+        let r = |from, spec| script_module(from, spec, &project, &exists);
         assert_eq!(r("src/api.ts", "./db").as_deref(), Some("src/db.ts"));
         assert_eq!(r("src/api.ts", "./db.js").as_deref(), Some("src/db.ts"));
         assert_eq!(r("src/api.ts", "./db.ts").as_deref(), Some("src/db.ts"));
@@ -393,7 +401,9 @@ mod tests {
             "src/lib.ts",
         ];
         let exists = set(&files);
-        let r = |spec| script_module("src/a.ts", spec, &ts, &exists);
+        let mut project = Project::default();
+        project.fallback = ts;
+        let r = |spec| script_module("src/a.ts", spec, &project, &exists);
         assert_eq!(r("@app/db").as_deref(), Some("src/app/db.ts"));
         assert_eq!(r("@app/x").as_deref(), Some("src/fallback/x.ts"));
         assert_eq!(r("config").as_deref(), Some("src/cfg/index.ts"));

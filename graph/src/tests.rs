@@ -8,8 +8,8 @@ fn graph(files: &[(&str, &str)]) -> Graph {
     let registry = wit_analyzers::builtin_registry();
     let mut g = Graph::new();
     for (path, source) in files {
-        if *path == "tsconfig.json" {
-            g.set_ts_paths(TsPaths::parse(source));
+        if is_config_file(path) {
+            g.set_config_file(path, Some(source));
             continue;
         }
         let analyzer = registry.for_path(path).expect("supported");
@@ -785,4 +785,70 @@ fn barrels_and_folder_indexes_resolve_and_a_non_null_member_call_is_not_misclaim
     assert_eq!(server.len(), 1, "{server:?}");
     assert!(server[0].contains("parseBody"), "{server:?}");
     assert!(!server[0].ends_with("(resolved)"), "{server:?}");
+}
+
+#[test]
+fn workspace_packages_nested_tsconfig_extends_and_python_namespace_packages() {
+    let mut g = graph(&[
+        (
+            "package.json",
+            r#"{ "name": "mono", "private": true, "workspaces": ["packages/*"] }"#,
+        ),
+        (
+            "packages/util/package.json",
+            r#"{ "name": "@org/util", "exports": { ".": { "types": "./src/index.ts", "default": "./dist/index.js" }, "./fmt": "./src/fmt.ts" } }"#,
+        ),
+        (
+            "packages/util/src/index.ts",
+            "export { pad } from './fmt';\nexport function slug(s: string) { return s; }\n",
+        ),
+        (
+            "packages/util/src/fmt.ts",
+            "export function pad(s: string) { return s; }\n",
+        ),
+        (
+            "packages/legacy/package.json",
+            r#"{ "name": "legacy", "main": "lib/index.js" }"#,
+        ),
+        (
+            "packages/legacy/lib/index.js",
+            "function old() {}\nmodule.exports = { old };\n",
+        ),
+        (
+            "tsconfig.base.json",
+            r#"{ "compilerOptions": { "baseUrl": ".", "paths": { "@shared/*": ["shared/*"] } } }"#,
+        ),
+        ("shared/log.ts", "export function log(m: string) {}\n"),
+        (
+            "apps/web/tsconfig.json",
+            r#"{ "extends": "../../tsconfig.base.json" }"#,
+        ),
+        (
+            "apps/web/src/main.ts",
+            "import { slug, pad } from '@org/util';\nimport { pad as p2 } from '@org/util/fmt';\nimport { log } from '@shared/log';\nconst { old } = require('legacy');\nexport function main() { slug('a'); pad('b'); p2('c'); log('d'); old(); }\n",
+        ),
+        // Namespace packages (no __init__.py) in a src/ layout.
+        ("src/ns/tools/text.py", "def clean(s):\n    return s\n"),
+        (
+            "src/ns/app.py",
+            "from ns.tools import text\nfrom .tools.text import clean\n\ndef run():\n    text.clean('a')\n    clean('b')\n",
+        ),
+    ]);
+    // `pad` and `p2` are one callee, reached through the root entry and the subpath.
+    assert_eq!(
+        callees(&g, "apps/web/src/main.ts:main"),
+        [
+            "packages/util/src/index.ts:slug (resolved)",
+            "packages/util/src/fmt.ts:pad (resolved)",
+            "shared/log.ts:log (resolved)",
+            "packages/legacy/lib/index.js:old (resolved)",
+        ]
+    );
+    assert_eq!(
+        callees(&g, "src/ns/app.py:run"),
+        ["src/ns/tools/text.py:clean (resolved)"]
+    );
+    // A package.json that goes away takes its package with it.
+    g.set_config_file("packages/legacy/package.json", None);
+    assert!(callees(&g, "apps/web/src/main.ts:main").contains(&"?:old (unresolved)".to_owned()));
 }

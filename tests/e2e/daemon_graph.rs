@@ -531,3 +531,83 @@ fn caller_warnings_hold_only_resolved_callers_and_name_only_guesses_come_apart()
     );
     assert!(r.get("nameOnlyWarnings").is_none(), "{r}");
 }
+
+/// A monorepo: a workspace package imported by its `package.json` name and a path alias
+/// from a nested `tsconfig.json` that `extends` the root's base. Both resolve through the
+/// daemon's index, and an edit of the package's `exports` (or its removal) is followed
+/// by the watcher.
+#[test]
+fn workspace_packages_and_nested_tsconfig_extends_resolve_and_follow_edits() {
+    let repo = TempRepo::new()
+        .with_file(
+            "package.json",
+            r#"{ "name": "mono", "private": true, "workspaces": ["packages/*"] }"#,
+        )
+        .with_file(
+            "packages/util/package.json",
+            r#"{ "name": "@org/util", "exports": { ".": "./src/index.ts" } }"#,
+        )
+        .with_file(
+            "packages/util/src/index.ts",
+            "export function slug(s: string) { return s; }\n",
+        )
+        .with_file(
+            "packages/util/src/next.ts",
+            "export function slug(s: string) { return s.trim(); }\n",
+        )
+        .with_file(
+            "tsconfig.base.json",
+            r#"{ "compilerOptions": { "baseUrl": ".", "paths": { "@shared/*": ["shared/*"] } } }"#,
+        )
+        .with_file("shared/log.ts", "export function log(m: string) {}\n")
+        .with_file(
+            "apps/web/tsconfig.json",
+            r#"{ "extends": "../../tsconfig.base.json" }"#,
+        )
+        .with_file(
+            "apps/web/src/main.ts",
+            "import { slug } from '@org/util';\nimport { log } from '@shared/log';\nexport function main() { log(slug('a')); }\n",
+        );
+    let d = Daemon::start(repo.path());
+    let mut c = d.client();
+    ready(&mut c);
+    let callees = |c: &mut Client| -> Vec<String> {
+        c.ok(
+            "code.callees",
+            json!({"symbolPath": "apps/web/src/main.ts:main"}),
+        )["callees"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {}",
+                    e["callee"].as_str().unwrap(),
+                    e["resolution"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        callees(&mut c),
+        [
+            "shared/log.ts:log resolved",
+            "packages/util/src/index.ts:slug resolved"
+        ]
+    );
+    repo.write(
+        "packages/util/package.json",
+        r#"{ "name": "@org/util", "exports": { ".": "./src/next.ts" } }"#,
+    );
+    wait_until(
+        "the new entry point is followed",
+        Duration::from_secs(20),
+        || callees(&mut c).contains(&"packages/util/src/next.ts:slug resolved".to_owned()),
+    );
+    std::fs::remove_file(repo.path().join("packages/util/package.json")).unwrap();
+    wait_until(
+        "the removed package is forgotten",
+        Duration::from_secs(20),
+        || callees(&mut c).contains(&"?:slug unresolved".to_owned()),
+    );
+}

@@ -45,17 +45,18 @@ impl PathFilter {
 
     /// Whether `rel` may be indexed (before the language check).
     pub(crate) fn allows(&self, rel: &str) -> bool {
-        if rel.is_empty()
+        self.allows_config(rel) && self.include.as_ref().is_none_or(|i| i.is_match(rel))
+    }
+
+    /// Whether a configuration file module resolution reads (`tsconfig.json`,
+    /// `package.json`) may be read at `rel`: the fixed rules and `exclude` apply, but not
+    /// `include`, since `include = ["src/**"]` still wants the root `tsconfig.json`.
+    pub(crate) fn allows_config(&self, rel: &str) -> bool {
+        !(rel.is_empty()
             || rel.starts_with(".git/")
             || rel.starts_with(".wit/")
             || rel.split('/').any(|c| c == "node_modules")
-        {
-            return false;
-        }
-        if self.exclude.is_match(rel) {
-            return false;
-        }
-        self.include.as_ref().is_none_or(|i| i.is_match(rel))
+            || self.exclude.is_match(rel))
     }
 }
 

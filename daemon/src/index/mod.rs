@@ -210,7 +210,9 @@ impl RepoIndex {
         let all = files::list(&self.root);
         let listed: Vec<String> = all.iter().filter(|f| self.indexable(f)).cloned().collect();
         self.progress.listed.store(listed.len(), Ordering::Relaxed);
-        self.load_tsconfig();
+        for rel in all.iter().filter(|f| self.config_file(f)) {
+            self.load_config(rel);
+        }
         let stored = self
             .db_lock()
             .as_ref()
@@ -344,13 +346,25 @@ impl RepoIndex {
         }
     }
 
-    /// The root `tsconfig.json`'s `baseUrl` and `paths`.
-    fn load_tsconfig(&self) {
-        if let Ok(bytes) = wit_boundary::read_repo_file(&self.root, "tsconfig.json", 1 << 20)
-            && let Ok(text) = String::from_utf8(bytes)
-        {
-            self.write().set_ts_paths(wit_graph::TsPaths::parse(&text));
-        }
+    /// Whether `rel` is a configuration file module resolution reads (`tsconfig*.json`,
+    /// `jsconfig.json`, `package.json`) in a part of the repository the index covers.
+    pub(crate) fn config_file(&self, rel: &str) -> bool {
+        wit_graph::is_config_file(rel) && self.filter.allows_config(rel)
+    }
+
+    /// Whether the graph holds the configuration file `rel` (loaded at the build, or
+    /// since).
+    pub(crate) fn config_loaded(&self, rel: &str) -> bool {
+        self.read(|g| g.has_config_file(rel))
+    }
+
+    /// Gives the graph the current text of the configuration file `rel`, or tells it the
+    /// file is gone (missing, refused by the boundary, over 1 MiB or not UTF-8).
+    fn load_config(&self, rel: &str) {
+        let text = wit_boundary::read_repo_file(&self.root, rel, 1 << 20)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok());
+        self.write().set_config_file(rel, text.as_deref());
     }
 
     /// Sets the one listener told of every path the watcher sees settle, after the index
@@ -373,8 +387,8 @@ impl RepoIndex {
 
     /// Re-reads `rel` and brings the index in line with its current content (blocking).
     pub(crate) fn refresh(&self, rel: &str) -> Refresh {
-        if rel == "tsconfig.json" {
-            self.load_tsconfig();
+        if self.config_file(rel) {
+            self.load_config(rel);
             return Refresh::Changed;
         }
         let indexed = self.hashes_lock().get(rel).copied();
@@ -433,14 +447,16 @@ impl RepoIndex {
     }
 
     /// Re-reads every file the index holds or git lists (after the watcher lost events):
-    /// changed ones are re-analysed, new ones added, vanished ones removed.
+    /// changed ones are re-analysed, new ones added, vanished ones removed; configuration
+    /// files too.
     pub(crate) fn rescan(&self) {
         let listed: Vec<String> = files::list(&self.root)
             .into_iter()
-            .filter(|f| self.indexable(f))
+            .filter(|f| self.indexable(f) || self.config_file(f))
             .collect();
         let mut all: std::collections::BTreeSet<String> = listed.into_iter().collect();
         all.extend(self.hashes_lock().keys().cloned());
+        all.extend(self.read(|g| g.config_files().map(str::to_owned).collect::<Vec<_>>()));
         for rel in &all {
             self.refresh(rel);
         }

@@ -250,10 +250,10 @@ impl Watcher {
         let mut unknown: Vec<String> = Vec::new();
         let mut settled: Vec<String> = Vec::new();
         for rel in paths {
-            if index.contains(&rel) || rel == "tsconfig.json" {
+            if index.contains(&rel) || index.config_loaded(&rel) {
                 index.refresh(&rel);
                 settled.push(rel);
-            } else if index.indexable(&rel) {
+            } else if index.indexable(&rel) || index.config_file(&rel) {
                 unknown.push(rel);
             } else {
                 settled.push(rel);
