@@ -159,6 +159,8 @@ struct Runner {
     checked: Option<Instant>,
     /// Whether start-up is over (see the end of `Runner::step`).
     settled: bool,
+    /// Sheds the daemon's footprint after start-up and now and then since.
+    footprint: crate::footprint::Shedder,
 }
 
 impl Runner {
@@ -193,6 +195,7 @@ impl Runner {
             stamp: None,
             checked: None,
             settled: false,
+            footprint: crate::footprint::Shedder::default(),
         }
     }
 
@@ -345,8 +348,9 @@ impl Runner {
         // daemon's resident memory (see `crate::footprint`).
         if !self.settled && self.own.state != "indexing" {
             self.settled = true;
-            crate::footprint::drop_executable_pages();
+            self.footprint.shed();
         }
+        self.footprint.tick();
     }
 
     /// Whether this checkout, a git checkout when the daemon started, has lost its `.git`

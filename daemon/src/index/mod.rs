@@ -258,11 +258,7 @@ impl RepoIndex {
         };
         self.save(Vec::new(), &gone);
         // The build's transient buffers (sources, trees, JSON) go back to the system.
-        #[cfg(all(target_os = "linux", target_env = "gnu"))]
-        // SAFETY: malloc_trim only releases free heap memory; it takes no pointers.
-        unsafe {
-            libc::malloc_trim(0);
-        }
+        crate::footprint::trim_heap();
         crate::footprint::drop_executable_pages();
         let ms = t0.elapsed().as_millis() as u64;
         self.progress.build_ms.store(ms, Ordering::Relaxed);
