@@ -12,7 +12,10 @@
 //! - **resolved**: the definition was found by the language's own rules: a top-level
 //!   definition of the same file; an imported binding, followed through aliases,
 //!   re-exports (`export {x} from`, `export *`, chains of them, cycles cut), index files,
-//!   `__init__.py` re-exports and `tsconfig.json` paths; a namespace or module object
+//!   `__init__.py` re-exports, the nearest `tsconfig.json`'s `paths` and `baseUrl` (its
+//!   `extends` chain applied), the repository's own packages by their `package.json`
+//!   name (`exports`, `types`, `main`: workspace packages), and Python modules of
+//!   namespace packages; a namespace or module object
 //!   (`import * as db` then `db.query()`, `const m = require('./m')`, Python
 //!   `import a.b` then `a.b.f()`); `this.m()`/`self.m()`/`cls.m()` in the caller's class
 //!   or a base class; `super.m()`/`super().m()` in a base class; `new Repo().find()` on
