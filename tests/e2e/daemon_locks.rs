@@ -425,3 +425,43 @@ fn concurrent_churn_on_one_symbol_ends_as_the_acknowledged_answers_say() {
         assert_eq!(c.ok("lock.query", json!({})), json!([]), "round {round}");
     }
 }
+
+/// A lock row under another spelling of the symbol (as a version that kept locks under
+/// the requested name left it) blocks others only while it lasts: once expired, another
+/// session takes the lock by its canonical name.
+#[test]
+fn an_expired_lock_under_another_spelling_does_not_block() {
+    let repo = TempRepo::new().with_file("src/auth.ts", AUTH_TS);
+    let d = Daemon::start(repo.path());
+    let mut c = d.client();
+    c.ok("ping", json!({}));
+    let db = rusqlite::Connection::open(repo.path().join(".wit/state.db")).unwrap();
+    db.busy_timeout(std::time::Duration::from_secs(5)).unwrap();
+    db.execute(
+        "INSERT INTO locks (symbol_path, session_id, acquired_at, expires_at, spelling)
+         VALUES ('src/auth.ts:save', 'old', 1, 2, 'src/auth.ts:save')",
+        [],
+    )
+    .unwrap();
+    let r = c.ok(
+        "lock.acquire",
+        json!({"symbolPath": "src/auth.ts:Session.save", "sessionId": "new"}),
+    );
+    assert_eq!(r["sessionId"], "new");
+    // While it lasts, it blocks.
+    db.execute(
+        "UPDATE locks SET session_id = 'old', expires_at = 9999999999999 WHERE symbol_path = 'src/auth.ts:save'",
+        [],
+    )
+    .unwrap();
+    c.ok(
+        "lock.release",
+        json!({"symbolPath": "src/auth.ts:Session.save", "sessionId": "new"}),
+    );
+    let err = c.err(
+        "lock.acquire",
+        json!({"symbolPath": "src/auth.ts:Session.save", "sessionId": "new"}),
+    );
+    assert_eq!(err["message"], "LOCK_CONFLICT");
+    assert_eq!(err["data"]["heldBy"], "old");
+}

@@ -187,7 +187,9 @@ async fn try_take(
                     return Err(Failure::internal("a query of the batch went unanswered"));
                 };
                 for (alias, rows) in others.iter().zip(alias_rows) {
-                    if let Some(lock) = locks::first(rows)? {
+                    // A row under another spelling (written before locks were kept under
+                    // the canonical name) counts only while it lasts.
+                    if let Some(lock) = locks::live(rows, now)? {
                         if lock.session_id != who {
                             return Ok((Err(Blocker::Lock(lock)), now));
                         }
