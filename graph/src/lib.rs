@@ -30,6 +30,7 @@
 mod modules;
 mod packages;
 mod project;
+mod scopes;
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -125,6 +126,9 @@ enum Binding {
 struct Cx {
     budget: usize,
     visiting: HashSet<(usize, String, bool)>,
+    /// The file and line of the call being resolved: a plain name there may mean a
+    /// definition nested around that line (see `scopes.rs`).
+    at: Option<(Arc<str>, usize)>,
 }
 
 impl Cx {
@@ -132,7 +136,16 @@ impl Cx {
         Self {
             budget: MAX_CHAIN * 4,
             visiting: HashSet::new(),
+            at: None,
         }
+    }
+
+    /// The line of the call being resolved, when `file` is its file.
+    fn line_in(&self, file: &Arc<str>) -> Option<usize> {
+        self.at
+            .as_ref()
+            .filter(|(f, _)| Arc::ptr_eq(f, file))
+            .map(|(_, l)| *l)
     }
 
     /// Enters the lookup of `name` in `file` (`export` or local); `false` when it is
@@ -237,6 +250,11 @@ struct Entry {
     /// The interned names of the file's top-level definitions, sorted (TypeScript,
     /// JavaScript, Python): a plain call of one of them goes to it, never elsewhere.
     defines: Box<[u32]>,
+    /// Each symbol's innermost enclosing symbol (see `scopes.rs`).
+    parents: Box<[u32]>,
+    /// The interned names of definitions nested in another definition, sorted: where a
+    /// plain call of one goes depends on the call's line.
+    nested: Box<[u32]>,
     memo: Mutex<Memo>,
 }
 
@@ -475,17 +493,28 @@ impl Graph {
         kept.imports = analysis.imports.clone();
         kept.exports = analysis.exports.clone();
         kept.bases = analysis.bases.clone();
+        let parents = scopes::parents(&kept);
         let mut defines: Vec<u32> = if Language::of(&key) == Language::Other {
             Vec::new()
         } else {
             kept.symbols
                 .iter()
-                .filter(|d| d.container.is_none())
-                .map(|d| self.names.id(&d.name))
+                .zip(parents.iter())
+                .filter(|(d, p)| d.container.is_none() && **p == scopes::TOP)
+                .map(|(d, _)| self.names.id(&d.name))
                 .collect()
         };
         defines.sort_unstable();
         defines.dedup();
+        let mut nested: Vec<u32> = kept
+            .symbols
+            .iter()
+            .zip(parents.iter())
+            .filter(|(d, p)| d.container.is_none() && **p != scopes::TOP)
+            .map(|(d, _)| self.names.id(&d.name))
+            .collect();
+        nested.sort_unstable();
+        nested.dedup();
         for (from, to) in renames(&kept) {
             *self
                 .aliases
@@ -501,6 +530,8 @@ impl Graph {
                 callers: callers.into(),
                 sites: compact.into(),
                 defines: defines.into(),
+                parents,
+                nested: nested.into(),
                 memo: Mutex::default(),
             },
         );
@@ -656,12 +687,9 @@ impl Graph {
     }
 
     fn local_binding_in(&self, file: &Arc<str>, name: &str, cx: &mut Cx) -> Option<Binding> {
-        let analysis = self.get(file)?;
-        if let Some(def) = analysis
-            .symbols
-            .iter()
-            .find(|s| s.container.is_none() && s.name == name)
-        {
+        let entry = self.files.get(file)?;
+        let analysis = &entry.analysis;
+        if let Some(def) = scopes::visible(analysis, &entry.parents, name, cx.line_in(file)) {
             return Some(Binding::Symbol(self.sym_ref(file, analysis, def)));
         }
         // Object-literal and property-assigned definitions addressed with their dots.
@@ -773,12 +801,10 @@ impl Graph {
                 return Some(b);
             }
         }
-        // A definition the export list does not name (CommonJS files that define
-        // `exports.x` symbols but also export by other means) still answers.
-        let def = analysis
-            .symbols
-            .iter()
-            .find(|s| s.container.is_none() && s.name == name)?;
+        // A top-level definition the export list does not name (CommonJS files that
+        // define `exports.x` symbols but also export by other means) still answers.
+        let parents = &self.files.get(file)?.parents;
+        let def = scopes::visible(analysis, parents, name, None)?;
         Some(Binding::Symbol(self.sym_ref(file, analysis, def)))
     }
 
@@ -844,7 +870,9 @@ impl Graph {
                 Resolution::Unresolved,
             );
         };
-        if let Some(found) = self.resolve_rules(&key, site, &mut Cx::new()) {
+        let mut cx = Cx::new();
+        cx.at = Some((key.clone(), site.line));
+        if let Some(found) = self.resolve_rules(&key, site, &mut cx) {
             return (Target::Symbol(found), Resolution::Resolved);
         }
         let analysis = &self.files[&key].analysis;
@@ -1137,6 +1165,14 @@ impl Graph {
             site.receiver,
             Some("this" | "self" | "cls" | "super" | "super()")
         );
+        // A plain call of a name defined inside some function goes where the call's
+        // line says (`scopes.rs`): not remembered by name.
+        if receiver == 0
+            && let Some(entry) = self.files.get(file)
+            && entry.nested.binary_search(&callee).is_ok()
+        {
+            return Cow::Owned(self.resolve(file, site));
+        }
         let key = (if by_class { caller } else { ANY_CALLER }, callee, receiver);
         if !memo.found.contains_key(&key) {
             let found = self.resolve(file, site);

@@ -84,6 +84,8 @@ pub struct TsPaths {
     /// The directory `paths` are relative to when there is no `baseUrl`: that of the
     /// configuration file that set them.
     pub(crate) paths_base: String,
+    /// `customConditions`: `exports` conditions tried first.
+    pub(crate) conditions: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -123,6 +125,7 @@ impl TsPaths {
             base_url,
             paths,
             paths_base: String::new(),
+            conditions: Vec::new(),
         }
     }
 
@@ -237,8 +240,9 @@ pub(crate) fn script_module(
     } else {
         // TypeScript's order: the nearest tsconfig's `paths` and `baseUrl`, then the
         // packages (here: the repository's own, as a workspace install links them).
-        let mut c = project.ts_paths(dir(from)).candidates(spec);
-        c.extend(project.package_candidates(spec));
+        let ts = project.ts_paths(dir(from));
+        let mut c = ts.candidates(spec);
+        c.extend(project.package_candidates(spec, &ts.conditions));
         c
     };
     bases
@@ -313,7 +317,12 @@ pub(crate) fn python_module(
     }
     let mut ancestor = Some(dir(from).to_owned());
     while let Some(a) = ancestor {
-        if let Some(found) = probe_python(&a, &rel_path, exists) {
+        // Absolute imports start from a directory on `sys.path`, never from inside a
+        // package: `import json` in `flask/json/provider.py` is the standard library's,
+        // not `flask/json/`. A directory holding an `__init__.py` is a package.
+        let package = !a.is_empty()
+            && (exists(&format!("{a}/__init__.py")) || exists(&format!("{a}/__init__.pyi")));
+        if !package && let Some(found) = probe_python(&a, &rel_path, exists) {
             return Some(found);
         }
         ancestor = if a.is_empty() {
@@ -445,6 +454,10 @@ mod tests {
             Some("conftest.py")
         );
         assert_eq!(r("tests/test_app.py", "os"), None);
+        // Not from inside a package: `json` in flask's own `json` package is the
+        // standard library's.
+        assert_eq!(r("src/flask/json/tag.py", "json"), None);
+        assert_eq!(r("src/flask/app.py", "json"), None);
         assert_eq!(
             r("tests/test_app.py", "flask.app").as_deref(),
             Some("src/flask/app.py")

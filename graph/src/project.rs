@@ -38,6 +38,7 @@ struct RawTsConfig {
     extends: Vec<String>,
     base_url: Option<String>,
     paths: Option<Vec<(String, Vec<String>)>>,
+    custom_conditions: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -56,6 +57,8 @@ struct CompilerOptions {
     base_url: Option<String>,
     #[serde(default)]
     paths: Option<serde_json::Map<String, Value>>,
+    #[serde(default)]
+    custom_conditions: Option<Vec<String>>,
 }
 
 /// One `package.json`: its name and entry points.
@@ -177,6 +180,9 @@ impl Project {
                         out.paths = inherited.paths;
                         out.paths_base = inherited.paths_base;
                     }
+                    if !inherited.conditions.is_empty() {
+                        out.conditions = inherited.conditions;
+                    }
                 }
             }
         }
@@ -187,6 +193,9 @@ impl Project {
         if let Some(paths) = &raw.paths {
             out.paths = paths.clone();
             out.paths_base = here.to_owned();
+        }
+        if let Some(c) = &raw.custom_conditions {
+            out.conditions = c.clone();
         }
         out
     }
@@ -228,7 +237,12 @@ impl Project {
     /// `exports` field only what it exports is reachable (Node's rule); without one, the
     /// package root goes through `types`, `typings`, `module`, `main` and then its index
     /// file, and a subpath is a path inside the package.
-    pub(crate) fn package_candidates(&self, spec: &str) -> Vec<String> {
+    ///
+    /// `conditions` are the importing project's `customConditions`, tried before the
+    /// usual ones (a workspace often points its source at a condition of its own, such as
+    /// `"@org/source": "./src/index.ts"`); then every other condition of the entry, since
+    /// any of them that names a file of the repository is that package's code.
+    pub(crate) fn package_candidates(&self, spec: &str, conditions: &[String]) -> Vec<String> {
         let Some((name, sub)) = split_package(spec) else {
             return Vec::new();
         };
@@ -249,7 +263,7 @@ impl Project {
                     format!("./{sub}")
                 };
                 out.extend(
-                    export_targets(exports, &key)
+                    export_targets(exports, &key, conditions)
                         .iter()
                         .filter_map(|t| join(pkg_dir, t)),
                 );
@@ -306,20 +320,20 @@ fn valid_package_name(name: &str) -> bool {
 /// The targets `exports` gives the subpath `key` (`.` or `./sub`), relative to the
 /// package, in condition order: an exact subpath first, else the longest matching `*`
 /// pattern with the star filled in.
-fn export_targets(exports: &Value, key: &str) -> Vec<String> {
+fn export_targets(exports: &Value, key: &str, custom: &[String]) -> Vec<String> {
     let subpaths = match exports {
         Value::Object(map) if map.keys().any(|k| k.starts_with('.')) => map,
         // A string, an array or a conditions object: the package root's entry.
         other => {
             return if key == "." {
-                conditions(other, None)
+                conditions(other, None, custom)
             } else {
                 Vec::new()
             };
         }
     };
     if let Some(v) = subpaths.get(key) {
-        return conditions(v, None);
+        return conditions(v, None, custom);
     }
     let mut best: Option<(&str, &Value, &str)> = None;
     for (pattern, v) in subpaths {
@@ -334,18 +348,25 @@ fn export_targets(exports: &Value, key: &str) -> Vec<String> {
             best = Some((pattern, v, star));
         }
     }
-    best.map_or_else(Vec::new, |(_, v, star)| conditions(v, Some(star)))
+    best.map_or_else(Vec::new, |(_, v, star)| conditions(v, Some(star), custom))
 }
 
 /// The target paths of one `exports` value: a string, an array of alternatives, or an
-/// object of conditions (nested ones too), in [`CONDITIONS`] order; `null` excludes.
-fn conditions(v: &Value, star: Option<&str>) -> Vec<String> {
+/// object of conditions (nested ones too): `custom` ones first, then [`CONDITIONS`], then
+/// any other; `null` excludes.
+fn conditions(v: &Value, star: Option<&str>, custom: &[String]) -> Vec<String> {
     let mut out = Vec::new();
-    collect_conditions(v, star, 0, &mut out);
+    collect_conditions(v, star, custom, 0, &mut out);
     out
 }
 
-fn collect_conditions(v: &Value, star: Option<&str>, depth: usize, out: &mut Vec<String>) {
+fn collect_conditions(
+    v: &Value,
+    star: Option<&str>,
+    custom: &[String],
+    depth: usize,
+    out: &mut Vec<String>,
+) {
     if depth > 8 {
         return;
     }
@@ -361,13 +382,21 @@ fn collect_conditions(v: &Value, star: Option<&str>, depth: usize, out: &mut Vec
         }
         Value::Array(items) => {
             for item in items {
-                collect_conditions(item, star, depth + 1, out);
+                collect_conditions(item, star, custom, depth + 1, out);
             }
         }
         Value::Object(map) => {
-            for cond in CONDITIONS {
-                if let Some(inner) = map.get(*cond) {
-                    collect_conditions(inner, star, depth + 1, out);
+            let known = custom
+                .iter()
+                .map(String::as_str)
+                .chain(CONDITIONS.iter().copied());
+            let rest = map
+                .keys()
+                .map(String::as_str)
+                .filter(|k| !custom.iter().any(|c| c == k) && !CONDITIONS.contains(k));
+            for cond in known.chain(rest) {
+                if let Some(inner) = map.get(cond) {
+                    collect_conditions(inner, star, custom, depth + 1, out);
                 }
             }
         }
@@ -387,14 +416,15 @@ fn parse_tsconfig(text: &str) -> RawTsConfig {
             .collect(),
         _ => Vec::new(),
     };
-    let (base_url, paths) = match file.compiler_options {
-        Some(o) => (o.base_url, o.paths.map(paths_of)),
-        None => (None, None),
+    let (base_url, paths, custom_conditions) = match file.compiler_options {
+        Some(o) => (o.base_url, o.paths.map(paths_of), o.custom_conditions),
+        None => (None, None, None),
     };
     RawTsConfig {
         extends,
         base_url,
         paths,
+        custom_conditions,
     }
 }
 
@@ -421,6 +451,12 @@ fn parse_package(text: &str) -> Option<Package> {
 mod tests {
     use super::*;
 
+    impl Project {
+        fn package_candidates_plain(&self, spec: &str) -> Vec<String> {
+            self.package_candidates(spec, &[])
+        }
+    }
+
     #[test]
     fn package_specifiers_split_and_bad_names_are_refused() {
         assert_eq!(split_package("@a/b/c/d"), Some(("@a/b", "c/d")));
@@ -444,15 +480,30 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            export_targets(&exports, "."),
+            export_targets(&exports, ".", &[]),
             ["./src/index.ts", "./dist/index.mjs", "./dist/index.js"]
         );
-        assert_eq!(export_targets(&exports, "./utils"), ["./src/utils.ts"]);
-        assert_eq!(export_targets(&exports, "./a/b"), ["./src/a/b.ts"]);
-        assert!(export_targets(&exports, "./internal/x").is_empty());
+        assert_eq!(export_targets(&exports, "./utils", &[]), ["./src/utils.ts"]);
+        assert_eq!(export_targets(&exports, "./a/b", &[]), ["./src/a/b.ts"]);
+        assert!(export_targets(&exports, "./internal/x", &[]).is_empty());
         let plain = Value::String("./index.js".into());
-        assert_eq!(export_targets(&plain, "."), ["./index.js"]);
-        assert!(export_targets(&plain, "./x").is_empty());
+        assert_eq!(export_targets(&plain, ".", &[]), ["./index.js"]);
+        assert!(export_targets(&plain, "./x", &[]).is_empty());
+        // A condition of the workspace's own (tsconfig `customConditions`) comes first;
+        // one nobody named still comes after the usual ones.
+        let own: Value = serde_json::from_str(
+            r#"{ ".": { "@org/source": "./src/index.ts", "import": "./dist/index.js", "weird": "./src/alt.ts" } }"#,
+        )
+        .unwrap();
+        let custom = ["@org/source".to_owned()];
+        assert_eq!(
+            export_targets(&own, ".", &custom),
+            ["./src/index.ts", "./dist/index.js", "./src/alt.ts"]
+        );
+        assert_eq!(
+            export_targets(&own, ".", &[]),
+            ["./dist/index.js", "./src/index.ts", "./src/alt.ts"]
+        );
     }
 
     #[test]
@@ -495,25 +546,28 @@ mod tests {
             Some(r#"{ "name": "old", "main": "lib/main.js", "types": "lib/main.d.ts" }"#),
         );
         assert_eq!(
-            p.package_candidates("@org/util"),
+            p.package_candidates_plain("@org/util"),
             ["packages/util/src/index.ts"]
         );
         assert_eq!(
-            p.package_candidates("@org/util/fmt"),
+            p.package_candidates_plain("@org/util/fmt"),
             ["packages/util/src/fmt.ts"]
         );
-        assert!(p.package_candidates("@org/util/src/fmt").is_empty());
+        assert!(p.package_candidates_plain("@org/util/src/fmt").is_empty());
         assert_eq!(
-            p.package_candidates("old"),
+            p.package_candidates_plain("old"),
             [
                 "packages/old/lib/main.d.ts",
                 "packages/old/lib/main.js",
                 "packages/old"
             ]
         );
-        assert_eq!(p.package_candidates("old/lib/x"), ["packages/old/lib/x"]);
-        assert!(p.package_candidates("react").is_empty());
+        assert_eq!(
+            p.package_candidates_plain("old/lib/x"),
+            ["packages/old/lib/x"]
+        );
+        assert!(p.package_candidates_plain("react").is_empty());
         p.set("packages/old/package.json", None);
-        assert!(p.package_candidates("old").is_empty());
+        assert!(p.package_candidates_plain("old").is_empty());
     }
 }

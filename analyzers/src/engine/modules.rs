@@ -345,7 +345,20 @@ fn cjs_export(assign: Node, source: &str, out: &mut Modules) {
         return;
     };
     let left_text = text(left, source);
+    // `exports = module.exports = createApplication` (express): the inner assignment is
+    // the export.
+    if left_text == "exports" && right.kind() == "assignment_expression" {
+        cjs_export(right, source, out);
+        return;
+    }
     if left_text == "module.exports" {
+        // `module.exports = exports = x`: the value is the last one of the chain.
+        let mut right = right;
+        while right.kind() == "assignment_expression"
+            && let Some(inner) = right.child_by_field_name("right")
+        {
+            right = inner;
+        }
         if let Some(module) = require_of(right, source) {
             out.exports
                 .push(Export::new("*".to_owned(), None, Some(module)));
