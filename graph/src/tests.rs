@@ -852,3 +852,84 @@ fn workspace_packages_nested_tsconfig_extends_and_python_namespace_packages() {
     g.set_config_file("packages/legacy/package.json", None);
     assert!(callees(&g, "apps/web/src/main.ts:main").contains(&"?:old (unresolved)".to_owned()));
 }
+
+#[test]
+fn a_nested_definition_is_seen_from_its_own_function_only() {
+    let g = graph(&[
+        (
+            "src/errors.ts",
+            "export function flatten(e: any) {\n  function walk(x: any) { return walk(x); }\n  return walk(e);\n}\nexport function treeify(e: any) {\n  function walk(x: any) { return walk(x); }\n  return walk(e);\n}\nexport function outside(fn: any) {\n  return walk(fn);\n}\nexport class Ky {\n  static create() { const retry = () => 1; return retry(); }\n  run() { return retry(); }\n}\n",
+        ),
+        (
+            "tests/test_ctx.py",
+            "def test_a():\n    def index():\n        return 1\n    index()\n\ndef test_b():\n    def index():\n        return 2\n    index()\n",
+        ),
+    ]);
+    // Each `walk` call goes to the `walk` of its own function (the second one is
+    // addressed `walk#2`); from a third function neither is in scope.
+    assert_eq!(
+        callees(&g, "src/errors.ts:flatten"),
+        ["src/errors.ts:walk (resolved)"]
+    );
+    assert_eq!(
+        callees(&g, "src/errors.ts:treeify"),
+        ["src/errors.ts:walk#2 (resolved)"]
+    );
+    assert!(
+        !callees(&g, "src/errors.ts:outside")
+            .iter()
+            .any(|c| c.ends_with("(resolved)")),
+        "{:?}",
+        callees(&g, "src/errors.ts:outside")
+    );
+    assert_eq!(
+        callees(&g, "src/errors.ts:Ky.create"),
+        ["src/errors.ts:retry (resolved)"]
+    );
+    assert!(
+        !callees(&g, "src/errors.ts:Ky.run")
+            .iter()
+            .any(|c| c.ends_with("(resolved)"))
+    );
+    assert_eq!(
+        callees(&g, "tests/test_ctx.py:test_a"),
+        ["tests/test_ctx.py:index (resolved)"]
+    );
+    assert_eq!(
+        callees(&g, "tests/test_ctx.py:test_b"),
+        ["tests/test_ctx.py:index#2 (resolved)"]
+    );
+}
+
+/// express's own shape: `index.js` is `module.exports = require('./lib/express')`, and
+/// that file is `exports = module.exports = createApplication`; `require('../')` then
+/// `express()` calls `createApplication`.
+#[test]
+fn a_module_called_as_a_function_goes_through_chained_commonjs_exports() {
+    let g = graph(&[
+        (
+            "index.js",
+            "'use strict';\nmodule.exports = require('./lib/express');\n",
+        ),
+        (
+            "lib/express.js",
+            "exports = module.exports = createApplication;\nfunction createApplication() {\n  return 1;\n}\nexports.Router = Router;\nfunction Router() {}\n",
+        ),
+        (
+            "lib/other.js",
+            "module.exports = exports = make;\nfunction make() {}\n",
+        ),
+        (
+            "test/app.js",
+            "var express = require('../');\nvar other = require('../lib/other');\nfunction t() {\n  var app = express();\n  express.Router();\n  other();\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        callees(&g, "test/app.js:t"),
+        [
+            "lib/express.js:createApplication (resolved)",
+            "lib/express.js:Router (resolved)",
+            "lib/other.js:make (resolved)",
+        ]
+    );
+}
