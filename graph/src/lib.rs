@@ -823,11 +823,21 @@ impl Graph {
         }
         cx.budget -= 1;
         let analysis = self.get(file)?;
+        // `Index#2`: the second class named `Index` of the file (classes local to two
+        // test functions): its members are those inside its own range.
+        let (class, within) = match class.split_once('#') {
+            Some((plain, _)) => (
+                plain,
+                analysis.find(class).map(|d| d.start_byte..d.end_byte),
+            ),
+            None => (class, None),
+        };
         if include_self
-            && let Some(def) = analysis
-                .symbols
-                .iter()
-                .find(|s| s.container.as_deref() == Some(class) && s.name == method)
+            && let Some(def) = analysis.symbols.iter().find(|s| {
+                s.container.as_deref() == Some(class)
+                    && s.name == method
+                    && within.as_ref().is_none_or(|r| r.contains(&s.start_byte))
+            })
         {
             return Some(self.sym_ref(file, analysis, def));
         }

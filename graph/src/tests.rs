@@ -933,3 +933,22 @@ fn a_module_called_as_a_function_goes_through_chained_commonjs_exports() {
         ]
     );
 }
+
+#[test]
+fn classes_local_to_two_functions_each_answer_for_their_own_methods() {
+    let g = graph(&[
+        ("src/views.py", "class View:\n    @classmethod\n    def as_view(cls):\n        return cls\n"),
+        (
+            "tests/test_views.py",
+            "from views import View\n\ndef test_a():\n    class Index(View):\n        def get(self):\n            return 1\n    Index.as_view()\n    Index().get()\n\ndef test_b():\n    class Index(View):\n        def get(self):\n            return 2\n    Index.as_view()\n",
+        ),
+    ]);
+    assert_eq!(
+        callees(&g, "tests/test_views.py:test_b"),
+        ["src/views.py:View.as_view (resolved)"]
+    );
+    assert!(
+        callees(&g, "tests/test_views.py:test_a")
+            .contains(&"src/views.py:View.as_view (resolved)".to_owned())
+    );
+}

@@ -439,21 +439,72 @@ pub(crate) fn python(node: Node, source: &str, out: &mut Modules) {
     python_at(node, source, out, 0);
 }
 
+/// The bases of a Python class definition.
+fn python_class_bases(node: Node, source: &str, out: &mut Modules) {
+    let class = node
+        .child_by_field_name("name")
+        .and_then(|n| name(n, source));
+    let supers = node.child_by_field_name("superclasses");
+    if let (Some(class), Some(supers)) = (class, supers) {
+        for base in named_children(supers) {
+            if matches!(base.kind(), "identifier" | "attribute")
+                && let Some(base) = name(base, source)
+            {
+                out.bases.push(ClassBase::new(class.clone(), base));
+            }
+        }
+    }
+}
+
+/// The bases of classes defined inside a function or class body (a test's local
+/// `class Index(View)`), a few levels deep; imports there stay out (they are local to
+/// the function).
+fn python_nested_bases(node: Node, source: &str, out: &mut Modules, depth: usize) {
+    if depth > 4 {
+        return;
+    }
+    match node.kind() {
+        "class_definition" => {
+            python_class_bases(node, source, out);
+            if let Some(body) = node.child_by_field_name("body") {
+                python_nested_bases(body, source, out, depth + 1);
+            }
+        }
+        "function_definition" => {
+            if let Some(body) = node.child_by_field_name("body") {
+                python_nested_bases(body, source, out, depth + 1);
+            }
+        }
+        "decorated_definition" => {
+            if let Some(def) = node.child_by_field_name("definition") {
+                python_nested_bases(def, source, out, depth);
+            }
+        }
+        "block" => {
+            for child in named_children(node) {
+                if matches!(
+                    child.kind(),
+                    "class_definition" | "function_definition" | "decorated_definition"
+                ) {
+                    python_nested_bases(child, source, out, depth);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 fn python_at(node: Node, source: &str, out: &mut Modules, depth: usize) {
     match node.kind() {
         "class_definition" => {
-            let class = node
-                .child_by_field_name("name")
-                .and_then(|n| name(n, source));
-            let supers = node.child_by_field_name("superclasses");
-            if let (Some(class), Some(supers)) = (class, supers) {
-                for base in named_children(supers) {
-                    if matches!(base.kind(), "identifier" | "attribute")
-                        && let Some(base) = name(base, source)
-                    {
-                        out.bases.push(ClassBase::new(class.clone(), base));
-                    }
-                }
+            python_class_bases(node, source, out);
+            if let Some(body) = node.child_by_field_name("body") {
+                python_nested_bases(body, source, out, 1);
+            }
+        }
+        "function_definition" => {
+            if let Some(body) = node.child_by_field_name("body") {
+                python_nested_bases(body, source, out, 1);
             }
         }
         "decorated_definition" => {
