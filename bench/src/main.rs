@@ -15,6 +15,7 @@ mod forecast;
 mod graph;
 mod graph_cost;
 mod liveness;
+mod oracles;
 mod report;
 mod scenarios;
 mod stats;
@@ -46,6 +47,8 @@ pub struct Options {
     pub only_forecast: bool,
     /// Another `wit` binary to compare with in that scenario (`--baseline`).
     pub baseline: Option<PathBuf>,
+    /// Whether the code-graph scenario also runs `graph-eval` (`--no-oracles` not).
+    pub oracles: bool,
 }
 
 /// `--graph-only` / `--no-graph`.
@@ -74,6 +77,7 @@ fn parse_args() -> Result<Options> {
         only_graph_cost: false,
         only_forecast: false,
         baseline: None,
+        oracles: true,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -88,6 +92,7 @@ fn parse_args() -> Result<Options> {
                 opts.baseline = Some(args.next().context("--baseline needs a wit binary")?.into())
             }
             "--no-graph" => opts.graph = GraphChoice::Skip,
+            "--no-oracles" => opts.oracles = false,
             "--json" => opts.json = Some(args.next().context("--json needs a path")?.into()),
             "--repeat" => {
                 opts.repeat = args
@@ -117,7 +122,7 @@ fn parse_args() -> Result<Options> {
             }
             "-h" | "--help" => {
                 println!(
-                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph] [--graph-cost] [--forecast] [--baseline WIT] [--generate DIR] [--generate-fixture DIR]\n\n\
+                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph] [--no-oracles] [--graph-cost] [--forecast] [--baseline WIT] [--generate DIR] [--generate-fixture DIR]\n\n\
                      Benchmarks the real wit daemon on a generated repository.\n\
                      --quick      run a tenth of the iterations (smoke test)\n\
                      --liveness   run only the liveness measures (heavy declares, wake-ups, idle waiters)\n\
@@ -127,6 +132,7 @@ fn parse_args() -> Result<Options> {
                      --wit PATH   the wit binary (default: next to this binary)\n\
                      --graph-only only the code-graph scenario (10,000 generated files; 2,000 with --quick)\n\
                      --no-graph   everything but it\n\
+                     --no-oracles without graph-eval's resolution against the TypeScript checker and jedi (run after the code graph)\n\
                      --graph-cost only the code graph's cost on the 2,200-line fixture (graph on / off)\n\
                      --forecast   only the conflict forecast: save-to-forecast latency on the 10,000-file repository with two worktrees, RSS with four\n\
                      --baseline WIT  also compare with that wit binary there (e.g. a build from before the graph)\n\
@@ -181,6 +187,9 @@ fn main() -> Result<()> {
         };
         if opts.graph != GraphChoice::Skip {
             graph::run(&opts, &mut report)?;
+            if opts.oracles {
+                oracles::run(&mut report);
+            }
         }
         if opts.repeat > 1 {
             eprint!("{}", report.table());
@@ -192,6 +201,7 @@ fn main() -> Result<()> {
         println!("median of {} runs, measure by measure:", opts.repeat);
     }
     print!("{}", report.table());
+    print!("{}", report.budget());
     if let Some(path) = &opts.json {
         std::fs::write(path, serde_json::to_string_pretty(&report.json())?)?;
         println!("\nJSON written to {}", path.display());

@@ -109,6 +109,30 @@ impl Report {
         out
     }
 
+    /// The budget of issue 23 side by side, from this run's rows (those it has): the
+    /// graph's cost on `lock.acquire`, idle memory, the cold index against `ctags -R`, the
+    /// resolved share, and resolution against the oracles.
+    pub fn budget(&self) -> String {
+        let wanted = |name: &str| {
+            name == "fixture, graph on / graph off: lock.acquire, warm"
+                || name == "graph: lock.acquire again (warm)"
+                || name.starts_with("RSS idle")
+                || name == "graph: cold index"
+                || name == "graph: call-site resolution"
+                || name.starts_with("graph vs oracle")
+        };
+        let rows: Vec<&Row> = self.rows.iter().filter(|r| wanted(&r.name)).collect();
+        if rows.is_empty() {
+            return String::new();
+        }
+        let w = rows.iter().map(|r| r.name.len()).max().unwrap_or(0);
+        let mut out = String::from("\nbudget, side by side (this run):\n");
+        for r in rows {
+            out += &format!("  {:w$}  {}   [{}]\n", r.name, r.value.trim(), r.target);
+        }
+        out
+    }
+
     /// The JSON form: one object keyed by measure name.
     pub fn json(&self) -> Value {
         let mut m = serde_json::Map::new();
