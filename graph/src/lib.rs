@@ -918,7 +918,14 @@ impl Graph {
 
     fn resolve_rules(&self, key: &Arc<str>, site: SiteRef<'_>, cx: &mut Cx) -> Option<SymbolRef> {
         let callee = site.callee;
-        let class = site.caller.rsplit_once('.').map(|(c, _)| c);
+        let class = match site.receiver {
+            Some("this" | "self" | "cls" | "super" | "super()")
+                if !site.caller.contains('.') && Language::of(key) != Language::Other =>
+            {
+                self.enclosing_class(key, site)
+            }
+            _ => site.caller.rsplit_once('.').map(|(c, _)| c),
+        };
         match site.receiver {
             None => match self.local_binding(key, callee, cx) {
                 Some(Binding::Symbol(s)) => Some(s),
@@ -959,6 +966,29 @@ impl Graph {
                 }
             }
         }
+    }
+
+    /// The class whose `this`/`self` a caller without a class of its own sees: a
+    /// constructor function with prototype methods (`function View() { this.lookup() }`
+    /// beside `View.prototype.lookup = …`), or the method a nested function or arrow sits
+    /// in (`def register(self): def decorator(f): self.record(f)`).
+    fn enclosing_class<'s>(&'s self, key: &Arc<str>, site: SiteRef<'s>) -> Option<&'s str> {
+        let entry = self.files.get(key)?;
+        let a = &entry.analysis;
+        if Language::of(key) == Language::Script
+            && a.symbols
+                .iter()
+                .any(|s| s.container.as_deref() == Some(site.caller))
+        {
+            return Some(site.caller);
+        }
+        a.symbols
+            .iter()
+            .filter(|s| {
+                s.container.is_some() && s.start_line <= site.line && site.line <= s.end_line
+            })
+            .min_by_key(|s| s.end_byte - s.start_byte)
+            .and_then(|s| s.container.as_deref())
     }
 
     /// A plain call inside a Java or C# method names a method of its own type first, as
@@ -1181,6 +1211,11 @@ impl Graph {
             && let Some(entry) = self.files.get(file)
             && entry.nested.binary_search(&callee).is_ok()
         {
+            return Cow::Owned(self.resolve(file, site));
+        }
+        // `this` in a caller without a class of its own: found by the line (see
+        // `enclosing_class`), not remembered by caller.
+        if by_class && !site.caller.contains('.') {
             return Cow::Owned(self.resolve(file, site));
         }
         let key = (if by_class { caller } else { ANY_CALLER }, callee, receiver);

@@ -952,3 +952,25 @@ fn classes_local_to_two_functions_each_answer_for_their_own_methods() {
             .contains(&"src/views.py:View.as_view (resolved)".to_owned())
     );
 }
+
+#[test]
+fn this_in_a_constructor_function_and_self_in_a_nested_function_find_their_class() {
+    let g = graph(&[
+        (
+            "lib/view.js",
+            "function View(name) {\n  this.path = this.lookup(name);\n}\nView.prototype.lookup = function lookup(name) {\n  return name;\n};\nmodule.exports = View;\n",
+        ),
+        (
+            "src/bp.py",
+            "class Blueprint:\n    def record(self, f):\n        return f\n\n    def route(self, rule):\n        def decorator(f):\n            self.record(f)\n            return f\n        return decorator\n",
+        ),
+    ]);
+    assert_eq!(
+        callees(&g, "lib/view.js:View"),
+        ["lib/view.js:View.lookup (resolved)"]
+    );
+    assert_eq!(
+        callees(&g, "src/bp.py:decorator"),
+        ["src/bp.py:Blueprint.record (resolved)"]
+    );
+}
