@@ -29,6 +29,7 @@
 
 mod modules;
 mod packages;
+mod paths;
 mod project;
 mod scopes;
 
@@ -38,7 +39,8 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 use wit_core::{Analysis, CallSite, Symbol};
 
-pub use modules::{Language, TsPaths, is_config_file};
+pub use modules::Language;
+pub use project::{TsPaths, is_config_file};
 
 /// How a call edge's callee was found (see the crate docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -652,7 +654,7 @@ impl Graph {
         // Resolution depends on the directory, the specifier, the language and the set of
         // paths only (not on contents), so it is remembered until a path comes or goes.
         let key = (
-            modules::dir(from).to_owned(),
+            paths::dir(from).to_owned(),
             spec.to_owned(),
             language == Language::Python,
         );
@@ -741,7 +743,7 @@ impl Graph {
             }
             // `from pkg import sub` where `sub` is a module of the package.
             if file.ends_with("__init__.py") || file.ends_with("__init__.pyi") {
-                let pkg = modules::dir(file);
+                let pkg = paths::dir(file);
                 for ext in ["py", "pyi"] {
                     let sub = if pkg.is_empty() {
                         format!("{name}.{ext}")
@@ -752,7 +754,7 @@ impl Graph {
                         return Some(Binding::Module(k));
                     }
                 }
-                let sub_pkg = modules::join(pkg, &format!("{name}/__init__.py"))?;
+                let sub_pkg = paths::join(pkg, &format!("{name}/__init__.py"))?;
                 if let Some(k) = self.key(&sub_pkg) {
                     return Some(Binding::Module(k));
                 }
@@ -1001,7 +1003,7 @@ impl Graph {
         callee: &str,
     ) -> Option<SymbolRef> {
         use packages::Family;
-        match Family::of(modules::extension(key))? {
+        match Family::of(paths::extension(key))? {
             Family::Java | Family::CSharp => self.own_member(key, class?, callee),
             Family::Go | Family::Rust => None,
         }
@@ -1010,15 +1012,14 @@ impl Graph {
     /// `this.m()` / `self.m()`: the method `m` of the caller's own type, in its file or
     /// another file of its directory (a C# partial class, a Rust `impl` elsewhere).
     fn own_member(&self, key: &Arc<str>, class: &str, callee: &str) -> Option<SymbolRef> {
-        self.member_of(key, class, callee).or_else(|| {
-            self.member_in_dir(modules::dir(key), modules::extension(key), class, callee)
-        })
+        self.member_of(key, class, callee)
+            .or_else(|| self.member_in_dir(paths::dir(key), paths::extension(key), class, callee))
     }
 
     /// Go-style packages for plugin languages: a top-level definition of another file in
     /// the same directory with the same extension (files in path order).
     fn same_package(&self, file: &Arc<str>, name: &str) -> Option<SymbolRef> {
-        let (d, ext) = (modules::dir(file), modules::extension(file));
+        let (d, ext) = (paths::dir(file), paths::extension(file));
         self.top_level_in_dir(d, ext, name, Some(file))
     }
 
@@ -1026,7 +1027,7 @@ impl Graph {
     /// resolves): `receiver` names a package, a module or a type.
     fn package_member(&self, key: &Arc<str>, receiver: &str, callee: &str) -> Option<SymbolRef> {
         use packages::{Family, is_type_name};
-        let family = Family::of(modules::extension(key))?;
+        let family = Family::of(paths::extension(key))?;
         let receiver = receiver.strip_prefix("new:").unwrap_or(receiver);
         let analysis = self.get(key)?;
         let imported = |local: &str| analysis.imports.iter().find(|i| i.local == local);
@@ -1036,8 +1037,8 @@ impl Graph {
                 let dirs: BTreeSet<&str> = self
                     .files
                     .keys()
-                    .filter(|k| modules::extension(k) == "go")
-                    .map(|k| modules::dir(k))
+                    .filter(|k| paths::extension(k) == "go")
+                    .map(|k| paths::dir(k))
                     .collect();
                 let dir = packages::go_package_dir(&import.module, dirs.into_iter())?;
                 self.top_level_in_dir(dir, "go", callee, None)
@@ -1047,7 +1048,7 @@ impl Graph {
                     return None;
                 }
                 let ext = if family == Family::Java { "java" } else { "cs" };
-                if let Some(found) = self.member_in_dir(modules::dir(key), ext, receiver, callee) {
+                if let Some(found) = self.member_in_dir(paths::dir(key), ext, receiver, callee) {
                     return Some(found);
                 }
                 let import = imported(receiver).filter(|_| family == Family::Java)?;
@@ -1093,7 +1094,7 @@ impl Graph {
 
     /// A plain Rust call of a function brought in by `use crate::a::f;`.
     fn rust_used_function(&self, key: &Arc<str>, callee: &str) -> Option<SymbolRef> {
-        if packages::Family::of(modules::extension(key)) != Some(packages::Family::Rust) {
+        if packages::Family::of(paths::extension(key)) != Some(packages::Family::Rust) {
             return None;
         }
         let import = self.get(key)?.imports.iter().find(|i| i.local == callee)?;
@@ -1129,7 +1130,7 @@ impl Graph {
         let mut files: Vec<&Arc<str>> = self
             .files
             .keys()
-            .filter(|k| modules::dir(k) == dir && modules::extension(k) == ext)
+            .filter(|k| paths::dir(k) == dir && paths::extension(k) == ext)
             .collect();
         files.sort();
         files
@@ -1150,7 +1151,7 @@ impl Graph {
             .files
             .keys()
             .filter(|k| {
-                Some(k.as_ref()) != except && modules::dir(k) == dir && modules::extension(k) == ext
+                Some(k.as_ref()) != except && paths::dir(k) == dir && paths::extension(k) == ext
             })
             .collect();
         files.sort();

@@ -13,7 +13,79 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::modules::{TsPaths, dir, join, strip_jsonc};
+use crate::paths::{dir, join, strip_jsonc};
+
+/// Whether `path` is a configuration file module resolution reads: `package.json`,
+/// `jsconfig.json` and `tsconfig*.json`, in any directory.
+pub fn is_config_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name == "package.json"
+        || name == "jsconfig.json"
+        || (name.starts_with("tsconfig") && name.ends_with(".json"))
+}
+
+/// The compiler options of a `tsconfig.json` that change how specifiers resolve, with
+/// its `extends` chain applied (see `project.rs`).
+#[derive(Debug, Clone, Default)]
+pub struct TsPaths {
+    /// `baseUrl`, relative to the repository root (`""` for the root itself).
+    pub(crate) base_url: Option<String>,
+    /// `paths`: pattern (at most one `*`) to substitutions, in file order.
+    pub(crate) paths: Vec<(String, Vec<String>)>,
+    /// The directory `paths` are relative to when there is no `baseUrl`: that of the
+    /// configuration file that set them.
+    pub(crate) paths_base: String,
+    /// `customConditions`: `exports` conditions tried first.
+    pub(crate) conditions: Vec<String>,
+}
+
+impl TsPaths {
+    /// Reads a root `tsconfig.json` (JSON with comments and trailing commas, as
+    /// TypeScript accepts it), without following `extends`. Anything unreadable gives no
+    /// aliases rather than an error: the graph then resolves relative specifiers only.
+    pub fn parse(tsconfig: &str) -> Self {
+        let raw = parse_tsconfig(tsconfig);
+        Self {
+            base_url: raw.base_url.and_then(|b| join("", &b)),
+            paths: raw.paths.unwrap_or_default(),
+            paths_base: String::new(),
+            conditions: raw.custom_conditions.unwrap_or_default(),
+        }
+    }
+
+    /// Candidate paths (relative to the root, before extension probing) for a
+    /// non-relative specifier.
+    pub(crate) fn candidates(&self, spec: &str) -> Vec<String> {
+        // `paths` are relative to `baseUrl`, or to the tsconfig that set them without it.
+        let base = self.base_url.as_deref().unwrap_or(&self.paths_base);
+        let mut out = Vec::new();
+        for (pattern, subs) in &self.paths {
+            let star = match pattern.split_once('*') {
+                Some((pre, post)) => spec
+                    .strip_prefix(pre)
+                    .and_then(|rest| rest.strip_suffix(post))
+                    .map(Some),
+                None => (pattern == spec).then_some(None),
+            };
+            let Some(star) = star else { continue };
+            for sub in subs {
+                let filled = match star {
+                    Some(s) => sub.replacen('*', s, 1),
+                    None => sub.clone(),
+                };
+                if let Some(p) = join(base, &filled) {
+                    out.push(p);
+                }
+            }
+        }
+        if let Some(base) = &self.base_url
+            && let Some(p) = join(base, spec)
+        {
+            out.push(p);
+        }
+        out
+    }
+}
 
 /// Most `extends` links followed from one configuration (cycles end there too).
 const EXTENDS_MAX: usize = 8;
@@ -93,7 +165,7 @@ impl Project {
         if name == "package.json" {
             self.set_package(path, text.and_then(parse_package));
             true
-        } else if crate::modules::is_config_file(path) {
+        } else if is_config_file(path) {
             match text.map(parse_tsconfig) {
                 Some(raw) => self.tsconfigs.insert(path.to_owned(), raw),
                 None => self.tsconfigs.remove(path),
