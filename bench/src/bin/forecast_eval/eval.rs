@@ -26,8 +26,7 @@ pub const SIDE_B: &str = "B";
 
 /// Modes of entries that are no regular file: their "content" is a link target or a
 /// commit id, so they are compared as text (as git does), never analysed.
-const SYMLINK: &str = "120000";
-const SUBMODULE: &str = "160000";
+use crate::git_tree::{SUBMODULE, SYMLINK};
 
 /// One forecast, as much of it as the report needs.
 #[derive(Debug, Clone, Serialize)]
@@ -233,7 +232,7 @@ impl<'g> Evaluator<'g> {
                 }
                 continue;
             }
-            let regular = entry.mode != SYMLINK && entry.mode != SUBMODULE;
+            let regular = entry.is_regular();
             let small = entry.size.is_some_and(|s| s <= DEFAULT_MAX_FILE_BYTES);
             if !regular || !small || self.registry.for_path(&entry.path).is_none() {
                 continue;

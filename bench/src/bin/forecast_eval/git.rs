@@ -10,6 +10,8 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
+use crate::git_tree::{TreeEntry, parse_ls_tree};
+
 /// The all-zero object id `git diff-tree` prints for a side where the path is absent.
 const NULL_OID: &str = "0000000000000000000000000000000000000000";
 
@@ -48,19 +50,6 @@ pub struct RawChange {
     pub old_oid: Option<String>,
     /// Blob on the side, `None` when the side deleted the path.
     pub new_oid: Option<String>,
-}
-
-/// One file of a tree (`git ls-tree -r -l`).
-#[derive(Debug, Clone)]
-pub struct TreeEntry {
-    /// `100644`, `100755`, `120000` (symlink), `160000` (submodule).
-    pub mode: String,
-    /// The object id.
-    pub oid: String,
-    /// Size in bytes (none for a submodule).
-    pub size: Option<u64>,
-    /// Repository-relative path.
-    pub path: String,
 }
 
 /// What `git merge-tree --write-tree` says of a three-way merge.
@@ -340,26 +329,7 @@ impl Git {
 
     /// Every file of `tree`.
     pub fn ls_tree(&self, tree: &str) -> Result<Vec<TreeEntry>> {
-        let out = self.run(&["ls-tree", "-r", "-l", "-z", tree])?;
-        let mut entries = Vec::new();
-        for record in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
-            let record = String::from_utf8_lossy(record);
-            // "<mode> SP <type> SP <oid> SP+ <size> TAB <path>"
-            let Some((meta, path)) = record.split_once('\t') else {
-                bail!("ls-tree: unexpected record {record:?}");
-            };
-            let parts: Vec<&str> = meta.split_whitespace().collect();
-            let [mode, _kind, oid, size] = parts[..] else {
-                bail!("ls-tree: unexpected record {record:?}");
-            };
-            entries.push(TreeEntry {
-                mode: mode.to_owned(),
-                oid: oid.to_owned(),
-                size: size.parse().ok(),
-                path: path.to_owned(),
-            });
-        }
-        Ok(entries)
+        parse_ls_tree(&self.run(&["ls-tree", "-r", "-l", "-z", tree])?)
     }
 
     /// The content of blob `oid`.

@@ -14,6 +14,8 @@
 
 mod eval;
 mod git;
+#[path = "../../git_tree.rs"]
+mod git_tree;
 mod pairs;
 mod report;
 #[cfg(test)]
