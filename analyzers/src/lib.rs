@@ -47,7 +47,11 @@
 //!   `name#kind` is the first of that kind (`input#function` when `export type input`
 //!   comes first) and `name#N` the N-th (see [`wit_core::analysis::split_qualifier`]).
 //! - Call sites keep the receiver of member calls, and imports and exports are read per
-//!   top-level statement (`engine/modules.rs`): the inputs of cross-file resolution.
+//!   top-level statement (`engine/modules.rs`): the inputs of cross-file resolution. A
+//!   receiver naming a local whose class its declaration says (`const doc = new Doc()`,
+//!   `doc: Doc`, Python `app = Flask(…)`, `app: Flask`) is reported as `new:Doc`, like
+//!   `new Doc().write()`, when no other binding of the name could be the one meant
+//!   (`engine/locals.rs`).
 
 pub mod csharp;
 pub mod declarative;

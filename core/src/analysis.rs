@@ -126,8 +126,9 @@ pub struct CallEdge {
 ///
 /// [`Analysis::calls`] is the protocol's de-duplicated (caller, callee) view; call sites
 /// add what cross-file resolution needs: the receiver of a member call as written
-/// (`db` in `db.query()`, `this`, `self`, `super`, `new:Repo` for `new Repo().find()`) and
-/// the position of the first such call.
+/// (`db` in `db.query()`, `this`, `self`, `super`, `new:Repo` for `new Repo().find()` and
+/// for `repo.find()` on a local `repo` of evident class) and the position of the first
+/// such call.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -138,8 +139,12 @@ pub struct CallSite {
     pub callee: String,
     /// The receiver of a member call, when it is a plain name or a chain of names
     /// (`db`, `this.repo`, `a.b`), `this`/`self`/`cls`/`super`/`super()`, or
-    /// `new:Name` for a call on a freshly constructed object; `None` for a plain call
-    /// `f()`. Receivers of other shapes (`f().g()`, `a[0].g()`) are `Some("")`.
+    /// `new:Name` for a call on a freshly constructed object (`new Repo().find()`) or on a
+    /// local whose class is evident from its declaration: `const repo = new Repo()`,
+    /// `function f(repo: Repo)`, Python `app = Flask(…)` or `def f(app: Flask)` (then
+    /// `Name` may be dotted: `new:flask.Blueprint` for `bp = flask.Blueprint(…)`); `None`
+    /// for a plain call `f()`. Receivers of other shapes (`f().g()`, `a[0].g()`) are
+    /// `Some("")`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receiver: Option<String>,
     /// UTF-8 byte offset of the call's start.

@@ -974,3 +974,56 @@ fn this_in_a_constructor_function_and_self_in_a_nested_function_find_their_class
         ["src/bp.py:Blueprint.record (resolved)"]
     );
 }
+
+#[test]
+fn calls_on_locals_of_evident_class_resolve_to_the_class_methods() {
+    let g = graph(&[
+        (
+            "src/doc.ts",
+            "export class Doc {\n  write(s: string) { return s; }\n  indented(f: (d: Doc) => void) { f(this); }\n}\n",
+        ),
+        (
+            "src/gen.ts",
+            "import { Doc } from './doc';\nconst shared = new Doc();\nexport function gen(doc: Doc) {\n  doc.write('a');\n}\nexport function make() {\n  const d = new Doc();\n  d.indented((x) => x.write('c'));\n  shared.write('b');\n}\nexport function other(doc) {\n  doc.write('d');\n}\n",
+        ),
+        (
+            "src/web.py",
+            "class Flask:\n    def route(self, rule):\n        return rule\n\n    def run(self):\n        pass\n",
+        ),
+        (
+            "src/site.py",
+            "from web import Flask\n\napp = Flask(__name__)\n\n\ndef create():\n    a = Flask(__name__)\n    a.run()\n\n\ndef serve(a: Flask):\n    a.run()\n\n\ndef index():\n    app.route('/')\n",
+        ),
+    ]);
+    assert_eq!(
+        callees(&g, "src/gen.ts:gen"),
+        ["src/doc.ts:Doc.write (resolved)"]
+    );
+    assert_eq!(
+        callees(&g, "src/gen.ts:make"),
+        [
+            "src/doc.ts:Doc.indented (resolved)",
+            "src/doc.ts:Doc.write (resolved)",
+        ]
+    );
+    // A parameter without annotation says nothing: the name alone.
+    assert_eq!(
+        callees(&g, "src/gen.ts:other"),
+        ["src/doc.ts:Doc.write (name-only)"]
+    );
+    assert_eq!(
+        callees(&g, "src/site.py:create"),
+        [
+            "src/web.py:Flask (resolved)",
+            "src/web.py:Flask.run (resolved)"
+        ]
+    );
+    assert_eq!(
+        callees(&g, "src/site.py:serve"),
+        ["src/web.py:Flask.run (resolved)"]
+    );
+    assert_eq!(
+        callees(&g, "src/site.py:index"),
+        ["src/web.py:Flask.route (resolved)"]
+    );
+}

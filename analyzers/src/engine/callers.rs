@@ -1,6 +1,7 @@
 //! Assigning each call to the innermost named callable around it.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 use wit_core::{CallSite, Symbol};
 
@@ -20,37 +21,54 @@ use super::nesting::{Span, innermost};
 /// De-duplication is per calling *symbol* (two definitions sharing a name keep their
 /// own sites), so the calls of one top-level declaration resolve on their own: the
 /// incremental engine resolves each declaration once and concatenates the results.
+///
+/// Also returns the indexes of the sites whose receiver is free (a bare name no scope of
+/// the function declares, which the module's top level may: see
+/// [`super::locals::module_level`]); a site merged from free and bound calls of one name
+/// is not free.
 pub(super) fn resolve(
     symbols: &[Symbol],
     mut scopes: Vec<Span<usize>>,
     mut calls: Vec<Call>,
     source: &str,
     origin: (usize, usize),
-) -> Vec<CallSite> {
+) -> (Vec<CallSite>, Vec<usize>) {
     // Stable, so two calls starting together (`a.b().c()`) keep the query's order.
     calls.sort_by_key(|c| c.at);
     let points: Vec<usize> = calls.iter().map(|c| c.at).collect();
     let owners = innermost(&mut scopes, &points);
 
     let mut caller_names: Vec<Option<String>> = vec![None; symbols.len()];
-    let mut seen_sites: HashSet<(usize, &str, Option<String>)> = HashSet::new();
+    // (symbol, callee, receiver) → (index of the site, whether it is free)
+    let mut seen_sites: HashMap<(usize, &str, Option<String>), (usize, bool)> = HashMap::new();
     let mut sites = Vec::new();
     let mut lines = LineIndex::new(source, origin);
     for (call, owner) in calls.iter().zip(owners) {
         let Some(symbol) = owner else { continue };
         let caller = caller_names[symbol].get_or_insert_with(|| symbols[symbol].qualified_name());
         let receiver = call.receiver.to_text(source);
-        if seen_sites.insert((symbol, call.callee, receiver.clone())) {
-            sites.push(CallSite::new(
-                caller.clone(),
-                call.callee.to_owned(),
-                receiver,
-                call.at,
-                lines.line_of(call.at),
-            ));
+        let free = call.receiver.is_free();
+        match seen_sites.entry((symbol, call.callee, receiver.clone())) {
+            Entry::Occupied(mut e) => e.get_mut().1 &= free,
+            Entry::Vacant(e) => {
+                e.insert((sites.len(), free));
+                sites.push(CallSite::new(
+                    caller.clone(),
+                    call.callee.to_owned(),
+                    receiver,
+                    call.at,
+                    lines.line_of(call.at),
+                ));
+            }
         }
     }
-    sites
+    let mut free: Vec<usize> = seen_sites
+        .into_values()
+        .filter(|&(_, free)| free)
+        .map(|(i, _)| i)
+        .collect();
+    free.sort_unstable();
+    (sites, free)
 }
 
 /// Line numbers of ascending byte offsets, counted on from the last one asked.

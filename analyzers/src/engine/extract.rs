@@ -14,6 +14,7 @@ use wit_core::{AnalyzeError, Export, Import, Symbol, SymbolKind, signature::cano
 
 use super::Syntax;
 use super::budget::Budget;
+use super::locals::{self, Collected, ModuleNames};
 use super::nesting::{Span, innermost};
 use super::query::{CompiledQuery, Role};
 
@@ -34,7 +35,14 @@ pub(super) enum Receiver {
     /// A name or chain of names, `this`, `self`, `super`, `super()`: the text at
     /// `start..end` (whitespace inside is dropped when it becomes a string).
     Text { start: usize, end: usize },
-    /// `new Name(…)`: the constructor's name at `start..end`.
+    /// A bare identifier at `start..end`, which [`super::locals`] may find declared with
+    /// an evident class.
+    Name { start: usize, end: usize },
+    /// A bare identifier no scope of its function declares: the module's top level may
+    /// (see [`super::locals::module_level`]).
+    Free { start: usize, end: usize },
+    /// `new Name(…)`, or a local whose class is evident from its declaration: the class's
+    /// name (maybe dotted) at `start..end`.
     New { start: usize, end: usize },
     /// Any other expression (`f().g()`, `a[0].g()`).
     Other,
@@ -93,28 +101,38 @@ impl Receiver {
                         || b.is_ascii_whitespace()
                         || b >= 0x80
                 });
-                if plain {
-                    Receiver::Text { start, end }
-                } else {
+                if !plain {
                     Receiver::Other
+                } else if node.kind() == "identifier" {
+                    Receiver::Name { start, end }
+                } else {
+                    Receiver::Text { start, end }
                 }
             }
             _ => Receiver::Other,
         }
     }
 
+    /// Whether this is a bare identifier no scope of its function declares.
+    pub(super) fn is_free(self) -> bool {
+        matches!(self, Receiver::Free { .. })
+    }
+
     /// The receiver as [`wit_core::CallSite::receiver`] spells it.
     pub(super) fn to_text(self, source: &str) -> Option<String> {
+        let compact = |start: usize, end: usize| -> String {
+            source[start..end]
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect()
+        };
         match self {
             Receiver::None => None,
             Receiver::Other => Some(String::new()),
-            Receiver::Text { start, end } => Some(
-                source[start..end]
-                    .chars()
-                    .filter(|c| !c.is_whitespace())
-                    .collect(),
-            ),
-            Receiver::New { start, end } => Some(format!("new:{}", &source[start..end])),
+            Receiver::Text { start, end }
+            | Receiver::Name { start, end }
+            | Receiver::Free { start, end } => Some(compact(start, end)),
+            Receiver::New { start, end } => Some(format!("new:{}", compact(start, end))),
         }
     }
 }
@@ -131,6 +149,8 @@ pub(super) struct Found<'s> {
     pub(super) scopes: Vec<Span<usize>>,
     /// Call sites, unordered.
     pub(super) calls: Vec<Call<'s>>,
+    /// What the tree binds at the module's top level (see [`super::locals`]).
+    pub(super) module: ModuleNames,
 }
 
 /// A definition as matched, before the pass is over.
@@ -209,6 +229,7 @@ pub(super) fn extract<'s>(
     let mut classes: Vec<Span<Option<&'s str>>> = Vec::new();
     let mut calls: Vec<Call<'s>> = Vec::new();
     let mut imports: Vec<(usize, Import)> = Vec::new();
+    let mut names = Collected::default();
 
     let mut halted = false;
     CURSOR.with(|cell| {
@@ -268,6 +289,11 @@ pub(super) fn extract<'s>(
                     Role::ImportModule => import_module = Some(node),
                     Role::ImportName => import_name = Some(node),
                     Role::ImportAlias => import_alias = Some(node),
+                    Role::BindScope => names.scope(&query.vocabulary, node),
+                    Role::Bind => names.bind(&query.vocabulary, node, source, false),
+                    Role::BindVar => names.bind(&query.vocabulary, node, source, true),
+                    Role::BindAssign => names.assign(&query.vocabulary, node, source),
+                    Role::BindGlobal => names.global(&query.vocabulary, node, source),
                     Role::Ignored => {}
                 }
             }
@@ -374,7 +400,7 @@ pub(super) fn extract<'s>(
     built.sort_by_key(|b| (b.symbol.start_byte, b.name_start));
     let mut scopes = Vec::new();
     let mut exports = Vec::new();
-    let symbols = built
+    let symbols: Vec<Symbol> = built
         .into_iter()
         .enumerate()
         .map(|(i, b)| {
@@ -393,12 +419,18 @@ pub(super) fn extract<'s>(
         })
         .collect();
     imports.sort_by_key(|(at, _)| *at);
+    let module = if query.locals {
+        locals::resolve(names, &query.vocabulary, &symbols, &mut calls, source)
+    } else {
+        ModuleNames::default()
+    };
     Ok(Found {
         symbols,
         imports: imports.into_iter().map(|(_, i)| i).collect(),
         exports,
         scopes,
         calls,
+        module,
     })
 }
 

@@ -6,7 +6,10 @@
 //! the queries lies inside one top-level node (no pattern is rooted at the root node), so
 //! the file's symbols and call sites are the chunks' concatenated in order, shifted to
 //! where each chunk now starts; only the call-graph sweep ([`super::callers`]) runs over
-//! the whole file, and it is cheap.
+//! the whole file, and it is cheap. So does the pass giving receivers that name a
+//! top-level variable of evident class their class ([`super::locals::module_level`]):
+//! each chunk keeps which of its receivers no scope of its own declares and what it
+//! declares at the top level, and the pass joins them.
 //!
 //! When the source changes, the edit is the span between the common prefix and the
 //! common suffix of the two versions (one `InputEdit`); tree-sitter reparses only around
@@ -21,6 +24,7 @@ use wit_core::{Analysis, AnalyzeError, CallSite, Symbol};
 
 use super::budget::{self, Budget};
 use super::extract;
+use super::locals::{self, ModuleNames};
 use super::modules::Modules;
 use super::query::CompiledQuery;
 use super::{Grammar, Syntax, callers, parse};
@@ -38,6 +42,11 @@ struct Chunk {
     /// Its call sites (see [`callers::resolve`]: calls resolve within their top-level
     /// declaration), bytes and lines relative as for `symbols`.
     sites: Vec<CallSite>,
+    /// Indexes into `sites` of those whose receiver is free in its function (see
+    /// [`locals::module_level`]).
+    free: Vec<usize>,
+    /// What the node binds at the module's top level, positions relative as for `symbols`.
+    names: ModuleNames,
     /// Imports and exports of this top-level node (no offsets).
     modules: Modules,
 }
@@ -66,7 +75,8 @@ impl Chunk {
         if let Some(f) = syntax.modules {
             f(node, source, &mut modules);
         }
-        let mut sites = callers::resolve(
+        let names = std::mem::take(&mut found.module).relative_to(base);
+        let (mut sites, free) = callers::resolve(
             &found.symbols,
             found.scopes,
             found.calls,
@@ -95,6 +105,8 @@ impl Chunk {
             kind: node.kind_id(),
             symbols,
             sites,
+            free,
+            names,
             modules,
         })
     }
@@ -138,7 +150,7 @@ pub(super) fn analyze(
 ) -> Result<(Analysis, State), AnalyzeError> {
     let (tree, mut old) = match previous {
         Some(prev) if prev.source == source => {
-            let analysis = assemble(&prev.chunks);
+            let analysis = assemble(&prev.chunks, source);
             return Ok((analysis, prev));
         }
         Some(mut prev) => {
@@ -181,7 +193,7 @@ pub(super) fn analyze(
         }
     }
     drop(cursor);
-    let analysis = assemble(&chunks);
+    let analysis = assemble(&chunks, source);
     let state = State {
         grammar: grammar.key(),
         source: source.to_owned(),
@@ -239,14 +251,16 @@ impl Reusable {
 }
 
 /// The file's analysis from its chunks: their results concatenated in order, shifted to
-/// where each chunk now starts.
-fn assemble(chunks: &[Chunk]) -> Analysis {
+/// where each chunk now starts; then the file-level pass over receivers naming top-level
+/// variables of evident class ([`locals::module_level`]).
+fn assemble(chunks: &[Chunk], source: &str) -> Analysis {
     let count = |f: fn(&Chunk) -> usize| chunks.iter().map(f).sum::<usize>();
     let mut symbols = Vec::with_capacity(count(|c| c.symbols.len()));
     let mut call_sites = Vec::with_capacity(count(|c| c.sites.len()));
     let mut imports = Vec::new();
     let mut exports = Vec::new();
     let mut bases = Vec::new();
+    let mut free = Vec::new();
     for c in chunks {
         symbols.extend(c.symbols.iter().map(|s| Symbol {
             start_byte: s.start_byte + c.start_byte,
@@ -255,6 +269,7 @@ fn assemble(chunks: &[Chunk]) -> Analysis {
             end_line: s.end_line + c.start_row,
             ..s.clone()
         }));
+        free.extend(c.free.iter().map(|i| i + call_sites.len()));
         call_sites.extend(c.sites.iter().map(|s| {
             let mut site = s.clone();
             site.start_byte += c.start_byte;
@@ -265,6 +280,14 @@ fn assemble(chunks: &[Chunk]) -> Analysis {
         exports.extend(c.modules.exports.iter().cloned());
         bases.extend(c.modules.bases.iter().cloned());
     }
+    locals::module_level(
+        &mut call_sites,
+        &free,
+        chunks.iter().map(|c| (&c.names, c.start_byte)),
+        &imports,
+        &symbols,
+        source,
+    );
     let mut analysis = Analysis::new(symbols);
     analysis.call_sites = call_sites;
     analysis.imports = imports;

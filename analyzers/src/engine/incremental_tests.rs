@@ -43,6 +43,12 @@ const TS_SNIPPETS: &[&str] = &[
     "foo();",
     "async function* gen() { yield await w(); }\n",
     "<div onClick={() => h()}>x</div>",
+    // Declarations of evident class, their uses and what shadows them (engine/locals.rs).
+    "const app = new App();\n",
+    "function ff() { app.run(); }\n",
+    "let app: Ctx<T> = x;\n",
+    "function gg(app) { app = y; app.stop(); }\n",
+    "x",
 ];
 
 const PY_SNIPPETS: &[&str] = &[
@@ -58,6 +64,11 @@ const PY_SNIPPETS: &[&str] = &[
     "# comment\n",
     "async def co(x):\n    await w(x)\n",
     "pass\n",
+    // Declarations of evident class, their uses and what shadows them (engine/locals.rs).
+    "app = Flask(__name__)\n",
+    "def hh():\n    app.route()\n",
+    "def ii(app: App):\n    global app\n    app.run()\n",
+    "x",
 ];
 
 /// Pieces of the declarative languages' syntax (shared: a snippet of another language is
@@ -142,7 +153,8 @@ fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> Analysis {
     let tree = parse::parse(analyzer.grammar, source, None, &budget).unwrap();
     let found =
         extract::extract(query, analyzer.syntax, tree.root_node(), source, &budget).unwrap();
-    let call_sites = callers::resolve(&found.symbols, found.scopes, found.calls, source, (0, 0));
+    let (mut call_sites, free) =
+        callers::resolve(&found.symbols, found.scopes, found.calls, source, (0, 0));
     // Imports and exports are per top-level node: the same in both.
     let mut modules = super::modules::Modules {
         imports: found.imports,
@@ -156,6 +168,14 @@ fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> Analysis {
             f(node, source, &mut modules);
         }
     }
+    super::locals::module_level(
+        &mut call_sites,
+        &free,
+        std::iter::once((&found.module, 0)),
+        &modules.imports,
+        &found.symbols,
+        source,
+    );
     let mut analysis = Analysis::new(found.symbols);
     analysis.call_sites = call_sites;
     analysis.imports = modules.imports;

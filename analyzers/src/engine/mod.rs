@@ -2,8 +2,9 @@
 //!
 //! A language is a [`Grammar`] (a tree-sitter language plus its query files, compiled once
 //! per process) and a [`Syntax`] (the few rules queries cannot express). Analysing a file
-//! is one parse ([`parse`]), one pass over the query's matches ([`extract`]) and one sweep
-//! assigning calls to their callers ([`callers`]).
+//! is one parse ([`parse`]), one pass over the query's matches ([`extract`]), the scoping
+//! of receivers that name locals ([`locals`]) and one sweep assigning calls to their
+//! callers ([`callers`]).
 //!
 //! The capture names a query file may use, and what the engine does with them:
 //!
@@ -18,6 +19,8 @@
 //! | `@reference.call`       | a call, with the called name in `@name`                    |
 //! | `@receiver`             | the object of a member call (kept as the call site's receiver when it is a name, a chain of names, `this`/`self`/`super`, or `new Name(…)`) |
 //! | `@qualifier`            | the object a definition is a property of: it becomes the container (`res.status`); `exports`/`module.exports` give none; `Foo.prototype` gives `Foo` and kind method |
+//! | `@bind.scope`           | a scope: a function (its `parameters`/`parameter` field binds in it), a block (`statement_block`, `switch_body`), a Python class body (`block`) |
+//! | `@bind`, `@bind.var`, `@bind.assign`, `@bind.global` | a node declaring names (a declaration, assignment, loop, import…; `var` binds in its function), an assignment that declares nothing, a `global`/`nonlocal` statement: with `@bind.scope`, they turn a receiver naming a local of evident class into `new:Class` (see `locals.rs`) |
 //! | `@_…`                   | ignored (helpers for predicates)                           |
 //!
 //! When several patterns match one definition (node and name), a `method` match wins.
@@ -28,6 +31,7 @@ mod extract;
 mod incremental;
 #[cfg(test)]
 mod incremental_tests;
+mod locals;
 pub(crate) mod modules;
 mod nesting;
 mod parse;

@@ -3,6 +3,8 @@
 use tree_sitter::{Language, Query};
 use wit_core::SymbolKind;
 
+use super::locals::Vocabulary;
+
 /// What a capture contributes to the analysis (see the header of a `symbols.scm`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Role {
@@ -54,6 +56,18 @@ pub(crate) enum Role {
     ImportName,
     /// See [`Role::Import`].
     ImportAlias,
+    /// `@bind.scope`: a function (its parameters bind in it), a TypeScript block, a Python
+    /// class body (see `engine/locals.rs`).
+    BindScope,
+    /// `@bind`: a node declaring names: a declarator, a parameter list, an assignment
+    /// (Python), a loop variable, an import, a catch parameter…
+    Bind,
+    /// `@bind.var`: a `var` declarator, which binds in its function, not its block.
+    BindVar,
+    /// `@bind.assign`: the target of an assignment that declares nothing (TypeScript).
+    BindAssign,
+    /// `@bind.global`: Python's `global` or `nonlocal` statement.
+    BindGlobal,
     /// A capture starting with `_`, or a `tags.scm` capture wit does not use
     /// (`@doc`, `@reference.class`, `@definition.module`, …): not read.
     Ignored,
@@ -113,6 +127,11 @@ impl Role {
             "import.module" => Role::ImportModule,
             "import.name" => Role::ImportName,
             "import.alias" => Role::ImportAlias,
+            "bind.scope" => Role::BindScope,
+            "bind" => Role::Bind,
+            "bind.var" => Role::BindVar,
+            "bind.assign" => Role::BindAssign,
+            "bind.global" => Role::BindGlobal,
             // tags.scm captures that carry nothing wit uses.
             "doc" | "ignore" => Role::Ignored,
             r if r.starts_with("reference.") || r.starts_with("local.") => Role::Ignored,
@@ -127,6 +146,11 @@ impl Role {
 pub(crate) struct CompiledQuery {
     pub(crate) query: Query,
     pub(crate) roles: Vec<Role>,
+    /// Whether the query captures scopes and bindings (`@bind.scope`), so that receivers
+    /// of evident class are looked for (see `engine/locals.rs`).
+    pub(crate) locals: bool,
+    /// The kinds and fields the scoping reads, as the grammar's ids.
+    pub(crate) vocabulary: Vocabulary,
 }
 
 impl CompiledQuery {
@@ -165,7 +189,18 @@ impl CompiledQuery {
             .iter()
             .map(|name| Role::from_capture(name).map_err(|e| locate(files, name, &e)))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Self { query, roles })
+        let locals = roles.contains(&Role::BindScope);
+        let vocabulary = if locals {
+            Vocabulary::new(language)
+        } else {
+            Vocabulary::default()
+        };
+        Ok(Self {
+            query,
+            roles,
+            locals,
+            vocabulary,
+        })
     }
 }
 

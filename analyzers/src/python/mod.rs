@@ -10,7 +10,11 @@ use crate::engine::{Grammar, Syntax, TreeSitterAnalyzer};
 static GRAMMAR: Grammar = Grammar::new(
     "python",
     || tree_sitter_python::LANGUAGE.into(),
-    &[include_str!("symbols.scm"), include_str!("calls.scm")],
+    &[
+        include_str!("symbols.scm"),
+        include_str!("calls.scm"),
+        include_str!("locals.scm"),
+    ],
 );
 
 static SYNTAX: Syntax = Syntax {

@@ -11,7 +11,11 @@
 
 use crate::engine::{Grammar, Syntax, TreeSitterAnalyzer};
 
-const QUERIES: &[&str] = &[include_str!("symbols.scm"), include_str!("calls.scm")];
+const QUERIES: &[&str] = &[
+    include_str!("symbols.scm"),
+    include_str!("calls.scm"),
+    include_str!("locals.scm"),
+];
 
 static TYPESCRIPT_GRAMMAR: Grammar = Grammar::new(
     "typescript",
