@@ -950,7 +950,7 @@ impl Graph {
             Some("super" | "super()") => self.method_in_class(key, class?, callee, false, cx),
             Some(r) => {
                 if let Some(ctor) = r.strip_prefix("new:") {
-                    let class = match self.local_binding(key, ctor, cx)? {
+                    let class = match self.name_binding(key, ctor, cx)? {
                         Binding::Symbol(s) => s,
                         Binding::Module(m) => match self.export_of(&m, "default", cx)? {
                             Binding::Symbol(s) => s,

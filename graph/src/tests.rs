@@ -937,7 +937,10 @@ fn a_module_called_as_a_function_goes_through_chained_commonjs_exports() {
 #[test]
 fn classes_local_to_two_functions_each_answer_for_their_own_methods() {
     let g = graph(&[
-        ("src/views.py", "class View:\n    @classmethod\n    def as_view(cls):\n        return cls\n"),
+        (
+            "src/views.py",
+            "class View:\n    @classmethod\n    def as_view(cls):\n        return cls\n",
+        ),
         (
             "tests/test_views.py",
             "from views import View\n\ndef test_a():\n    class Index(View):\n        def get(self):\n            return 1\n    Index.as_view()\n    Index().get()\n\ndef test_b():\n    class Index(View):\n        def get(self):\n            return 2\n    Index.as_view()\n",
@@ -1025,5 +1028,26 @@ fn calls_on_locals_of_evident_class_resolve_to_the_class_methods() {
     assert_eq!(
         callees(&g, "src/site.py:index"),
         ["src/web.py:Flask.route (resolved)"]
+    );
+}
+
+#[test]
+fn a_local_of_a_dotted_class_resolves_its_methods() {
+    let g = graph(&[
+        (
+            "web/__init__.py",
+            "class Flask:\n    def route(self, rule):\n        return rule\n",
+        ),
+        (
+            "app.py",
+            "import web\n\ndef make():\n    a = web.Flask(__name__)\n    a.route('/')\n",
+        ),
+    ]);
+    assert_eq!(
+        callees(&g, "app.py:make"),
+        [
+            "web/__init__.py:Flask (resolved)",
+            "web/__init__.py:Flask.route (resolved)"
+        ]
     );
 }

@@ -5,7 +5,7 @@ use std::collections::hash_map::Entry;
 
 use wit_core::{CallSite, Symbol};
 
-use super::extract::Call;
+use super::call::Call;
 use super::nesting::{Span, innermost};
 
 /// Turns calls into call sites, de-duplicated on (caller, callee, receiver), each at its

@@ -40,7 +40,7 @@ use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 use wit_core::{CallSite, Import, Symbol};
 
-use super::extract::{Call, Receiver};
+use super::call::{Call, Receiver};
 use super::nesting::{Span, innermost};
 
 /// What kind of scope a `@bind.scope` node opens.

@@ -26,6 +26,7 @@
 //! When several patterns match one definition (node and name), a `method` match wins.
 
 mod budget;
+mod call;
 mod callers;
 mod extract;
 mod incremental;

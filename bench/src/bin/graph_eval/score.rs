@@ -18,7 +18,7 @@ use serde::Serialize;
 use wit_graph::Resolution;
 
 use crate::oracle::{OracleSite, OracleTarget};
-use crate::wit_side::{WitFile, WitTarget};
+use crate::wit_side::{WitFile, WitSite, WitTarget};
 
 /// The tallies of one repository.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -308,7 +308,7 @@ fn kept_in_place(s: &OracleSite, wit: &WitFile) -> Match {
     wit.sites
         .iter()
         .enumerate()
-        .filter(|(_, w)| w.callee == s.callee && w.receiver == s.receiver && w.line <= s.line)
+        .filter(|(_, w)| w.callee == s.callee && same_receiver(w, s) && w.line <= s.line)
         .filter_map(|(i, w)| {
             let span = owners
                 .iter()
@@ -320,6 +320,19 @@ fn kept_in_place(s: &OracleSite, wit: &WitFile) -> Match {
         })
         .min()
         .map_or(Match::NoSite, |(_, _, i)| Match::Dedup(i))
+}
+
+/// Whether wit's site `w` can stand for the oracle's `s` by receiver: the same text, or a
+/// local the analyzer reported by its evident class (`doc` as `new:Doc`: the first
+/// `doc.write()` of a function is kept, and so stands for the others).
+fn same_receiver(w: &WitSite, s: &OracleSite) -> bool {
+    w.receiver == s.receiver
+        || (w.receiver.as_deref().is_some_and(|r| r.starts_with("new:"))
+            && s.receiver.as_deref().is_some_and(|r| {
+                !r.is_empty()
+                    && r.chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '#')
+            }))
 }
 
 /// How the graph resolves an oracle site wit keeps no site for (outside definitions).
