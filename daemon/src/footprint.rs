@@ -27,34 +27,49 @@ pub(crate) fn trim_heap() {
     }
 }
 
-/// How often an idle daemon sheds again what its timers faulted back in.
-const SHED_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
+/// How long a daemon must have answered no request before it sheds again.
+const SHED_AFTER_QUIET: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// Sheds the daemon's footprint once start-up is over, and again every [`SHED_EVERY`]:
-/// the timers of an idle daemon (the purge, the worktree and repository checks, the
-/// forecast's beat and its store reads) each run a little code, and every page of it that
-/// faults brings 64 KiB of the executable back with it; over a minute that grew an idle
-/// daemon from about 6.5 to 10 MiB. Shedding costs well under a millisecond (one read of
+/// Sheds the daemon's footprint once start-up is over, and again whenever it has been
+/// quiet (no request answered) for [`SHED_AFTER_QUIET`] since the last time: the timers of
+/// an idle daemon (the purge, the worktree and repository checks, the forecast's beat and
+/// its store reads) each run a little code, and every page of it that faults brings
+/// 64 KiB of the executable back with it; over a minute that grew an idle daemon from
+/// about 6.5 to 10 MiB. Shedding costs well under a millisecond (one read of
 /// `/proc/self/smaps`, a few `madvise` calls), and what serving needs faults back in from
-/// the page cache.
+/// the page cache; a daemon under load is never shed (its pages are in use).
 #[derive(Default)]
 pub(crate) struct Shedder {
-    last: Option<std::time::Instant>,
+    /// When it last shed, and the count of requests answered then.
+    last: Option<(std::time::Instant, u64)>,
+    /// The count of requests answered at the last tick, and since when it stands.
+    seen: (u64, Option<std::time::Instant>),
 }
 
 impl Shedder {
-    /// Sheds now (start-up is over).
-    pub(crate) fn shed(&mut self) {
+    /// Sheds now (start-up is over); `served` is the count of requests answered so far.
+    pub(crate) fn shed(&mut self, served: u64) {
         trim_heap();
         drop_executable_pages();
-        self.last = Some(std::time::Instant::now());
+        self.last = Some((std::time::Instant::now(), served));
     }
 
-    /// Sheds again when [`SHED_EVERY`] has passed since the last time (none before the
-    /// first [`Shedder::shed`]).
-    pub(crate) fn tick(&mut self) {
-        if self.last.is_some_and(|at| at.elapsed() >= SHED_EVERY) {
-            self.shed();
+    /// Sheds again when nothing was served for [`SHED_AFTER_QUIET`] and something ran
+    /// since the last time (the first time only after [`Shedder::shed`]).
+    pub(crate) fn tick(&mut self, served: u64) {
+        let now = std::time::Instant::now();
+        if self.seen.0 != served || self.seen.1.is_none() {
+            self.seen = (served, Some(now));
+        }
+        let quiet = self
+            .seen
+            .1
+            .is_some_and(|since| now.duration_since(since) >= SHED_AFTER_QUIET);
+        if let Some((at, _)) = self.last
+            && quiet
+            && now.duration_since(at) >= SHED_AFTER_QUIET
+        {
+            self.shed(served);
         }
     }
 }

@@ -131,6 +131,7 @@ async fn serve(
         placement,
         index,
         lock_expiry: Default::default(),
+        served: Default::default(),
     });
 
     let listener = UnixListener::bind(wit.socket())

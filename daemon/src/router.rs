@@ -62,6 +62,9 @@ pub(crate) async fn call(
     method: String,
     params: Option<Value>,
 ) -> Result<Value, RpcError> {
+    state
+        .served
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let params = match params {
         None => Map::new(),
         Some(Value::Object(map)) => map,

@@ -691,7 +691,21 @@ impl Graph {
     fn local_binding_in(&self, file: &Arc<str>, name: &str, cx: &mut Cx) -> Option<Binding> {
         let entry = self.files.get(file)?;
         let analysis = &entry.analysis;
-        if let Some(def) = scopes::visible(analysis, &entry.parents, name, cx.line_in(file)) {
+        // Most names are defined at the top level only: the first one is the answer (no
+        // scan of every symbol for the innermost scope).
+        let nested = self
+            .names
+            .get(name)
+            .is_some_and(|id| entry.nested.binary_search(&id).is_ok());
+        let found = if nested {
+            scopes::visible(analysis, &entry.parents, name, cx.line_in(file))
+        } else {
+            analysis
+                .symbols
+                .iter()
+                .find(|s| s.container.is_none() && s.name == name)
+        };
+        if let Some(def) = found {
             return Some(Binding::Symbol(self.sym_ref(file, analysis, def)));
         }
         // Object-literal and property-assigned definitions addressed with their dots.
@@ -805,8 +819,19 @@ impl Graph {
         }
         // A top-level definition the export list does not name (CommonJS files that
         // define `exports.x` symbols but also export by other means) still answers.
-        let parents = &self.files.get(file)?.parents;
-        let def = scopes::visible(analysis, parents, name, None)?;
+        let entry = self.files.get(file)?;
+        let def = if self
+            .names
+            .get(name)
+            .is_some_and(|id| entry.nested.binary_search(&id).is_ok())
+        {
+            scopes::visible(analysis, &entry.parents, name, None)?
+        } else {
+            analysis
+                .symbols
+                .iter()
+                .find(|s| s.container.is_none() && s.name == name)?
+        };
         Some(Binding::Symbol(self.sym_ref(file, analysis, def)))
     }
 

@@ -348,9 +348,14 @@ impl Runner {
         // daemon's resident memory (see `crate::footprint`).
         if !self.settled && self.own.state != "indexing" {
             self.settled = true;
-            self.footprint.shed();
+            self.footprint.shed(self.served());
         }
-        self.footprint.tick();
+        self.footprint.tick(self.served());
+    }
+
+    /// Requests the daemon answered so far.
+    fn served(&self) -> u64 {
+        self.state.served.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Whether this checkout, a git checkout when the daemon started, has lost its `.git`
