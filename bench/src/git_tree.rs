@@ -1,5 +1,6 @@
-//! One file of a git tree as `git ls-tree -r -l -z` lists it, shared by the evaluation
-//! binaries (`forecast-eval`, `graph-eval`), which include this file as a module.
+//! What the evaluation binaries (`forecast-eval`, `graph-eval`) share about git, included
+//! by each as a module: one file of a tree as `git ls-tree -r -l -z` lists it, and `git`
+//! without the machine's configuration.
 
 use anyhow::{Context, Result, bail};
 
@@ -52,4 +53,17 @@ pub fn parse_ls_tree(out: &[u8]) -> Result<Vec<TreeEntry>> {
         });
     }
     Ok(entries)
+}
+
+/// `git` with the user's and the system's configuration left out, so that no local
+/// setting (a diff algorithm, a conflict style, rename limits) changes what is measured.
+pub fn base_command() -> std::process::Command {
+    let mut c = std::process::Command::new("git");
+    c.env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("LC_ALL", "C")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE");
+    c
 }

@@ -431,6 +431,11 @@ fn concurrent_churn_on_one_symbol_ends_as_the_acknowledged_answers_say() {
 /// session takes the lock by its canonical name.
 #[test]
 fn an_expired_lock_under_another_spelling_does_not_block() {
+    // The old row is planted in the SQLite file itself; the suite's PostgreSQL run skips
+    // this one (the decision it tests is the same code on both stores).
+    if crate::support::store::is_postgres() {
+        return;
+    }
     let repo = TempRepo::new().with_file("src/auth.ts", AUTH_TS);
     let d = Daemon::start(repo.path());
     let mut c = d.client();

@@ -10,7 +10,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
-use crate::git_tree::{TreeEntry, parse_ls_tree};
+use crate::git_tree::{TreeEntry, base_command, parse_ls_tree};
 
 /// The all-zero object id `git diff-tree` prints for a side where the path is absent.
 const NULL_OID: &str = "0000000000000000000000000000000000000000";
@@ -406,19 +406,6 @@ impl Git {
             .filter_map(parse_hunk_header)
             .collect())
     }
-}
-
-/// `git` with the user's and the system's configuration left out, so that no local
-/// setting (a diff algorithm, a conflict style, rename limits) changes what is measured.
-fn base_command() -> Command {
-    let mut c = Command::new("git");
-    c.env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("LC_ALL", "C")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE");
-    c
 }
 
 /// `@@ -s,l +s2,l2 @@` → the old side as a [`Hunk`]. In git's format `s` is one-based,

@@ -7,6 +7,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
+use crate::git_tree::base_command;
 pub use crate::git_tree::{TreeEntry, parse_ls_tree};
 
 /// HEAD's tree on disk.
@@ -127,17 +128,4 @@ pub fn short_name(path: &Path) -> String {
         last
     };
     name.trim_end_matches(".git").replacen('+', "/", 1)
-}
-
-/// `git` with no user or system configuration (as forecast-eval's): the answers must not
-/// depend on the machine.
-fn base_command() -> Command {
-    let mut c = Command::new("git");
-    c.env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("LC_ALL", "C")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE");
-    c
 }
