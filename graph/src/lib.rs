@@ -688,23 +688,34 @@ impl Graph {
         found
     }
 
-    fn local_binding_in(&self, file: &Arc<str>, name: &str, cx: &mut Cx) -> Option<Binding> {
-        let entry = self.files.get(file)?;
-        let analysis = &entry.analysis;
-        // Most names are defined at the top level only: the first one is the answer (no
-        // scan of every symbol for the innermost scope).
+    /// The definition a plain `name` means in `entry`'s file at `line` (see
+    /// [`scopes::visible`]; without a line, a top-level one). Most names are defined at
+    /// the top level only: then the first one is the answer, with no scan for scopes.
+    fn plain_definition<'e>(
+        &self,
+        entry: &'e Entry,
+        name: &str,
+        line: Option<usize>,
+    ) -> Option<&'e Symbol> {
         let nested = self
             .names
             .get(name)
             .is_some_and(|id| entry.nested.binary_search(&id).is_ok());
-        let found = if nested {
-            scopes::visible(analysis, &entry.parents, name, cx.line_in(file))
+        if nested {
+            scopes::visible(&entry.analysis, &entry.parents, name, line)
         } else {
-            analysis
+            entry
+                .analysis
                 .symbols
                 .iter()
                 .find(|s| s.container.is_none() && s.name == name)
-        };
+        }
+    }
+
+    fn local_binding_in(&self, file: &Arc<str>, name: &str, cx: &mut Cx) -> Option<Binding> {
+        let entry = self.files.get(file)?;
+        let analysis = &entry.analysis;
+        let found = self.plain_definition(entry, name, cx.line_in(file));
         if let Some(def) = found {
             return Some(Binding::Symbol(self.sym_ref(file, analysis, def)));
         }
@@ -819,19 +830,7 @@ impl Graph {
         }
         // A top-level definition the export list does not name (CommonJS files that
         // define `exports.x` symbols but also export by other means) still answers.
-        let entry = self.files.get(file)?;
-        let def = if self
-            .names
-            .get(name)
-            .is_some_and(|id| entry.nested.binary_search(&id).is_ok())
-        {
-            scopes::visible(analysis, &entry.parents, name, None)?
-        } else {
-            analysis
-                .symbols
-                .iter()
-                .find(|s| s.container.is_none() && s.name == name)?
-        };
+        let def = self.plain_definition(self.files.get(file)?, name, None)?;
         Some(Binding::Symbol(self.sym_ref(file, analysis, def)))
     }
 
