@@ -11,7 +11,7 @@
 //!   literals written against 0.1.0 compile against every 0.1.x.
 //! - Everything added since lives in [`Analysis`] (what [`crate::LanguageAnalyzer::analyze_full`]
 //!   returns) and in the types it holds ([`CallSite`], [`Import`], [`Export`],
-//!   [`ClassBase`]). They are `#[non_exhaustive]`: build them with `default()`, `new(…)`
+//!   [`ClassBase`], [`ValueClass`]). They are `#[non_exhaustive]`: build them with `default()`, `new(…)`
 //!   and field assignment, never with a literal, so a field added later breaks no one.
 //!   [`SymbolKind`] is `#[non_exhaustive]` too: a `match` on it needs a `_` arm.
 
@@ -143,8 +143,10 @@ pub struct CallSite {
     /// local whose class is evident from its declaration: `const repo = new Repo()`,
     /// `function f(repo: Repo)`, Python `app = Flask(…)` or `def f(app: Flask)` (then
     /// `Name` may be dotted: `new:flask.Blueprint` for `bp = flask.Blueprint(…)`); `None`
-    /// for a plain call `f()`. Receivers of other shapes (`f().g()`, `a[0].g()`) are
-    /// `Some("")`.
+    /// for a plain call `f()`. Receivers of other shapes (`f().g()`, `a[0].g()`), and (in
+    /// the built-in analyzers) a variable of the calling function whose class its
+    /// declaration does not say (`x = make(); x.go()`, a parameter without annotation),
+    /// are `Some("")`: the module's binding of that name is not what it holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receiver: Option<String>,
     /// UTF-8 byte offset of the call's start.
@@ -222,9 +224,27 @@ pub struct ClassBase {
     pub base: String,
 }
 
+/// A top-level variable whose class its declaration makes evident, as written:
+/// `export const app: App = …` / `const app = new App()` (TypeScript/JavaScript),
+/// `app = Flask(__name__)` / `current_app: FlaskProxy = LocalProxy(…)` (Python). Another
+/// module calling `app.run()` through an import of `app` then reaches `App.run`.
+///
+/// Only variables bound once at the top level and never imported under the same name are
+/// listed (see the built-in analyzers' `engine/locals.rs`): a name bound twice could hold
+/// either.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ValueClass {
+    /// The variable.
+    pub name: String,
+    /// Its class, a name or a dotted chain of names as written (`Flask`, `flask.Flask`).
+    pub class: String,
+}
+
 /// Everything wit needs to know about one file, from one parse.
 ///
-/// `call_sites`, `imports`, `exports` and `bases` were added after the first plugin ABI: plugins
+/// `call_sites`, `imports`, `exports`, `bases` and `values` were added after the first plugin ABI: plugins
 /// that do not report them leave them empty (their files then give single-file edges).
 ///
 /// `#[non_exhaustive]`: start from [`Analysis::default`] (or `From<FileAnalysis>`) and set
@@ -253,6 +273,9 @@ pub struct Analysis {
     /// `this.m()`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bases: Vec<ClassBase>,
+    /// Top-level variables of evident class, in source order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<ValueClass>,
 }
 
 /// A symbol name with an optional disambiguating suffix: `name#kind` (the first
@@ -373,6 +396,16 @@ impl ClassBase {
         Self {
             class: class.into(),
             base: base.into(),
+        }
+    }
+}
+
+impl ValueClass {
+    /// The top-level variable `name` holds an instance of `class`.
+    pub fn new(name: impl Into<String>, class: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            class: class.into(),
         }
     }
 }

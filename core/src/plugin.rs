@@ -114,8 +114,8 @@
 //!   distinct caller, callee and receiver; `receiver` is the object of a member call as
 //!   written — `fmt` in `fmt.Println()` — or `""` for an expression; with them, `calls`
 //!   may be empty: the edges are then the sites' (caller, callee) pairs), `imports:
-//!   [{module, name?, local}]`, `exports: [{name, local?, module?}]` and `bases: [{class,
-//!   base}]`, shaped as [`crate::analysis`] documents them. They are checked like the
+//!   [{module, name?, local}]`, `exports: [{name, local?, module?}]`, `bases: [{class,
+//!   base}]` and `values: [{name, class}]`, shaped as [`crate::analysis`] documents them. They are checked like the
 //!   rest: names non-empty and at most 4,096 bytes, positions within the source; a
 //!   violation fails the file's analysis with the reason.
 //! - **Threads.** `analyze`, `id` and `extensions` may be called concurrently from several
@@ -602,6 +602,22 @@ pub fn decode_analysis(json: &[u8], source: &str) -> Result<Analysis, String> {
             ));
         }
     }
+    for b in &analysis.bases {
+        if bad(&b.class) || bad(&b.base) {
+            return Err(format!(
+                "returned a class base with an empty or over-long name ({:?})",
+                b.class
+            ));
+        }
+    }
+    for v in &analysis.values {
+        if bad(&v.name) || bad(&v.class) {
+            return Err(format!(
+                "returned a value with an empty or over-long name ({:?})",
+                v.name
+            ));
+        }
+    }
     Ok(analysis)
 }
 
@@ -777,7 +793,7 @@ macro_rules! export_analyzer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{CallEdge, Symbol, SymbolKind};
+    use crate::{CallEdge, Symbol, SymbolKind, ValueClass};
 
     /// A real analyzer behind the real generated exports: the same code path a plugin
     /// library runs, minus `dlopen`.
@@ -1048,6 +1064,29 @@ mod tests {
         // Unknown fields are ignored (forward compatibility).
         let extra = br#"{"symbols":[],"calls":[],"later":1}"#;
         assert!(decode_analysis(extra, src).is_ok());
+    }
+
+    #[test]
+    fn decode_analysis_checks_the_names_of_bases_and_values() {
+        let src = "x";
+        let good = br#"{"symbols":[],"calls":[],"bases":[{"class":"A","base":"B"}],
+            "values":[{"name":"app","class":"flask.Flask"}]}"#;
+        let analysis = decode_analysis(good, src).unwrap();
+        assert_eq!(analysis.values, vec![ValueClass::new("app", "flask.Flask")]);
+        let empty_base = br#"{"symbols":[],"calls":[],"bases":[{"class":"A","base":""}]}"#;
+        assert!(
+            decode_analysis(empty_base, src)
+                .unwrap_err()
+                .contains("class base with an empty or over-long name")
+        );
+        let long = "C".repeat(5000);
+        let long_value =
+            format!(r#"{{"symbols":[],"calls":[],"values":[{{"name":"v","class":"{long}"}}]}}"#);
+        assert!(
+            decode_analysis(long_value.as_bytes(), src)
+                .unwrap_err()
+                .contains("value with an empty or over-long name")
+        );
     }
 
     #[test]

@@ -121,6 +121,9 @@ pub struct Edge {
 enum Binding {
     Symbol(SymbolRef),
     Module(Arc<str>),
+    /// A top-level variable of evident class ([`wit_core::ValueClass`]): the file that
+    /// declares it and its index in that file's `values`.
+    Value(Arc<str>, usize),
 }
 
 /// The state of one resolution: a step budget and the lookups under way (a cycle of
@@ -495,6 +498,7 @@ impl Graph {
         kept.imports = analysis.imports.clone();
         kept.exports = analysis.exports.clone();
         kept.bases = analysis.bases.clone();
+        kept.values = analysis.values.clone();
         let parents = scopes::parents(&kept);
         let mut defines: Vec<u32> = if Language::of(&key) == Language::Other {
             Vec::new()
@@ -725,6 +729,14 @@ impl Graph {
         {
             return Some(Binding::Symbol(self.sym_ref(file, analysis, def)));
         }
+        // A top-level variable of evident class, seen from another module (in its own
+        // file the analyzer has already given the receivers it reaches their class, and
+        // left alone those a local of the same name shadows).
+        if cx.at.as_ref().is_none_or(|(at, _)| at != file)
+            && let Some(i) = analysis.values.iter().position(|v| v.name == name)
+        {
+            return Some(Binding::Value(file.clone(), i));
+        }
         let python = Language::of(file) == Language::Python;
         for import in analysis.imports.iter().filter(|i| i.local == name) {
             let found = match self.module_file(file, &import.module) {
@@ -890,6 +902,8 @@ impl Graph {
                 let qualified = format!("{}.{last}", s.name);
                 self.symbol(&s.file, &qualified).map(Binding::Symbol)
             }
+            // An attribute of an instance: its class is not known.
+            Binding::Value(..) => None,
         }
     }
 
@@ -959,6 +973,8 @@ impl Graph {
                     Some(Binding::Symbol(s)) => Some(s),
                     _ => None,
                 },
+                // Calling an instance (`__call__`): left unresolved.
+                Some(Binding::Value(..)) => None,
                 None if Language::of(key) == Language::Other => self
                     .implicit_this(key, class, callee)
                     .or_else(|| self.same_package(key, callee))
@@ -978,17 +994,27 @@ impl Graph {
                         Binding::Symbol(s) => s,
                         Binding::Module(m) => match self.export_of(&m, "default", cx)? {
                             Binding::Symbol(s) => s,
-                            Binding::Module(_) => return None,
+                            _ => return None,
                         },
+                        Binding::Value(..) => return None,
                     };
                     return self.method_in_class(&class.file, &class.name, callee, true, cx);
                 }
                 match self.name_binding(key, r, cx)? {
                     Binding::Module(m) => match self.export_of(&m, callee, cx)? {
                         Binding::Symbol(s) => Some(s),
-                        Binding::Module(_) => None,
+                        _ => None,
                     },
                     Binding::Symbol(s) => self.method_in_class(&s.file, &s.name, callee, true, cx),
+                    Binding::Value(file, i) => {
+                        let class = self.get(&file)?.values.get(i)?.class.as_str();
+                        match self.name_binding(&file, class, cx)? {
+                            Binding::Symbol(c) => {
+                                self.method_in_class(&c.file, &c.name, callee, true, cx)
+                            }
+                            _ => None,
+                        }
+                    }
                 }
             }
         }
@@ -1646,7 +1672,8 @@ fn overlay_sites(analysis: &Analysis) -> Box<dyn Iterator<Item = SiteRef<'_>> + 
 
 /// Whether two analyses of a file give the same answers to every resolution: the same
 /// symbols (names, kinds, containers, in order: addresses depend on the order), imports,
-/// exports and class bases. Positions, signatures and call sites do not count.
+/// exports, class bases and values of evident class. Positions, signatures and call
+/// sites do not count.
 fn same_interface(a: &Analysis, b: &Analysis) -> bool {
     a.symbols.len() == b.symbols.len()
         && a.symbols
@@ -1656,6 +1683,7 @@ fn same_interface(a: &Analysis, b: &Analysis) -> bool {
         && a.imports == b.imports
         && a.exports == b.exports
         && a.bases == b.bases
+        && a.values == b.values
 }
 
 /// The renames an analysis declares: (name, another name it is called by).

@@ -1051,3 +1051,55 @@ fn a_local_of_a_dotted_class_resolves_its_methods() {
         ]
     );
 }
+
+#[test]
+fn an_imported_variable_of_evident_class_resolves_to_its_class_methods() {
+    let g = graph(&[
+        (
+            "pkg/ctx.py",
+            "class AppContext:\n    def push(self):\n        pass\n\n\nclass Globals:\n    def get(self, name):\n        return name\n",
+        ),
+        // flask's `globals.py`: proxies annotated with a class declared for type checkers
+        // only, whose bases are a generic mixin and the proxied class.
+        (
+            "pkg/globals.py",
+            "import typing as t\n\nif t.TYPE_CHECKING:\n    from .ctx import AppContext\n    from .ctx import Globals\n\n    T = t.TypeVar('T')\n\n    class ProxyMixin(t.Protocol[T]):\n        def _get_current_object(self) -> T: ...\n\n    class AppContextProxy(ProxyMixin[AppContext], AppContext): ...\n\n    class GlobalsProxy(ProxyMixin[Globals], Globals): ...\n\n\napp_ctx: AppContextProxy = LocalProxy('app')\ng: GlobalsProxy = LocalProxy('g')\nrebound = Globals()\nrebound = None\n",
+        ),
+        ("pkg/__init__.py", "from .globals import g as g\n"),
+        (
+            "pkg/view.py",
+            "import pkg\nfrom .globals import app_ctx, rebound\n\n\ndef view():\n    app_ctx.push()\n    app_ctx._get_current_object()\n    pkg.g.get('x')\n    rebound.get('y')\n\n\ndef shadowed():\n    app_ctx = make()\n    app_ctx.push()\n",
+        ),
+        (
+            "src/api.ts",
+            "export class Api {\n  get(url: string) { return url; }\n}\nexport const api = new Api();\nexport const typed: Api = make();\nfunction make(): any { return null; }\n",
+        ),
+        (
+            "src/use.ts",
+            "import { api, typed } from './api';\nexport function load() {\n  api.get('/a');\n  typed.get('/b');\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        callees(&g, "pkg/view.py:view"),
+        [
+            "pkg/ctx.py:AppContext.push (resolved)",
+            "pkg/globals.py:ProxyMixin._get_current_object (resolved)",
+            "pkg/ctx.py:Globals.get (resolved)",
+            // Bound twice at the top level: it could hold either, so not resolved.
+            "?:get (unresolved)",
+        ]
+    );
+    // A local of the same name shadows the import: nothing proves `push` is the class's.
+    assert_eq!(
+        callees(&g, "pkg/view.py:shadowed"),
+        ["?:make (unresolved)", "?:push (unresolved)"]
+    );
+    assert_eq!(
+        callees(&g, "src/use.ts:load"),
+        ["src/api.ts:Api.get (resolved)"]
+    );
+    assert_eq!(
+        callers(&g, "pkg/ctx.py:Globals.get"),
+        ["pkg/view.py:view (resolved) L8"]
+    );
+}

@@ -29,6 +29,10 @@ pub(super) enum Receiver {
     /// `new Name(…)`, or a local whose class is evident from its declaration: the class's
     /// name (maybe dotted) at `start..end`.
     New { start: usize, end: usize },
+    /// A bare identifier naming a variable of its function (or block) whose class its
+    /// declaration does not say: nothing outside the function tells what it holds, so it
+    /// is spelt as [`Receiver::Other`] is.
+    Local,
     /// Any other expression (`f().g()`, `a[0].g()`).
     Other,
 }
@@ -113,7 +117,7 @@ impl Receiver {
         };
         match self {
             Receiver::None => None,
-            Receiver::Other => Some(String::new()),
+            Receiver::Other | Receiver::Local => Some(String::new()),
             Receiver::Text { start, end }
             | Receiver::Name { start, end }
             | Receiver::Free { start, end } => Some(compact(start, end)),

@@ -280,7 +280,7 @@ fn assemble(chunks: &[Chunk], source: &str) -> Analysis {
         exports.extend(c.modules.exports.iter().cloned());
         bases.extend(c.modules.bases.iter().cloned());
     }
-    locals::module_level(
+    let values = locals::module_level(
         &mut call_sites,
         &free,
         chunks.iter().map(|c| (&c.names, c.start_byte)),
@@ -293,6 +293,7 @@ fn assemble(chunks: &[Chunk], source: &str) -> Analysis {
     analysis.imports = imports;
     analysis.exports = exports;
     analysis.bases = bases;
+    analysis.values = values;
     analysis
 }
 

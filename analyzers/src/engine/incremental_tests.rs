@@ -168,7 +168,7 @@ fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> Analysis {
             f(node, source, &mut modules);
         }
     }
-    super::locals::module_level(
+    let values = super::locals::module_level(
         &mut call_sites,
         &free,
         std::iter::once((&found.module, 0)),
@@ -181,6 +181,7 @@ fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> Analysis {
     analysis.imports = modules.imports;
     analysis.exports = modules.exports;
     analysis.bases = modules.bases;
+    analysis.values = values;
     analysis
 }
 

@@ -13,11 +13,15 @@
 //! or at the top level. A receiver is rewritten only when the
 //! nearest declaration of its name (the innermost scope around the call that declares it)
 //! is the only one of that name in its scope, says the class, comes before the call, and
-//! nothing assigns the name elsewhere: a second declaration, a re-assignment, a parameter
-//! of the same name without annotation in a nearer scope, a `global`/`nonlocal` statement
-//! all leave the receiver as written. Whatever is not understood binds a name without a
-//! class (destructuring patterns bind every word in them), which can only leave more
-//! receivers alone.
+//! nothing assigns the name elsewhere. A receiver whose nearest declaration is a variable
+//! of its function (or block) that says no class (a second declaration, a re-assignment,
+//! a parameter without annotation, a loop variable, a local import) becomes `""`, as any
+//! other expression: what the module binds under that name (an import, a top-level
+//! variable) is not it, and the graph must not resolve it so. One naming a function or
+//! class defined in the function stays as written (the graph's scopes find it), as does
+//! one no scope of the function declares. Whatever is not understood binds a name
+//! without a class (destructuring patterns bind every word in them), which can only
+//! leave more receivers unresolved, never resolve one wrongly.
 //!
 //! Evident classes:
 //! - TypeScript/JavaScript: `new Name(…)` as a declarator's value; an annotation naming a
@@ -38,7 +42,7 @@
 use std::collections::{HashMap, HashSet};
 
 use tree_sitter::Node;
-use wit_core::{CallSite, Import, Symbol};
+use wit_core::{CallSite, Import, Symbol, ValueClass};
 
 use super::call::{Call, Receiver};
 use super::nesting::{Span, innermost};
@@ -68,6 +72,8 @@ struct Placed<'s> {
     scope: u32,
     at: usize,
     class: Option<Class>,
+    /// A function or class defined here under the name (not a variable).
+    definition: bool,
 }
 
 /// Scopes and binding nodes as the query found them, in no particular order. Binding
@@ -492,6 +498,7 @@ impl<'s> Declarer<'_, 's> {
                 scope,
                 at: node.start_byte(),
                 class,
+                definition: false,
             });
         } else if !self.v.is_member(kind) {
             let at = node.start_byte();
@@ -501,6 +508,7 @@ impl<'s> Declarer<'_, 's> {
                     scope,
                     at,
                     class: None,
+                    definition: false,
                 });
             }
         }
@@ -587,6 +595,8 @@ struct Entry {
     at: usize,
     /// Assigned elsewhere, or named by `global`/`nonlocal`.
     spoiled: bool,
+    /// Some binding is a function or class defined in the scope.
+    definition: bool,
 }
 
 /// The module's top level in the scope table.
@@ -777,6 +787,7 @@ pub(super) fn resolve<'s>(
                         scope,
                         at: pos,
                         class: None,
+                        definition: true,
                     });
                 }
             }
@@ -796,6 +807,7 @@ pub(super) fn resolve<'s>(
                     e.count += 1;
                     e.class = None;
                 }
+                e.definition |= p.definition;
             }
             _ => table.0.push((
                 p.name,
@@ -805,6 +817,7 @@ pub(super) fn resolve<'s>(
                     class: p.class,
                     at: p.at,
                     spoiled: false,
+                    definition: p.definition,
                 },
             )),
         }
@@ -860,11 +873,19 @@ pub(super) fn resolve<'s>(
                     class: Some(c),
                     at,
                     spoiled: false,
+                    ..
                 } if at < pos => Receiver::New {
                     start: c.start,
                     end: c.end,
                 },
-                _ => call.receiver,
+                // A class or function defined in the function: the graph's scopes find it
+                // by name (`Index.as_view()` on a test's local `class Index`).
+                Entry {
+                    definition: true, ..
+                } => call.receiver,
+                // A variable of the function whose class nothing says: what the module
+                // binds under that name (an import, a top-level variable) is not it.
+                _ => Receiver::Local,
             },
         };
     }
@@ -880,6 +901,7 @@ pub(super) fn resolve<'s>(
                 class: Some(c),
                 at,
                 spoiled: false,
+                ..
             } => module.evident.push((name, (c.start, c.end), at)),
             _ => module.others.push(name),
         }
@@ -898,6 +920,9 @@ fn range_of(name: &str, source: &str) -> Bytes {
 /// declaration is the only top-level binding of the name (`names`, `imports`), comes
 /// before the call, and nothing re-assigns it. Sites that become equal to another of
 /// the same function (the same callee on `new:Class`) are dropped, the first kept.
+///
+/// Returns those variables, in source order: the file's [`ValueClass`]es, through which
+/// other modules importing them reach their class.
 pub(super) fn module_level<'a>(
     sites: &mut Vec<CallSite>,
     free: &[usize],
@@ -905,9 +930,9 @@ pub(super) fn module_level<'a>(
     imports: &[Import],
     symbols: &[Symbol],
     source: &str,
-) {
-    if free.is_empty() || names.clone().all(|(n, _)| n.evident.is_empty()) {
-        return;
+) -> Vec<ValueClass> {
+    if names.clone().all(|(n, _)| n.evident.is_empty()) {
+        return Vec::new();
     }
     let text = |(start, end): Bytes, base: usize| &source[start + base..end + base];
     let mut classes: HashMap<&str, Option<(String, usize)>> = HashMap::new();
@@ -935,6 +960,13 @@ pub(super) fn module_level<'a>(
             *c = None;
         }
     }
+    // A top-level definition of the same name (`def app(): …` beside `app = App()`)
+    // makes the name mean either.
+    for s in symbols.iter().filter(|s| s.container.is_none()) {
+        if let Some(c) = classes.get_mut(s.name.as_str()) {
+            *c = None;
+        }
+    }
     let mut rewritten = false;
     for &i in free {
         let site = &mut sites[i];
@@ -949,6 +981,12 @@ pub(super) fn module_level<'a>(
     if rewritten {
         dedup_constructed(sites, symbols);
     }
+    let mut values: Vec<(usize, ValueClass)> = classes
+        .into_iter()
+        .filter_map(|(name, c)| c.map(|(class, at)| (at, ValueClass::new(name, class))))
+        .collect();
+    values.sort_by_key(|(at, _)| *at);
+    values.into_iter().map(|(_, v)| v).collect()
 }
 
 /// Drops a site on `new:Class` equal to an earlier one of the same function (the
@@ -1048,9 +1086,10 @@ mod tests {
         assert_eq!(receiver(&s, "f", "write"), "new:Doc");
         assert_eq!(receiver(&s, "f", "dirty"), "new:ParseStatus");
         assert_eq!(receiver(&s, "f", "run"), "new:Gen");
-        // A qualified constructor or a call says nothing the graph resolves.
-        assert_eq!(receiver(&s, "f", "save"), "m");
-        assert_eq!(receiver(&s, "f", "go"), "n");
+        // A qualified constructor or a call says nothing the graph resolves: a local of
+        // unknown class, spelt as an expression.
+        assert_eq!(receiver(&s, "f", "save"), "");
+        assert_eq!(receiver(&s, "f", "go"), "");
     }
 
     #[test]
@@ -1064,11 +1103,11 @@ mod tests {
         );
         assert_eq!(receiver(&s, "f", "write"), "new:Doc");
         assert_eq!(receiver(&s, "f", "m"), "new:Ctx");
-        assert_eq!(receiver(&s, "f", "x"), "u");
-        assert_eq!(receiver(&s, "f", "map"), "a");
-        assert_eq!(receiver(&s, "f", "trim"), "l");
+        assert_eq!(receiver(&s, "f", "x"), "");
+        assert_eq!(receiver(&s, "f", "map"), "");
+        assert_eq!(receiver(&s, "f", "trim"), "");
         assert_eq!(receiver(&s, "f", "p"), "new:Opt");
-        assert_eq!(receiver(&s, "f", "q"), "d");
+        assert_eq!(receiver(&s, "f", "q"), "");
         assert_eq!(receiver(&s, "f", "foo"), "new:Foo");
         // The annotation wins over the value.
         assert_eq!(receiver(&s, "f", "base"), "new:Base");
@@ -1106,24 +1145,24 @@ mod tests {
     }
 
     #[test]
-    fn typescript_shadowing_leaves_the_receiver() {
+    fn typescript_shadowing_leaves_no_class() {
         // Re-assigned later in the same scope.
         let s = ts("function f(o) {\n  let doc = new Doc();\n  doc.write();\n  doc = o;\n}\n");
-        assert_eq!(receiver(&s, "f", "write"), "doc");
+        assert_eq!(receiver(&s, "f", "write"), "");
         // Declared twice.
         let s = ts("function f() {\n  var d = new A();\n  var d = new B();\n  d.m();\n}\n");
-        assert_eq!(receiver(&s, "f", "m"), "d");
+        assert_eq!(receiver(&s, "f", "m"), "");
         // An unannotated parameter of the same name in a nearer scope.
         let s = ts(
             "function f(items) {\n  const doc = new Doc();\n  doc.open();\n  \
              items.forEach((doc) => doc.write());\n  items.map(function (doc) { doc.close(); });\n}\n",
         );
         assert_eq!(receiver(&s, "f", "open"), "new:Doc");
-        assert_eq!(receiver(&s, "f", "write"), "doc");
-        assert_eq!(receiver(&s, "f", "close"), "doc");
+        assert_eq!(receiver(&s, "f", "write"), "");
+        assert_eq!(receiver(&s, "f", "close"), "");
         // Used before it is declared.
         let s = ts("function f() {\n  doc.write();\n  const doc = new Doc();\n}\n");
-        assert_eq!(receiver(&s, "f", "write"), "doc");
+        assert_eq!(receiver(&s, "f", "write"), "");
         // A block's declaration is not seen outside it; a var is.
         let s = ts(
             "function f(c) {\n  { const q = new Q(); q.a(); }\n  q.b();\n  \
@@ -1138,16 +1177,16 @@ mod tests {
              function g() {\n  const e = new E();\n  try { } catch (e) { e.log(); }\n}\n\
              function h(x) {\n  const a = new A();\n  { const { a } = x; a.run(); }\n}\n",
         );
-        assert_eq!(receiver(&s, "f", "write"), "doc");
-        assert_eq!(receiver(&s, "g", "log"), "e");
-        assert_eq!(receiver(&s, "h", "run"), "a");
+        assert_eq!(receiver(&s, "f", "write"), "");
+        assert_eq!(receiver(&s, "g", "log"), "");
+        assert_eq!(receiver(&s, "h", "run"), "");
         // An enclosing function's declaration, shadowed or not.
         let s = ts(
             "function f() {\n  const doc = new Doc();\n  function g() { doc.write(); }\n  \
              function h(doc) { doc.read(); }\n}\n",
         );
         assert_eq!(receiver(&s, "g", "write"), "new:Doc");
-        assert_eq!(receiver(&s, "h", "read"), "doc");
+        assert_eq!(receiver(&s, "h", "read"), "");
         // `this` keeps its own rule.
         let s = ts("class A { m() { this.n(); } }\n");
         assert_eq!(receiver(&s, "A.m", "n"), "this");
@@ -1155,12 +1194,12 @@ mod tests {
 
     #[test]
     fn typescript_module_level_shadowing() {
-        // A parameter of the function, a local, a re-assignment anywhere, a second
-        // declaration, an import: all leave the module's declaration alone.
+        // A parameter of the function, a local: a variable of unknown class (`""`); a
+        // re-assignment anywhere, a second declaration, an import: the name as written.
         let s = ts("let app = new App();\nfunction f(app) { app.run(); }\n\
              function g() { const { app } = x; app.stop(); }\nfunction h() { app.go(); }\n");
-        assert_eq!(receiver(&s, "f", "run"), "app");
-        assert_eq!(receiver(&s, "g", "stop"), "app");
+        assert_eq!(receiver(&s, "f", "run"), "");
+        assert_eq!(receiver(&s, "g", "stop"), "");
         assert_eq!(receiver(&s, "h", "go"), "new:App");
         let s = ts(
             "let app = new App();\nfunction init() { app = other(); }\nfunction h() { app.go(); }\n",
@@ -1194,8 +1233,8 @@ mod tests {
         assert_eq!(routes, ["new:flask.Flask", "new:flask.Blueprint"]);
         assert_eq!(receiver(&s, "test_x", "test_client"), "new:flask.Flask");
         assert_eq!(receiver(&s, "test_x", "run"), "new:Flask");
-        // A lower-case call could be any function.
-        assert_eq!(receiver(&s, "test_x", "go"), "x");
+        // A lower-case call could be any function: a local of unknown class.
+        assert_eq!(receiver(&s, "test_x", "go"), "");
     }
 
     #[test]
@@ -1208,12 +1247,12 @@ mod tests {
         );
         assert_eq!(receiver(&s, "f", "run"), "new:Flask");
         assert_eq!(receiver(&s, "f", "route"), "new:Blueprint");
-        assert_eq!(receiver(&s, "f", "x"), "o");
-        assert_eq!(receiver(&s, "f", "y"), "u");
+        assert_eq!(receiver(&s, "f", "x"), "");
+        assert_eq!(receiver(&s, "f", "y"), "");
         assert_eq!(receiver(&s, "f", "z"), "new:flask.Flask");
-        assert_eq!(receiver(&s, "f", "w"), "args");
-        assert_eq!(receiver(&s, "f", "v"), "s");
-        assert_eq!(receiver(&s, "f", "bit_length"), "n");
+        assert_eq!(receiver(&s, "f", "w"), "");
+        assert_eq!(receiver(&s, "f", "v"), "");
+        assert_eq!(receiver(&s, "f", "bit_length"), "");
         assert_eq!(receiver(&s, "f", "get"), "new:Config");
         let s = py("class A:\n    def m(self, other: A):\n        self.n()\n        other.n()\n");
         assert_eq!(
@@ -1239,7 +1278,7 @@ mod tests {
     }
 
     #[test]
-    fn python_shadowing_leaves_the_receiver() {
+    fn python_shadowing_leaves_no_class() {
         // Re-bound in the same function by a loop, a `with`, an augmented assignment, a
         // second assignment, a comprehension, a walrus; an unannotated parameter.
         for rebinding in [
@@ -1255,10 +1294,10 @@ mod tests {
                 "def f(apps):\n    app = Flask(__name__)\n    app.run()\n    {rebinding}\n"
             );
             let s = py(&source);
-            assert_eq!(receiver(&s, "f", "run"), "app", "{source}");
+            assert_eq!(receiver(&s, "f", "run"), "", "{source}");
         }
         let s = py("def f():\n    app = Flask(__name__)\n\n    def g(app):\n        app.run()\n");
-        assert_eq!(receiver(&s, "g", "run"), "app");
+        assert_eq!(receiver(&s, "g", "run"), "");
         // A class body's names are not seen by its methods.
         let s = py("class T:\n    app = Flask(__name__)\n\n    def m(self):\n        app.run()\n");
         assert_eq!(receiver(&s, "T.m", "run"), "app");
@@ -1267,7 +1306,7 @@ mod tests {
             "def f():\n    app = Flask(__name__)\n\n    def g():\n        nonlocal app\n        \
              app = None\n\n    app.run()\n",
         );
-        assert_eq!(receiver(&s, "f", "run"), "app");
+        assert_eq!(receiver(&s, "f", "run"), "");
         let s = py(
             "app = Flask(__name__)\n\ndef reset():\n    global app\n    app = None\n\n\
              def f():\n    app.run()\n",
@@ -1286,8 +1325,8 @@ mod tests {
         }
         let s = py("app = Flask(__name__)\n\ndef f(app):\n    app.run()\n\n\
              def g():\n    app = make()\n    app.stop()\n");
-        assert_eq!(receiver(&s, "f", "run"), "app");
-        assert_eq!(receiver(&s, "g", "stop"), "app");
+        assert_eq!(receiver(&s, "f", "run"), "");
+        assert_eq!(receiver(&s, "g", "stop"), "");
     }
 
     #[test]

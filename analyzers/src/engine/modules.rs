@@ -447,6 +447,14 @@ fn python_class_bases(node: Node, source: &str, out: &mut Modules) {
     let supers = node.child_by_field_name("superclasses");
     if let (Some(class), Some(supers)) = (class, supers) {
         for base in named_children(supers) {
+            // `Generic[T]`, `ProxyMixin[Flask]`: the generic class itself.
+            let base = match base.kind() {
+                "subscript" => match base.child_by_field_name("value") {
+                    Some(v) => v,
+                    None => continue,
+                },
+                _ => base,
+            };
             if matches!(base.kind(), "identifier" | "attribute")
                 && let Some(base) = name(base, source)
             {

@@ -14,8 +14,11 @@ use wit_boundary::WitDir;
 
 /// The file name under `.wit/`.
 pub(crate) const FILE: &str = "index.db";
-/// Bumped when the stored analysis format changes: older rows are then re-analysed.
-const FORMAT: i64 = 1;
+/// Bumped when the stored analysis format changes, or what the built-in analyzers report
+/// for the same source does: older rows are then re-analysed, so that an upgraded daemon
+/// never resolves with what an older analyzer saw. 2: receivers of evident class
+/// (`new:Class`) and top-level values of evident class (`values`).
+const FORMAT: i64 = 2;
 
 /// A stored row: the content hash and the analysis JSON.
 pub(crate) type Row = ([u8; 32], Vec<u8>);

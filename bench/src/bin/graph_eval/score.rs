@@ -4,10 +4,14 @@
 //! Matching. wit's analyzer keeps one call site per (calling definition, callee,
 //! receiver), at its first position, and none outside a definition; the oracles list every
 //! call. An oracle site is matched (1) to a wit site on the same (file, line, callee),
-//! as multisets, equal receivers paired first ("direct"); else (2) to the earlier wit site
-//! the analyzer kept in its place: same callee and receiver, its caller a definition
-//! whose scope holds the oracle site, the innermost such ("dedup"; resolution depends only
-//! on caller, callee and receiver, so the kept site's answer is the answer for this one).
+//! as multisets, equal receivers paired first ("direct"); else (2) to the wit site an
+//! earlier oracle site of the same innermost definition, callee and receiver text was
+//! matched to (the analyzer spells some receivers otherwise than the source: a local of
+//! evident class as `new:Class`, one of unknown class as `""`, so the text alone cannot
+//! pair them); else (3) to the earlier wit site the analyzer kept in its place: same
+//! callee and receiver, its caller a definition whose scope holds the oracle site, the
+//! innermost such ("dedup"; resolution depends only on caller, callee and receiver, so
+//! the kept site's answer is the answer for this one).
 //! An oracle site inside no callable definition is "outside": wit records no edge there by
 //! design, so it counts neither way. One inside a definition without a wit site is a miss
 //! of wit's analyzer ("no wit call site").
@@ -286,12 +290,41 @@ pub fn match_file(sites: &[&OracleSite], wit: &WitFile) -> (Vec<Match>, Vec<bool
             }
         }
     }
+    // Source order: the first call of a (definition, callee, receiver) is the one the
+    // analyzer kept, and the later ones follow its match.
+    let mut first: HashMap<CallKey<'_>, usize> = HashMap::new();
+    for &o in &order {
+        let s = sites[o];
+        let key = (innermost(s, wit), s.callee.as_str(), s.receiver.as_deref());
+        let m = match found[o] {
+            Some(m) => m,
+            None => match first.get(&key) {
+                Some(&w) => Match::Dedup(w),
+                None => kept_in_place(s, wit),
+            },
+        };
+        if let Match::Direct(w) | Match::Dedup(w) = m {
+            first.entry(key).or_insert(w);
+        }
+        found[o] = Some(m);
+    }
     let matches = found
         .into_iter()
-        .enumerate()
-        .map(|(o, m)| m.unwrap_or_else(|| kept_in_place(sites[o], wit)))
+        .map(|m| m.unwrap_or(Match::NoSite))
         .collect();
     (matches, used)
+}
+
+/// An oracle call's innermost definition (its scope), callee and receiver text.
+type CallKey<'a> = (Option<(usize, usize)>, &'a str, Option<&'a str>);
+
+/// The scope of the innermost callable definition of wit's holding `s`.
+fn innermost(s: &OracleSite, wit: &WitFile) -> Option<(usize, usize)> {
+    wit.callables
+        .iter()
+        .map(|c| c.scope)
+        .filter(|&(start, end)| start <= s.byte && s.byte < end)
+        .min_by_key(|&(start, end)| end - start)
 }
 
 /// The wit site the analyzer kept in place of `s` (see the module docs), or why none.

@@ -185,6 +185,36 @@ fn repeated_calls_match_the_site_wit_kept_and_module_level_is_outside() {
 }
 
 #[test]
+fn a_repeated_call_follows_the_site_its_first_call_matched_whatever_its_spelling() {
+    // def test(app: Flask):            (bytes 0..300)
+    //     app.get("/")                 line 2: wit `new:Flask`
+    //     client = app.test_client()
+    //     client.get("/a")             line 4: wit `""` (a local of unknown class)
+    //     client.get("/b")             line 5: no wit site (kept once)
+    let wf = WitFile {
+        sites: vec![
+            wit_site(
+                2,
+                "get",
+                "test",
+                Some("new:Flask"),
+                Resolution::Resolved,
+                Some(("app.py", "Flask.get", (10, 12))),
+            ),
+            wit_site(4, "get", "test", Some(""), Resolution::Unresolved, None),
+        ],
+        callables: vec![callable("test", (0, 300))],
+    };
+    let on_app = site("t.py", 2, 20, "get", Some("app"), None);
+    let first = site("t.py", 4, 80, "get", Some("client"), None);
+    let again = site("t.py", 5, 110, "get", Some("client"), None);
+    let (m, _) = match_file(&[&on_app, &first, &again], &wf);
+    // The last is the `client` site's, never the `app` one's (which would be judged
+    // wrong: `Flask.get` is not what `client.get` calls).
+    assert_eq!(m, vec![Match::Direct(0), Match::Direct(1), Match::Dedup(1)]);
+}
+
+#[test]
 fn recall_and_precision_counts() {
     let helper = target("m.ts", "helper", 20);
     let wf = WitFile {
