@@ -146,19 +146,21 @@ impl BatchTarget for Store {
     /// A `heavy` batch writes megabytes to the WAL, and SQLite's automatic checkpoint
     /// would copy them into the database inside the commit, before anyone is answered;
     /// so it is switched off for that commit, the jobs are answered, and the checkpoint
-    /// (passive: it never waits for readers) runs after.
+    /// (passive: it never waits for readers) runs after. It also has a page cache large
+    /// enough for its pages for its length only (see [`super::schema::HEAVY_CACHE_KIB`]).
     fn run_batch(&self, jobs: Vec<Job>, heavy: bool) {
-        let set_autocheckpoint = |pages: i64| {
+        let set = |pragma: &str, value: i64| {
             let done = self.with(|c| {
-                c.pragma_update(None, "wal_autocheckpoint", pages)
+                c.pragma_update(None, pragma, value)
                     .map_err(StoreError::from)
             });
             if let Err(e) = done {
-                tracing::warn!("setting wal_autocheckpoint: {e}");
+                tracing::warn!("setting {pragma}: {e}");
             }
         };
         if heavy {
-            set_autocheckpoint(0);
+            set("wal_autocheckpoint", 0);
+            set("cache_size", -super::schema::HEAVY_CACHE_KIB);
         }
         let mut finishes = Vec::new();
         let result = self.write(|tx| {
@@ -174,7 +176,8 @@ impl BatchTarget for Store {
             if let Err(e) = checkpoint {
                 tracing::warn!("checkpointing after a heavy write: {e}");
             }
-            set_autocheckpoint(super::schema::AUTOCHECKPOINT_PAGES);
+            set("wal_autocheckpoint", super::schema::AUTOCHECKPOINT_PAGES);
+            set("cache_size", -super::schema::CACHE_KIB);
         }
     }
 }

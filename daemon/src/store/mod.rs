@@ -292,6 +292,36 @@ mod tests {
     }
 
     #[test]
+    fn a_heavy_batch_has_a_large_page_cache_for_its_length_only() {
+        use super::batch::{BatchTarget, Job};
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("state.db")).unwrap();
+        let cache = |store: &Store| {
+            store
+                .with(|c| {
+                    c.query_row("PRAGMA cache_size", [], |r| r.get::<_, i64>(0))
+                        .map_err(StoreError::from)
+                })
+                .unwrap()
+        };
+        assert_eq!(cache(&store), -schema::CACHE_KIB);
+        let seen = std::sync::Arc::new(Mutex::new(None));
+        let inside = seen.clone();
+        let job = Job {
+            prefetch: None,
+            run: Box::new(move |db| {
+                let rows = db.rows("PRAGMA cache_size", &[]).unwrap();
+                *inside.lock().unwrap() = rows[0].get::<i64>(0).ok();
+                (true, Box::new(|_| {}))
+            }),
+        };
+        store.run_batch(vec![job], true);
+        assert_eq!(*seen.lock().unwrap(), Some(-schema::HEAVY_CACHE_KIB));
+        // Back to the default once it is committed: appended pages no longer pile up.
+        assert_eq!(cache(&store), -schema::CACHE_KIB);
+    }
+
+    #[test]
     fn a_closed_store_refuses_calls() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("state.db")).unwrap();

@@ -306,12 +306,21 @@ pub(crate) fn configure(conn: &Connection) -> rusqlite::Result<()> {
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.busy_timeout(super::BUSY_TIMEOUT)?;
-    // Up to 32 MiB of page cache (SQLite's default is 2 MiB): a declare of 50,000 files
-    // touches about 10 MiB of pages, which otherwise spill to the WAL mid-transaction and
-    // are read back. The cache grows only as pages are used.
-    conn.pragma_update(None, "cache_size", -32_768)?;
+    conn.pragma_update(None, "cache_size", -CACHE_KIB)?;
     Ok(())
 }
+
+/// The connection's page cache, KiB, between heavy writes: SQLite's default. The cache
+/// keeps every page a write appends (events, audit records) until it is full, so a
+/// larger one made a daemon serving 100,000 lock cycles grow by the size of the rows
+/// written, up to the cap, and stay there.
+pub(crate) const CACHE_KIB: i64 = 2_048;
+
+/// The page cache, KiB, for the length of a heavy batch (`store::batch`): a declare of
+/// 50,000 files touches about 10 MiB of pages, which with the default cache spill to the
+/// WAL mid-transaction and are read back. Set back to [`CACHE_KIB`] after the commit,
+/// which frees the pages beyond it.
+pub(crate) const HEAVY_CACHE_KIB: i64 = 32_768;
 
 /// Applies every migration newer than the database's `user_version`, each in its own
 /// transaction together with the version bump.
