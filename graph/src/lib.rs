@@ -1364,6 +1364,39 @@ impl Graph {
         )
     }
 
+    /// `site`, a call site of `overlay`'s analysis, with its line moved to where the
+    /// graph's copy of the file has the definition around it: scoping (`scopes.rs`)
+    /// compares a call's line with the graph's definition lines, which a body edit may
+    /// have shifted. Definitions correspond one to one (an overlay has the same
+    /// interface: the same definitions in the same order). A file without nested
+    /// definitions, or no overlay, leaves the line alone.
+    fn at_graph_line<'s>(
+        &self,
+        entry: &Entry,
+        overlay: Option<Overlay<'_>>,
+        site: SiteRef<'s>,
+    ) -> SiteRef<'s> {
+        let Some(o) = overlay else { return site };
+        if entry.nested.is_empty() {
+            return site;
+        }
+        let around = o
+            .analysis
+            .symbols
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.start_line <= site.line && site.line <= s.end_line)
+            .min_by_key(|(_, s)| s.end_byte - s.start_byte)
+            .map(|(i, _)| i);
+        match around.and_then(|i| entry.analysis.symbols.get(i)) {
+            Some(old) => SiteRef {
+                line: old.start_line,
+                ..site
+            },
+            None => site,
+        }
+    }
+
     fn compute_callees(&self, of: &SymbolRef, overlay: Option<Overlay<'_>>) -> Vec<Edge> {
         let Some((key, entry)) = self.files.get_key_value(of.file.as_ref()) else {
             return Vec::new();
@@ -1394,10 +1427,12 @@ impl Graph {
                         .collect()
                 }
             };
+        let lines = overlay.filter(|o| o.file == key.as_ref());
         let mut memo = self.memo_of(entry);
         for (site, ids) in mine {
+            let asked = self.at_graph_line(entry, lines, site);
             let (callee, resolution) = self
-                .resolve_remembered(&mut memo, key, ids, site)
+                .resolve_remembered(&mut memo, key, ids, asked)
                 .into_owned();
             match out.iter_mut().find(|e| e.callee == callee) {
                 Some(e) => e.resolution = e.resolution.min(resolution),
@@ -1491,9 +1526,11 @@ impl Graph {
             if sites.is_empty() {
                 continue;
             }
+            let lines = overlay.filter(|o| o.file == file.as_ref());
             let mut memo = self.memo_of(entry);
             for (site, key) in sites {
-                let found = self.resolve_remembered(&mut memo, file, key, site);
+                let asked = self.at_graph_line(entry, lines, site);
+                let found = self.resolve_remembered(&mut memo, file, key, asked);
                 let (callee, resolution) = found.as_ref();
                 if *callee != target {
                     continue;

@@ -480,8 +480,14 @@ fn every_edge(g: &Graph, overlay: Option<Overlay<'_>>) -> Vec<String> {
     out
 }
 
-const OVERLAY_FILES: [(&str, &str); 4] = [
+const OVERLAY_FILES: [(&str, &str); 5] = [
     ("src/db.ts", DB),
+    // Two helpers of one name, each nested in its own function: which one a call means
+    // depends on the call's line.
+    (
+        "src/walk.ts",
+        "export function a() {\n  function walk() { return 1; }\n  return walk();\n}\nexport function b() {\n  function walk() { return 2; }\n  return walk();\n}\n",
+    ),
     (
         "src/api.ts",
         "import connect, { query as q, Repo } from './db';\nimport * as db from './db.js';\nexport function handler() {\n  q('a');\n  db.query('b');\n  connect();\n}\nexport class Svc {\n  go() { return this.stop(); }\n  stop() { return new Repo().find('x'); }\n}\n",
@@ -513,6 +519,11 @@ fn an_overlay_of_a_body_edit_answers_as_the_reinserted_file_would() {
     };
     // Body edits: calls added, removed, moved to another function; lines shifted.
     let edits = [
+        // `a` grows by four lines: its call of `walk` now stands on a line that was `b`'s.
+        (
+            "src/walk.ts",
+            "export function a() {\n  function walk() { return 1; }\n  // one\n  // two\n  // three\n  // four\n  return walk();\n}\nexport function b() {\n  function walk() { return 2; }\n  return walk();\n}\n",
+        ),
         (
             "src/api.ts",
             "import connect, { query as q, Repo } from './db';\nimport * as db from './db.js';\n\n\nexport function handler() {\n  connect();\n  new Repo().load('y');\n}\nexport class Svc {\n  go() { q('z'); return this.stop(); }\n  stop() { db.query('w'); return 1; }\n}\n",
