@@ -426,6 +426,313 @@ fn concurrent_churn_on_one_symbol_ends_as_the_acknowledged_answers_say() {
     }
 }
 
+/// One request of [`churn_with_waiters_hang_ups_renewals_and_ends_replays_as_answered`].
+#[derive(Debug)]
+struct Asked {
+    method: &'static str,
+    /// Index of the symbol in the round's list.
+    symbol: usize,
+    ttl_ms: i64,
+    /// The client hung up before the answer: it may or may not have taken effect, at any
+    /// time after it was sent (the daemon may not have noticed yet).
+    hung_up: bool,
+    ok: bool,
+    /// The expiry an acquisition or renewal answered ok with.
+    expires_at: Option<i64>,
+}
+
+/// The churn of issue 23 with what the test above lacks: `waitMs` acquisitions queued
+/// behind the holder, clients that hang up before the answer, `lock.renew`, `session.end`,
+/// TTLs of 1–5 ms that run out (and are purged) mid-churn, releases by either name, two
+/// symbols. Checked against the answers: a hung-up request's outcome is unknown, an
+/// error changed nothing, and an acquisition or renewal answered ok (expiry E) holds
+/// until its session's next release or end, or E. The event log must replay as one holder
+/// per symbol at a time, each acquisition in it one the session was answered (or a
+/// hung-up one), and end where `lock.query` does; the holder shown must be justified by
+/// its session's answers, and a session whose last word was a long acquisition still
+/// holds. Several rounds, on both stores (the daemon suite).
+#[test]
+fn churn_with_waiters_hang_ups_renewals_and_ends_replays_as_answered() {
+    const SESSIONS: usize = 6;
+    const OPS: usize = 50;
+    const ROUNDS: u64 = 3;
+    const LONG: i64 = 600_000;
+    let mut repo = TempRepo::new();
+    for round in 0..ROUNDS {
+        repo = repo.with_file(&format!("src/churn{round}.ts"), AUTH_TS);
+    }
+    let d = Daemon::start(repo.path());
+    let mut c = d.client();
+    for round in 0..ROUNDS {
+        // Each round has symbols of its own: a request hung up in an earlier round may
+        // still land, but never on these.
+        let file = format!("src/churn{round}.ts");
+        let symbols: Vec<Vec<String>> = vec![
+            vec![format!("{file}:save"), format!("{file}:Session.save")],
+            vec![format!("{file}:decode")],
+        ];
+        let barrier = Arc::new(Barrier::new(SESSIONS));
+        let threads: Vec<_> = (0..SESSIONS)
+            .map(|s| {
+                let (socket, barrier) = (d.socket().to_owned(), barrier.clone());
+                let symbols = symbols.clone();
+                std::thread::spawn(move || {
+                    let mut c = crate::support::client::Client::connect(&socket).unwrap();
+                    let session = format!("churn{round}-{s}");
+                    let mut x = 0xD1B5_4A32_D192_ED03u64 ^ ((round << 8) | (s as u64 + 1));
+                    let mut next = move || {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        x
+                    };
+                    barrier.wait();
+                    (0..OPS)
+                        .map(|_| {
+                            let (r, q) = (next(), next());
+                            let symbol = usize::from(q % 4 == 0);
+                            let names = &symbols[symbol];
+                            let path = &names[(q >> 8) as usize % names.len()];
+                            let ttl_ms = match (q >> 16) % 10 {
+                                0..=2 => 1 + (q >> 24) as i64 % 5,
+                                3..=7 => 10 + (q >> 24) as i64 % 50,
+                                _ => LONG,
+                            };
+                            let (method, params) = match r % 100 {
+                                0..=4 => ("session.end", json!({"sessionId": session})),
+                                5..=14 => (
+                                    "lock.renew",
+                                    json!({"symbolPath": path, "sessionId": session, "ttlMs": ttl_ms}),
+                                ),
+                                15..=54 => {
+                                    let mut p = json!({"symbolPath": path, "sessionId": session, "ttlMs": ttl_ms});
+                                    if (q >> 32) % 3 == 0 {
+                                        p["waitMs"] = json!(1 + (q >> 40) % 60);
+                                    }
+                                    ("lock.acquire", p)
+                                }
+                                _ => ("lock.release", json!({"symbolPath": path, "sessionId": session})),
+                            };
+                            let mut asked = Asked { method, symbol, ttl_ms, hung_up: false, ok: false, expires_at: None };
+                            if (r >> 32) % 10 == 0 && method != "session.end" {
+                                // Sent whole on a connection of its own, then hung up on.
+                                let mut gone = crate::support::client::Client::connect(&socket).unwrap();
+                                let body = serde_json::to_vec(&crate::support::client::rpc_request(method, Some(params))).unwrap();
+                                let head = format!(
+                                    "POST /rpc HTTP/1.1\r\nHost: wit\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                                    body.len()
+                                );
+                                gone.send_raw(&[head.into_bytes(), body].concat()).unwrap();
+                                asked.hung_up = true;
+                                return asked;
+                            }
+                            let answer = c.call(method, params);
+                            asked.ok = answer.get("error").is_none();
+                            if asked.ok && matches!(method, "lock.acquire" | "lock.renew") {
+                                asked.expires_at = Some(iso_ms(&answer["result"]["expiresAt"]));
+                            }
+                            asked
+                        })
+                        .collect::<Vec<Asked>>()
+                })
+            })
+            .collect();
+        let history: Vec<Vec<Asked>> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        let symbol_of = |path: &str| symbols.iter().position(|n| n.iter().any(|p| p == path));
+        let session_of = |id: &str| -> usize {
+            id.strip_prefix(&format!("churn{round}-"))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("round {round}: a session of another round: {id}"))
+        };
+        let hung_up_on = |s: usize, sym: usize| {
+            history[s]
+                .iter()
+                .any(|a| a.hung_up && a.symbol == sym && a.method != "lock.release")
+        };
+
+        // The lock table, between two reads of the log's end: when they agree, the log up
+        // to there is exactly what the table shows.
+        let last_seq = |c: &mut crate::support::client::Client| {
+            c.ok("events.poll", json!({"since": i64::MAX}))["last"]
+                .as_i64()
+                .unwrap()
+        };
+        let before = last_seq(&mut c);
+        let shown = c.ok("lock.query", json!({}));
+        let after = last_seq(&mut c);
+        let shown: Vec<(usize, &Value)> = shown
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|l| Some((symbol_of(l["symbolPath"].as_str().unwrap())?, l)))
+            .collect();
+        let mut events: Vec<Value> = Vec::new();
+        let mut since = 0;
+        loop {
+            let page = c.ok("events.poll", json!({"since": since}));
+            let list = page["events"].as_array().unwrap();
+            if list.is_empty() {
+                break;
+            }
+            events.extend(list.iter().cloned());
+            since = page["next"].as_i64().unwrap();
+        }
+
+        // The log replays as one holder per symbol at a time.
+        let mut holder: Vec<Option<(usize, i64, i64)>> = vec![None; symbols.len()];
+        let mut released = vec![vec![0usize; symbols.len()]; SESSIONS];
+        for e in events
+            .iter()
+            .filter(|e| e["seq"].as_i64().unwrap() <= before)
+        {
+            let Some(sym) = symbol_of(e["subject"].as_str().unwrap_or_default()) else {
+                continue;
+            };
+            let who = session_of(e["sessionId"].as_str().unwrap());
+            match e["kind"].as_str().unwrap() {
+                kind @ ("lock.acquired" | "lock.refreshed") => {
+                    let (expires, ttl) = (
+                        iso_ms(&e["data"]["expiresAt"]),
+                        e["data"]["ttlMs"].as_i64().unwrap(),
+                    );
+                    let decided = expires - ttl;
+                    if let Some((h, until, _)) = holder[sym] {
+                        assert!(
+                            h == who || until <= decided,
+                            "round {round}: {e} while session {h} held it until {until}"
+                        );
+                    }
+                    if kind == "lock.refreshed" {
+                        assert!(
+                            holder[sym].is_some_and(|(h, until, _)| h == who && until > decided),
+                            "round {round}: {e} refreshes no lock of its own: {:?}",
+                            holder[sym]
+                        );
+                    }
+                    // An acquisition the session was answered, or one it hung up on.
+                    assert!(
+                        history[who]
+                            .iter()
+                            .any(|a| a.symbol == sym && a.expires_at == Some(expires))
+                            || hung_up_on(who, sym),
+                        "round {round}: {e} answers no request of session {who}"
+                    );
+                    holder[sym] = Some((who, expires, ttl));
+                }
+                kind @ ("lock.released" | "lock.expired") => {
+                    assert!(
+                        holder[sym].is_some_and(|(h, _, _)| h == who),
+                        "round {round}: {e} ends a lock session {who} did not hold: {:?}",
+                        holder[sym]
+                    );
+                    holder[sym] = None;
+                    if kind == "lock.released" && e["data"]["sessionEnded"].is_null() {
+                        released[who][sym] += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if before == after {
+            for (sym, replayed) in holder.iter().enumerate() {
+                let shown = shown.iter().find(|(s, _)| *s == sym).map(|(_, l)| *l);
+                match (replayed, shown) {
+                    (Some((h, until, _)), Some(l)) => assert!(
+                        session_of(l["sessionId"].as_str().unwrap()) == *h
+                            && iso_ms(&l["expiresAt"]) == *until,
+                        "round {round}: the log says session {h} until {until}, lock.query {l}"
+                    ),
+                    (None, Some(l)) => panic!("round {round}: the log says free, lock.query {l}"),
+                    (Some((h, _, ttl)), None) => assert!(
+                        *ttl != LONG,
+                        "round {round}: the log says session {h} holds it for long, lock.query nobody"
+                    ),
+                    (None, None) => {}
+                }
+            }
+        }
+        // Every release answered ok is in the log (and only those, or hung-up ones).
+        for (s, (asked, logged)) in history.iter().zip(&released).enumerate() {
+            for (sym, &logged) in logged.iter().enumerate() {
+                let of = |hung_up: bool| {
+                    asked
+                        .iter()
+                        .filter(|a| {
+                            a.method == "lock.release"
+                                && a.symbol == sym
+                                && a.hung_up == hung_up
+                                && (a.ok || hung_up)
+                        })
+                        .count()
+                };
+                assert!(
+                    (of(false)..=of(false) + of(true)).contains(&logged),
+                    "round {round}: session {s}: {logged} releases logged, {} answered ok, {} hung up",
+                    of(false),
+                    of(true)
+                );
+            }
+        }
+
+        // The holder shown was last answered that very acquisition or renewal, and was
+        // not answered a release or an end after it.
+        for (sym, l) in &shown {
+            let h = session_of(l["sessionId"].as_str().unwrap());
+            let expires = iso_ms(&l["expiresAt"]);
+            let Some(i) = history[h]
+                .iter()
+                .rposition(|a| a.symbol == *sym && a.expires_at == Some(expires))
+            else {
+                assert!(
+                    hung_up_on(h, *sym),
+                    "round {round}: {l} answers no request of its session"
+                );
+                continue;
+            };
+            for a in &history[h][i + 1..] {
+                let ends = !a.hung_up
+                    && (a.method == "session.end" && a.ok
+                        || a.symbol == *sym
+                            && (a.method == "lock.release" || a.ok && a.method != "session.end"));
+                assert!(
+                    !ends,
+                    "round {round}: {l} still held after {a:?} (held by {:?})",
+                    history[h][i]
+                );
+            }
+        }
+        // A session whose last word on a symbol was a long acquisition answered ok holds
+        // it (unless a request it hung up on may have landed since).
+        for (s, asked) in history.iter().enumerate() {
+            if asked.iter().any(|a| a.hung_up) {
+                continue;
+            }
+            for (sym, names) in symbols.iter().enumerate() {
+                let Some(last) = asked
+                    .iter()
+                    .rev()
+                    .find(|a| a.symbol == sym || a.method == "session.end")
+                else {
+                    continue;
+                };
+                if last.method != "session.end"
+                    && last.symbol == sym
+                    && last.ttl_ms == LONG
+                    && last.expires_at.is_some()
+                {
+                    assert!(
+                        shown.iter().any(|(x, l)| *x == sym
+                            && session_of(l["sessionId"].as_str().unwrap()) == s
+                            && Some(iso_ms(&l["expiresAt"])) == last.expires_at),
+                        "round {round}: session {s} holds {} by {last:?}, yet lock.query shows {shown:?}",
+                        names[0]
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// A lock row under another spelling of the symbol (as a version that kept locks under
 /// the requested name left it) blocks others only while it lasts: once expired, another
 /// session takes the lock by its canonical name.
