@@ -40,6 +40,52 @@ fn renew_extends_only_the_holders_lock() {
     assert_eq!(kinds["events"][0]["data"]["renewed"], true);
 }
 
+/// A method is kept under its canonical name (`Session.save`); renewing or forcing it by
+/// the name `lock.acquire` was given and echoed (`save`) reaches that lock, and each
+/// answer names it as its request did.
+#[test]
+fn renew_and_forced_release_reach_a_lock_by_either_name() {
+    let repo = TempRepo::new().with_file("src/auth.ts", crate::support::repo::AUTH_TS);
+    let d = Daemon::start(repo.path());
+    let mut c = d.client();
+    let taken = c.ok(
+        "lock.acquire",
+        json!({"symbolPath": "src/auth.ts:save", "sessionId": "a", "ttlMs": 60000}),
+    );
+    assert_eq!(taken["symbolPath"], "src/auth.ts:save");
+    let renewed = c.ok(
+        "lock.renew",
+        json!({"symbolPath": "src/auth.ts:save", "sessionId": "a", "ttlMs": 3600000}),
+    );
+    assert_eq!(renewed["symbolPath"], "src/auth.ts:save");
+    assert!(renewed["expiresAt"].as_str() > taken["expiresAt"].as_str());
+    // And by the canonical name, as `lock.query` lists it under the holder's spelling.
+    let again = c.ok(
+        "lock.renew",
+        json!({"symbolPath": "src/auth.ts:Session.save", "sessionId": "a"}),
+    );
+    assert_eq!(again["symbolPath"], "src/auth.ts:Session.save");
+    let not_held = c.err("lock.renew", lock("src/auth.ts:save", "b"));
+    assert_eq!(not_held["message"], "LOCK_NOT_HELD");
+    assert_eq!(not_held["data"]["heldBy"], "a");
+
+    let forced = c.ok(
+        "lock.forceRelease",
+        json!({"symbolPath": "src/auth.ts:save", "sessionId": "b", "reason": "a crashed"}),
+    );
+    assert_eq!(forced["formerHolder"], "a");
+    assert_eq!(forced["symbolPath"], "src/auth.ts:save");
+    assert_eq!(c.ok("lock.query", json!({})), json!([]));
+    // The logs name the lock itself, whatever the request called it.
+    let audit = c.ok("audit.query", json!({}));
+    assert_eq!(
+        audit["records"][0]["symbolPath"], "src/auth.ts:Session.save",
+        "{audit}"
+    );
+    let none = c.err("lock.renew", lock("src/auth.ts:save", "a"));
+    assert_eq!(none["message"], "LOCK_NOT_FOUND");
+}
+
 #[test]
 fn a_forced_release_is_audited_and_the_former_holder_learns_it() {
     let repo = TempRepo::new();

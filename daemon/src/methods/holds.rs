@@ -6,11 +6,35 @@
 use serde_json::{Value, json};
 use wit_core::protocol::iso8601_millis;
 
+use wit_core::SymbolPath;
+
 use super::{Failure, event};
+use crate::analysis::symbol_spellings;
 use crate::leases::Patterns;
+use crate::state::AppState;
 use crate::store::audit;
 use crate::store::db::Db;
 use crate::store::leases::{self, LeaseRow};
+
+/// The other spellings of the definition `symbol_path` names (canonical first), from the
+/// file's current content: locks are kept under the canonical name, so a method that finds
+/// none under the path as given (`src/a.ts:save`, as `lock.acquire` echoed it) tries
+/// these (`src/a.ts:Session.save`). Empty for a path that is not `file:name`, or a file
+/// that is gone or does not analyse.
+pub(crate) async fn other_spellings(
+    state: &AppState,
+    symbol_path: &str,
+) -> Result<Vec<String>, Failure> {
+    let Some(sp) = SymbolPath::parse(symbol_path) else {
+        return Ok(Vec::new());
+    };
+    let outcome = state.analyse_disk(vec![sp.file.to_owned()]).await?;
+    let analysis = outcome.first().and_then(|o| o.analysis());
+    Ok(symbol_spellings(sp.file, sp.name, analysis.map(|a| &**a))
+        .into_iter()
+        .filter(|s| s != symbol_path)
+        .collect())
+}
 
 /// Largest accepted `ttlMs`: about 100 years, so that expiry times stay formattable.
 pub(crate) const MAX_TTL_MS: u64 = 100 * 365 * 24 * 3600 * 1000;

@@ -6,6 +6,8 @@
 //!
 //! - `lock.renew {symbolPath, sessionId, ttlMs?}`: extends a lock the session holds
 //!   (LOCK_NOT_FOUND when it has none or it expired; LOCK_NOT_HELD when another holds it).
+//!   Like `lock.release`, it and `lock.forceRelease` find the lock by any name of its
+//!   definition (`save` or `Session.save`), answering with the name the request used.
 //! - `lock.forceRelease {symbolPath, sessionId, reason}`: releases another session's
 //!   abandoned lock, recorded with who, when and why; the former holder learns it from
 //!   the events (`lock.forced`) and from its next call (LOCK_NOT_FOUND with `forced`).
@@ -37,46 +39,79 @@ pub(crate) async fn renew(state: &AppState, params: &Map<String, Value>) -> Resu
     p.finish()?;
     let (symbol_path, session) = (validated(symbol_path)?, validated(session)?);
     let ttl = ttl.unwrap_or(state.config.default_lock_ttl_ms) as i64;
-    let renewed = state
-        .write(move |tx| {
-            let now = tx.now_ms();
-            let Some(lock) = locks::get(tx, &symbol_path, now)? else {
-                return Err(Failure::bare(ErrorCode::LockNotFound));
-            };
-            if lock.session_id != session {
-                return Err(Failure::domain(
-                    ErrorCode::LockNotHeld,
-                    json!({ "heldBy": lock.session_id }),
-                ));
+    let first = renew_one_of(
+        state,
+        &symbol_path,
+        vec![symbol_path.clone()],
+        &session,
+        ttl,
+    )
+    .await;
+    let renewed = match first {
+        Err(f) if f.0.kind() == Some(ErrorCode::LockNotFound) => {
+            let others = super::holds::other_spellings(state, &symbol_path).await?;
+            if others.is_empty() {
+                return Err(f);
             }
-            let expires = now.saturating_add(ttl);
-            locks::acquire(
-                tx,
-                &symbol_path,
-                &lock.spelling,
-                &session,
-                lock.acquired_at,
-                expires,
-            )?
-            .map_err(|_| Failure::internal("the lock changed hands inside one write"))?;
-            event(
-                tx,
-                "lock.refreshed",
-                Some(&session),
-                &symbol_path,
-                json!({ "expiresAt": iso8601_millis(expires), "ttlMs": ttl, "renewed": true }),
-            )?;
-            let answer = json!({
-                "symbolPath": symbol_path,
-                "sessionId": session,
-                "acquiredAt": iso8601_millis(lock.acquired_at),
-                "expiresAt": iso8601_millis(expires),
-            });
-            Ok((answer, expires))
-        })
-        .await?;
+            renew_one_of(state, &symbol_path, others, &session, ttl).await?
+        }
+        other => other?,
+    };
     state.lock_expiry.lock_expires_at(renewed.1);
     Ok(renewed.0)
+}
+
+/// Renews the first of `spellings` that names a live lock, if `session` holds it; the
+/// answer names it as the request did (`given`).
+async fn renew_one_of(
+    state: &AppState,
+    given: &str,
+    spellings: Vec<String>,
+    session: &str,
+    ttl: i64,
+) -> Result<(Value, i64), Failure> {
+    let (given, session) = (given.to_owned(), session.to_owned());
+    state
+        .write(move |tx| {
+            let now = tx.now_ms();
+            for path in &spellings {
+                let Some(lock) = locks::get(tx, path, now)? else {
+                    continue;
+                };
+                if lock.session_id != session {
+                    return Err(Failure::domain(
+                        ErrorCode::LockNotHeld,
+                        json!({ "heldBy": lock.session_id }),
+                    ));
+                }
+                let expires = now.saturating_add(ttl);
+                locks::acquire(
+                    tx,
+                    path,
+                    &lock.spelling,
+                    &session,
+                    lock.acquired_at,
+                    expires,
+                )?
+                .map_err(|_| Failure::internal("the lock changed hands inside one write"))?;
+                event(
+                    tx,
+                    "lock.refreshed",
+                    Some(&session),
+                    path,
+                    json!({ "expiresAt": iso8601_millis(expires), "ttlMs": ttl, "renewed": true }),
+                )?;
+                let answer = json!({
+                    "symbolPath": given,
+                    "sessionId": session,
+                    "acquiredAt": iso8601_millis(lock.acquired_at),
+                    "expiresAt": iso8601_millis(expires),
+                });
+                return Ok((answer, expires));
+            }
+            Err(Failure::bare(ErrorCode::LockNotFound))
+        })
+        .await
 }
 
 /// `lock.forceRelease`.
@@ -94,23 +129,50 @@ pub(crate) async fn force_release(
         validated(session)?,
         validated(reason)?,
     );
+    let first = force_one_of(state, vec![symbol_path.clone()], &session, &reason).await;
+    let mut answer = match first {
+        Err(f) if f.0.kind() == Some(ErrorCode::LockNotFound) => {
+            let others = super::holds::other_spellings(state, &symbol_path).await?;
+            if others.is_empty() {
+                return Err(f);
+            }
+            force_one_of(state, others, &session, &reason).await?
+        }
+        other => other?,
+    };
+    // Named as the request named it (the audit and event logs keep the lock's own name).
+    answer["symbolPath"] = json!(symbol_path);
+    Ok(answer)
+}
+
+/// Releases by force the first of `spellings` that names a live lock.
+async fn force_one_of(
+    state: &AppState,
+    spellings: Vec<String>,
+    session: &str,
+    reason: &str,
+) -> Result<Value, Failure> {
+    let (session, reason) = (session.to_owned(), reason.to_owned());
     state
         .write(move |tx| {
             let now = tx.now_ms();
-            let Some(lock) = locks::get(tx, &symbol_path, now)? else {
-                return Err(Failure::bare(ErrorCode::LockNotFound));
-            };
-            locks::delete(tx, &symbol_path)?;
-            let forced = Forced {
-                what: "lock",
-                audit_subject: &symbol_path,
-                subject: &symbol_path,
-                holder: &lock.session_id,
-                by: &session,
-                reason: &reason,
-            };
-            forced.record(tx, now, json!({}))?;
-            Ok(forced.answer("symbolPath", now))
+            for path in &spellings {
+                let Some(lock) = locks::get(tx, path, now)? else {
+                    continue;
+                };
+                locks::delete(tx, path)?;
+                let forced = Forced {
+                    what: "lock",
+                    audit_subject: path,
+                    subject: path,
+                    holder: &lock.session_id,
+                    by: &session,
+                    reason: &reason,
+                };
+                forced.record(tx, now, json!({}))?;
+                return Ok(forced.answer("symbolPath", now));
+            }
+            Err(Failure::bare(ErrorCode::LockNotFound))
         })
         .await
 }

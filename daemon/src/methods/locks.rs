@@ -449,14 +449,8 @@ pub(crate) async fn release(
     p.finish()?;
     let (symbol_path, session) = (validated(symbol_path)?, validated(session)?);
     let first = release_one_of(state, vec![symbol_path.clone()], session.clone()).await;
-    let not_found = matches!(&first, Err(f) if f.0.kind() == Some(ErrorCode::LockNotFound));
-    if let (true, Some(sp)) = (not_found, SymbolPath::parse(&symbol_path)) {
-        let outcome = state.analyse_disk(vec![sp.file.to_owned()]).await?;
-        let analysis = outcome.first().and_then(|o| o.analysis());
-        let others: Vec<String> = symbol_spellings(sp.file, sp.name, analysis.map(|a| &**a))
-            .into_iter()
-            .filter(|s| *s != symbol_path)
-            .collect();
+    if matches!(&first, Err(f) if f.0.kind() == Some(ErrorCode::LockNotFound)) {
+        let others = super::holds::other_spellings(state, &symbol_path).await?;
         if !others.is_empty() {
             release_one_of(state, others, session).await?;
             return to_value(&Released { released: true });
