@@ -277,6 +277,18 @@ fn sixty_four_racing_clients_have_exactly_one_winner() {
 }
 
 /// One acknowledged operation of the churn test.
+/// A xorshift generator from `seed`: the churn tests' choices, seeded per session and
+/// round, are reproducible.
+fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut x = seed;
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Acked {
     session: usize,
@@ -314,14 +326,7 @@ fn concurrent_churn_on_one_symbol_ends_as_the_acknowledged_answers_say() {
                 std::thread::spawn(move || {
                     let mut c = crate::support::client::Client::connect(&socket).unwrap();
                     let session = format!("churn-{s}");
-                    // xorshift, seeded per session and round: reproducible.
-                    let mut x = 0x9E37_79B9_7F4A_7C15u64 ^ ((round << 8) | (s as u64 + 1));
-                    let mut next = move || {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        x
-                    };
+                    let mut next = xorshift(0x9E37_79B9_7F4A_7C15u64 ^ ((round << 8) | (s as u64 + 1)));
                     barrier.wait();
                     (0..OPS)
                         .map(|_| {
@@ -479,13 +484,7 @@ fn churn_with_waiters_hang_ups_renewals_and_ends_replays_as_answered() {
                 std::thread::spawn(move || {
                     let mut c = crate::support::client::Client::connect(&socket).unwrap();
                     let session = format!("churn{round}-{s}");
-                    let mut x = 0xD1B5_4A32_D192_ED03u64 ^ ((round << 8) | (s as u64 + 1));
-                    let mut next = move || {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        x
-                    };
+                    let mut next = xorshift(0xD1B5_4A32_D192_ED03u64 ^ ((round << 8) | (s as u64 + 1)));
                     barrier.wait();
                     (0..OPS)
                         .map(|_| {
