@@ -331,8 +331,8 @@ fn concurrent_churn_on_one_symbol_ends_as_the_acknowledged_answers_say() {
                     (0..OPS)
                         .map(|_| {
                             let r = next();
-                            let acquire = r % 3 != 0;
-                            let ttl_ms = if r % 3 == 0 { 5 + (r >> 8) as i64 % 60 } else { LONG };
+                            let acquire = !r.is_multiple_of(3);
+                            let ttl_ms = if r.is_multiple_of(3) { 5 + (r >> 8) as i64 % 60 } else { LONG };
                             let symbol = spellings[(r >> 20) as usize % 2];
                             let sent = std::time::Instant::now();
                             let answer = if acquire {
