@@ -229,9 +229,14 @@ pub struct ClassBase {
 /// `app = Flask(__name__)` / `current_app: FlaskProxy = LocalProxy(…)` (Python). Another
 /// module calling `app.run()` through an import of `app` then reaches `App.run`.
 ///
-/// Only variables bound once at the top level and never imported under the same name are
-/// listed (see the built-in analyzers' `engine/locals.rs`): a name bound twice could hold
-/// either.
+/// Or a field of a top-level class, named `Class.field`: `repo: Repo`,
+/// `constructor(private repo: Repo)`, `this.repo = new Repo()`, Python `self.repo =
+/// Repo()`; a method of the class (or of one extending it) calling `this.repo.find()`
+/// reaches `Repo.find`.
+///
+/// Only variables (fields) bound once, or declared with one class, and never imported
+/// under the same name are listed (see the built-in analyzers' `engine/locals.rs` and
+/// `engine/fields.rs`): a name bound twice could hold either.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -273,7 +278,7 @@ pub struct Analysis {
     /// `this.m()`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bases: Vec<ClassBase>,
-    /// Top-level variables of evident class, in source order.
+    /// Top-level variables of evident class, in source order, then fields of classes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub values: Vec<ValueClass>,
 }

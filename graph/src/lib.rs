@@ -890,6 +890,43 @@ impl Graph {
         None
     }
 
+    /// The class of the field `field` of `class` (defined in `file`), or of a base that
+    /// declares it, when its declaration makes it evident ([`wit_core::ValueClass`]
+    /// `Class.field`).
+    fn field_class(
+        &self,
+        file: &Arc<str>,
+        class: &str,
+        field: &str,
+        cx: &mut Cx,
+    ) -> Option<SymbolRef> {
+        if cx.budget == 0 {
+            return None;
+        }
+        cx.budget -= 1;
+        let analysis = self.get(file)?;
+        let declared = analysis.values.iter().find(|v| {
+            v.name
+                .strip_prefix(class)
+                .and_then(|rest| rest.strip_prefix('.'))
+                == Some(field)
+        });
+        if let Some(v) = declared {
+            return match self.name_binding(file, &v.class, cx)? {
+                Binding::Symbol(s) => Some(s),
+                _ => None,
+            };
+        }
+        for base in analysis.bases.iter().filter(|b| b.class == class) {
+            if let Some(Binding::Symbol(b)) = self.name_binding(file, &base.base, cx)
+                && let Some(found) = self.field_class(&b.file, &b.name, field, cx)
+            {
+                return Some(found);
+            }
+        }
+        None
+    }
+
     /// A name or a dotted chain (`mod.Base`, `a.b`) as seen from `file`.
     fn name_binding(&self, file: &Arc<str>, name: &str, cx: &mut Cx) -> Option<Binding> {
         if let Some(b) = self.local_binding(file, name, cx) {
@@ -989,6 +1026,20 @@ impl Graph {
             Some("this" | "self" | "cls") => self.method_in_class(key, class?, callee, true, cx),
             Some("super" | "super()") => self.method_in_class(key, class?, callee, false, cx),
             Some(r) => {
+                // `this.repo.find()`: a field of the caller's class (or a base's) whose
+                // class is evident.
+                if let Some(field) = r.strip_prefix("this.").or_else(|| r.strip_prefix("self."))
+                    && !field.contains('.')
+                {
+                    let own = if site.caller.contains('.') {
+                        class
+                    } else {
+                        self.enclosing_class(key, site)
+                    };
+                    if let Some(of) = own.and_then(|c| self.field_class(key, c, field, cx)) {
+                        return self.method_in_class(&of.file, &of.name, callee, true, cx);
+                    }
+                }
                 if let Some(ctor) = r.strip_prefix("new:") {
                     let class = match self.name_binding(key, ctor, cx)? {
                         Binding::Symbol(s) => s,

@@ -1114,3 +1114,64 @@ fn an_imported_variable_of_evident_class_resolves_to_its_class_methods() {
         ["pkg/view.py:view (resolved) L8"]
     );
 }
+
+#[test]
+fn calls_through_a_field_of_evident_class_resolve_to_its_class_methods() {
+    let g = graph(&[
+        (
+            "src/repo.ts",
+            "export class Repo {\n  find(id: string) { return id; }\n}\nexport class Log {\n  write(s: string) { return s; }\n}\n",
+        ),
+        (
+            "src/svc.ts",
+            "import { Repo, Log } from './repo';\nexport class Base {\n  protected log: Log;\n}\nexport class Svc extends Base {\n  cache = new Repo();\n  other: Repo | null = null;\n  constructor(private readonly repo: Repo, plain: Repo) { super(); }\n  get(id: string) {\n    this.repo.find(id);\n    this.cache.find(id);\n    this.log.write(id);\n    const later = () => this.repo.find(id);\n    return later();\n  }\n  peek(id: string) {\n    return this.other.find(id);\n  }\n}\n",
+        ),
+        (
+            "src/legacy.js",
+            "import { Repo } from './repo';\nexport class Q {\n  constructor() {\n    this.repo = new Repo();\n  }\n  run() {\n    this.repo.find(1);\n  }\n}\n",
+        ),
+        (
+            "pkg/store.py",
+            "class Repo:\n    def find(self, key):\n        return key\n\n\nclass Interface:\n    def save(self, s):\n        return s\n",
+        ),
+        (
+            "pkg/app.py",
+            "from .store import Repo, Interface\n\n\nclass App:\n    session_interface = Interface()\n    swapped = Repo()\n\n    def __init__(self):\n        self.repo = Repo()\n        self.maybe = Repo()\n\n    def reset(self):\n        self.maybe = None\n        self.swapped = Interface()\n\n    def run(self):\n        self.repo.find('a')\n        self.session_interface.save('b')\n\n    def check(self):\n        self.maybe.find('c')\n        self.swapped.find('d')\n",
+        ),
+    ]);
+    assert_eq!(
+        callees(&g, "src/svc.ts:Svc.get"),
+        [
+            "src/repo.ts:Repo.find (resolved)",
+            "src/repo.ts:Log.write (resolved)",
+            "src/svc.ts:later (resolved)",
+        ]
+    );
+    // JavaScript: the constructor's assignment says it.
+    assert_eq!(
+        callees(&g, "src/legacy.js:Q.run"),
+        ["src/repo.ts:Repo.find (resolved)"]
+    );
+    // `Repo | null` names no one class: the name alone.
+    assert_eq!(
+        callees(&g, "src/svc.ts:Svc.peek"),
+        ["src/repo.ts:Repo.find (name-only)"]
+    );
+    // The arrow keeps the method's `this`.
+    assert_eq!(
+        callees(&g, "src/svc.ts:later"),
+        ["src/repo.ts:Repo.find (resolved)"]
+    );
+    assert_eq!(
+        callees(&g, "pkg/app.py:App.run"),
+        [
+            "pkg/store.py:Repo.find (resolved)",
+            "pkg/store.py:Interface.save (resolved)",
+        ]
+    );
+    // Assigned twice (`None` in `reset`, another class): not known.
+    assert_eq!(
+        callees(&g, "pkg/app.py:App.check"),
+        ["pkg/store.py:Repo.find (name-only)"]
+    );
+}

@@ -71,6 +71,7 @@ impl Chunk {
             imports: std::mem::take(&mut found.imports),
             exports: std::mem::take(&mut found.exports),
             bases: Vec::new(),
+            fields: Vec::new(),
         };
         if let Some(f) = syntax.modules {
             f(node, source, &mut modules);
@@ -260,6 +261,7 @@ fn assemble(chunks: &[Chunk], source: &str) -> Analysis {
     let mut imports = Vec::new();
     let mut exports = Vec::new();
     let mut bases = Vec::new();
+    let mut fields = Vec::new();
     let mut free = Vec::new();
     for c in chunks {
         symbols.extend(c.symbols.iter().map(|s| Symbol {
@@ -279,8 +281,9 @@ fn assemble(chunks: &[Chunk], source: &str) -> Analysis {
         imports.extend(c.modules.imports.iter().cloned());
         exports.extend(c.modules.exports.iter().cloned());
         bases.extend(c.modules.bases.iter().cloned());
+        fields.extend(c.modules.fields.iter().cloned());
     }
-    let values = locals::module_level(
+    let mut values = locals::module_level(
         &mut call_sites,
         &free,
         chunks.iter().map(|c| (&c.names, c.start_byte)),
@@ -293,6 +296,7 @@ fn assemble(chunks: &[Chunk], source: &str) -> Analysis {
     analysis.imports = imports;
     analysis.exports = exports;
     analysis.bases = bases;
+    values.extend(fields);
     analysis.values = values;
     analysis
 }

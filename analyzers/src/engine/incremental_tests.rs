@@ -160,6 +160,7 @@ fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> Analysis {
         imports: found.imports,
         exports: found.exports,
         bases: Vec::new(),
+        fields: Vec::new(),
     };
     if let Some(f) = analyzer.syntax.modules {
         let root = tree.root_node();
@@ -168,7 +169,7 @@ fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> Analysis {
             f(node, source, &mut modules);
         }
     }
-    let values = super::locals::module_level(
+    let mut values = super::locals::module_level(
         &mut call_sites,
         &free,
         std::iter::once((&found.module, 0)),
@@ -181,6 +182,7 @@ fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> Analysis {
     analysis.imports = modules.imports;
     analysis.exports = modules.exports;
     analysis.bases = modules.bases;
+    values.extend(modules.fields);
     analysis.values = values;
     analysis
 }

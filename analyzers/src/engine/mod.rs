@@ -29,6 +29,7 @@ mod budget;
 mod call;
 mod callers;
 mod extract;
+mod fields;
 mod incremental;
 #[cfg(test)]
 mod incremental_tests;

@@ -11,14 +11,18 @@
 //! functions or classes, `__all__`. Calls through those names stay name-only.
 
 use tree_sitter::Node;
-use wit_core::{ClassBase, Export, Import};
+use wit_core::{ClassBase, Export, Import, ValueClass};
 
-/// The imports and exports found so far, in source order.
+use super::fields;
+
+/// The imports and exports found so far, in source order, with what top-level classes
+/// extend and their fields of evident class (`engine/fields.rs`).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Modules {
     pub(crate) imports: Vec<Import>,
     pub(crate) exports: Vec<Export>,
     pub(crate) bases: Vec<ClassBase>,
+    pub(crate) fields: Vec<ValueClass>,
 }
 
 /// A language's reader of one top-level node.
@@ -231,7 +235,8 @@ fn ts_export(node: Node, source: &str, out: &mut Modules) {
     }
 }
 
-/// What a class declaration extends (`class A extends B`, `extends mod.B`).
+/// What a class declaration extends (`class A extends B`, `extends mod.B`), and its
+/// fields.
 fn ts_bases(decl: Node, source: &str, out: &mut Modules) {
     if !matches!(
         decl.kind(),
@@ -239,6 +244,7 @@ fn ts_bases(decl: Node, source: &str, out: &mut Modules) {
     ) {
         return;
     }
+    fields::typescript(decl, source, &mut out.fields);
     let Some(class) = decl
         .child_by_field_name("name")
         .and_then(|n| name(n, source))
@@ -506,6 +512,7 @@ fn python_at(node: Node, source: &str, out: &mut Modules, depth: usize) {
     match node.kind() {
         "class_definition" => {
             python_class_bases(node, source, out);
+            fields::python(node, source, &mut out.fields);
             if let Some(body) = node.child_by_field_name("body") {
                 python_nested_bases(body, source, out, 1);
             }
