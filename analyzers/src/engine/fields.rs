@@ -131,7 +131,12 @@ pub(crate) fn typescript(class: Node, source: &str, out: &mut Vec<ValueClass>) {
                     ts_parameter_properties(params, source, &mut fields);
                 }
                 if let Some(b) = member.child_by_field_name("body") {
-                    assignments(b, source, "this", &mut fields, 0, &ts_new);
+                    let search = Search {
+                        me: "this",
+                        evident: ts_new,
+                        statements: false,
+                    };
+                    assignments(b, source, &search, &mut fields, 0);
                 }
             }
             _ => {}
@@ -244,7 +249,12 @@ pub(crate) fn python(class: Node, source: &str, out: &mut Vec<ValueClass>) {
             continue;
         };
         if let Some(b) = def.child_by_field_name("body") {
-            assignments(b, source, &me, &mut fields, 0, &py_constructed);
+            let search = Search {
+                me: &me,
+                evident: py_constructed,
+                statements: true,
+            };
+            assignments(b, source, &search, &mut fields, 0);
         }
     }
     fields.into_values(&name, out);
@@ -298,22 +308,29 @@ fn py_class_name(written: &str) -> Option<String> {
         .then_some(compact)
 }
 
+/// How a language's method bodies are searched for assignments to `me.field`.
+struct Search<'a> {
+    /// The instance's name: `this`, or the method's first parameter (`self`).
+    me: &'a str,
+    /// The class of an assigned value, if evident.
+    evident: fn(Node, &str) -> Option<String>,
+    /// Whether assignments are statements (Python): then expressions are not entered.
+    /// (TypeScript's are expressions, also inside arrows, which keep `this`.)
+    statements: bool,
+}
+
 /// Assignments to `me.field` anywhere in a method's statements (not in nested functions
 /// or classes, where `me` may be another object): `me.field = …` (TypeScript's `this`,
-/// Python's `self`), an annotated one in Python; `evident` reads a value's class. Any other
-/// assignment to `me.field` (augmented, by tuple) counts as one of no evident class.
-fn assignments(
-    node: Node,
-    source: &str,
-    me: &str,
-    fields: &mut Fields,
-    depth: usize,
-    evident: &dyn Fn(Node, &str) -> Option<String>,
-) {
+/// Python's `self`), an annotated one in Python. Any other assignment to `me.field`
+/// (augmented, by tuple) counts as one of no evident class.
+fn assignments(node: Node, source: &str, search: &Search, fields: &mut Fields, depth: usize) {
+    let (me, evident) = (search.me, search.evident);
     if depth > MAX_DEPTH {
         return;
     }
-    for child in named_children(node) {
+    // A cursor, not a list of children: this walks every statement of every method.
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
         match child.kind() {
             // Scopes of their own: `this`/`self` there is not the instance (arrows keep
             // TypeScript's `this`, so they are walked).
@@ -353,9 +370,13 @@ fn assignments(
                         fields.assigned(&field, None);
                     }
                 }
-                assignments(child, source, me, fields, depth + 1, evident);
+                assignments(child, source, search, fields, depth + 1);
             }
-            _ => assignments(child, source, me, fields, depth + 1, evident),
+            kind if search.statements
+                && !(kind == "block"
+                    || kind.ends_with("_statement")
+                    || kind.ends_with("_clause")) => {}
+            _ => assignments(child, source, search, fields, depth + 1),
         }
     }
 }

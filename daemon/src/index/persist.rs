@@ -17,7 +17,8 @@ pub(crate) const FILE: &str = "index.db";
 /// Bumped when the stored analysis format changes, or what the built-in analyzers report
 /// for the same source does: older rows are then re-analysed, so that an upgraded daemon
 /// never resolves with what an older analyzer saw. 2: receivers of evident class
-/// (`new:Class`) and top-level values of evident class (`values`).
+/// (`new:Class`), locals of unknown class (`""`), top-level values and class fields of
+/// evident class (`values`).
 const FORMAT: i64 = 2;
 
 /// A stored row: the content hash and the analysis JSON.
