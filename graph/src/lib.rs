@@ -146,6 +146,12 @@ impl Cx {
     }
 
     /// The line of the call being resolved, when `file` is its file.
+    /// Takes one step of the budget; `None` once it is spent.
+    fn spend(&mut self) -> Option<()> {
+        self.budget = self.budget.checked_sub(1)?;
+        Some(())
+    }
+
     fn line_in(&self, file: &Arc<str>) -> Option<usize> {
         self.at
             .as_ref()
@@ -856,10 +862,7 @@ impl Graph {
         include_self: bool,
         cx: &mut Cx,
     ) -> Option<SymbolRef> {
-        if cx.budget == 0 {
-            return None;
-        }
-        cx.budget -= 1;
+        cx.spend()?;
         let analysis = self.get(file)?;
         // `Index#2`: the second class named `Index` of the file (classes local to two
         // test functions): its members are those inside its own range.
@@ -900,10 +903,7 @@ impl Graph {
         field: &str,
         cx: &mut Cx,
     ) -> Option<SymbolRef> {
-        if cx.budget == 0 {
-            return None;
-        }
-        cx.budget -= 1;
+        cx.spend()?;
         let analysis = self.get(file)?;
         let declared = analysis.values.iter().find(|v| {
             v.name

@@ -96,15 +96,15 @@ fn plain(s: &str) -> Option<String> {
     ok.then(|| s.to_owned())
 }
 
+/// A class's name and body (both languages name the fields so).
+fn name_and_body<'t>(class: Node<'t>, source: &str) -> Option<(String, Node<'t>)> {
+    let name = plain(text(class.child_by_field_name("name")?, source))?;
+    Some((name, class.child_by_field_name("body")?))
+}
+
 /// TypeScript/JavaScript: the fields of a class declaration.
 pub(crate) fn typescript(class: Node, source: &str, out: &mut Vec<ValueClass>) {
-    let Some(name) = class
-        .child_by_field_name("name")
-        .and_then(|n| plain(text(n, source)))
-    else {
-        return;
-    };
-    let Some(body) = class.child_by_field_name("body") else {
+    let Some((name, body)) = name_and_body(class, source) else {
         return;
     };
     let mut fields = Fields::default();
@@ -205,13 +205,7 @@ fn ts_new(value: Node, source: &str) -> Option<String> {
 /// Python: the fields of a class definition (its body's assignments, and `self.x` in
 /// its methods).
 pub(crate) fn python(class: Node, source: &str, out: &mut Vec<ValueClass>) {
-    let Some(name) = class
-        .child_by_field_name("name")
-        .and_then(|n| plain(text(n, source)))
-    else {
-        return;
-    };
-    let Some(body) = class.child_by_field_name("body") else {
+    let Some((name, body)) = name_and_body(class, source) else {
         return;
     };
     let mut fields = Fields::default();
