@@ -145,13 +145,13 @@ impl Cx {
         }
     }
 
-    /// The line of the call being resolved, when `file` is its file.
     /// Takes one step of the budget; `None` once it is spent.
     fn spend(&mut self) -> Option<()> {
         self.budget = self.budget.checked_sub(1)?;
         Some(())
     }
 
+    /// The line of the call being resolved, when `file` is its file.
     fn line_in(&self, file: &Arc<str>) -> Option<usize> {
         self.at
             .as_ref()
@@ -882,15 +882,37 @@ impl Graph {
         {
             return Some(self.sym_ref(file, analysis, def));
         }
+        self.in_bases(file, class, cx, |g, b, cx| {
+            g.method_in_class(&b.file, &b.name, method, true, cx)
+        })
+    }
+
+    /// The first answer `find` gives for a base of `class` (defined in `file`): its
+    /// `extends`, Python superclasses, in order, across files.
+    fn in_bases<T>(
+        &self,
+        file: &Arc<str>,
+        class: &str,
+        cx: &mut Cx,
+        mut find: impl FnMut(&Self, &SymbolRef, &mut Cx) -> Option<T>,
+    ) -> Option<T> {
+        let analysis = self.get(file)?;
         for base in analysis.bases.iter().filter(|b| b.class == class) {
-            let binding = self.name_binding(file, &base.base, cx);
-            if let Some(Binding::Symbol(b)) = binding
-                && let Some(found) = self.method_in_class(&b.file, &b.name, method, true, cx)
+            if let Some(b) = self.class_named(file, &base.base, cx)
+                && let Some(found) = find(self, &b, cx)
             {
                 return Some(found);
             }
         }
         None
+    }
+
+    /// The definition a class name (or dotted chain) as written in `file` means.
+    fn class_named(&self, file: &Arc<str>, name: &str, cx: &mut Cx) -> Option<SymbolRef> {
+        match self.name_binding(file, name, cx)? {
+            Binding::Symbol(s) => Some(s),
+            _ => None,
+        }
     }
 
     /// The class of the field `field` of `class` (defined in `file`), or of a base that
@@ -912,19 +934,11 @@ impl Graph {
                 == Some(field)
         });
         if let Some(v) = declared {
-            return match self.name_binding(file, &v.class, cx)? {
-                Binding::Symbol(s) => Some(s),
-                _ => None,
-            };
+            return self.class_named(file, &v.class, cx);
         }
-        for base in analysis.bases.iter().filter(|b| b.class == class) {
-            if let Some(Binding::Symbol(b)) = self.name_binding(file, &base.base, cx)
-                && let Some(found) = self.field_class(&b.file, &b.name, field, cx)
-            {
-                return Some(found);
-            }
-        }
-        None
+        self.in_bases(file, class, cx, |g, b, cx| {
+            g.field_class(&b.file, &b.name, field, cx)
+        })
     }
 
     /// A name or a dotted chain (`mod.Base`, `a.b`) as seen from `file`.
@@ -995,13 +1009,13 @@ impl Graph {
 
     fn resolve_rules(&self, key: &Arc<str>, site: SiteRef<'_>, cx: &mut Cx) -> Option<SymbolRef> {
         let callee = site.callee;
-        let class = match site.receiver {
-            Some("this" | "self" | "cls" | "super" | "super()")
-                if !site.caller.contains('.') && Language::of(key) != Language::Other =>
-            {
-                self.enclosing_class(key, site)
-            }
-            _ => site.caller.rsplit_once('.').map(|(c, _)| c),
+        let class = if by_own_class(site.receiver)
+            && !site.caller.contains('.')
+            && Language::of(key) != Language::Other
+        {
+            self.enclosing_class(key, site)
+        } else {
+            site.caller.rsplit_once('.').map(|(c, _)| c)
         };
         match site.receiver {
             None => match self.local_binding(key, callee, cx) {
@@ -1028,17 +1042,10 @@ impl Graph {
             Some(r) => {
                 // `this.repo.find()`: a field of the caller's class (or a base's) whose
                 // class is evident.
-                if let Some(field) = r.strip_prefix("this.").or_else(|| r.strip_prefix("self."))
-                    && !field.contains('.')
+                if let Some(field) = own_field(r)
+                    && let Some(of) = class.and_then(|c| self.field_class(key, c, field, cx))
                 {
-                    let own = if site.caller.contains('.') {
-                        class
-                    } else {
-                        self.enclosing_class(key, site)
-                    };
-                    if let Some(of) = own.and_then(|c| self.field_class(key, c, field, cx)) {
-                        return self.method_in_class(&of.file, &of.name, callee, true, cx);
-                    }
+                    return self.method_in_class(&of.file, &of.name, callee, true, cx);
                 }
                 if let Some(ctor) = r.strip_prefix("new:") {
                     let class = match self.name_binding(key, ctor, cx)? {
@@ -1059,12 +1066,8 @@ impl Graph {
                     Binding::Symbol(s) => self.method_in_class(&s.file, &s.name, callee, true, cx),
                     Binding::Value(file, i) => {
                         let class = self.get(&file)?.values.get(i)?.class.as_str();
-                        match self.name_binding(&file, class, cx)? {
-                            Binding::Symbol(c) => {
-                                self.method_in_class(&c.file, &c.name, callee, true, cx)
-                            }
-                            _ => None,
-                        }
+                        let c = self.class_named(&file, class, cx)?;
+                        self.method_in_class(&c.file, &c.name, callee, true, cx)
                     }
                 }
             }
@@ -1303,10 +1306,7 @@ impl Graph {
         let Some((caller, callee, receiver)) = key else {
             return Cow::Owned(self.resolve(file, site));
         };
-        let by_class = matches!(
-            site.receiver,
-            Some("this" | "self" | "cls" | "super" | "super()")
-        );
+        let by_class = by_own_class(site.receiver);
         // A plain call of a name defined inside some function goes where the call's
         // line says (`scopes.rs`): not remembered by name.
         if receiver == 0
@@ -1756,6 +1756,25 @@ fn overlay_sites(analysis: &Analysis) -> Box<dyn Iterator<Item = SiteRef<'_>> + 
     } else {
         Box::new(analysis.call_sites.iter().map(SiteRef::from))
     }
+}
+
+/// Whether a call's receiver is the caller's own instance or class, or a field of it
+/// (`this`, `self`, `cls`, `super`, `super()`, `this.repo`, `self.repo`): where such a
+/// call goes depends on the caller's class, not only on what is written.
+fn by_own_class(receiver: Option<&str>) -> bool {
+    match receiver {
+        Some("this" | "self" | "cls" | "super" | "super()") => true,
+        Some(r) => own_field(r).is_some(),
+        None => false,
+    }
+}
+
+/// `repo` of a receiver `this.repo` / `self.repo` (one field, no deeper chain).
+fn own_field(receiver: &str) -> Option<&str> {
+    receiver
+        .strip_prefix("this.")
+        .or_else(|| receiver.strip_prefix("self."))
+        .filter(|f| !f.contains('.'))
 }
 
 /// Whether two analyses of a file give the same answers to every resolution: the same

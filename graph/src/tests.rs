@@ -1147,6 +1147,26 @@ fn calls_through_a_field_of_evident_class_resolve_to_its_class_methods() {
             "src/svc.ts:later (resolved)",
         ]
     );
+    // One file, two classes, one receiver text: each method's `this.repo` is its own
+    // class's (answers remembered per file must not mix them).
+    let g2 = graph(&[
+        (
+            "src/repo.ts",
+            "export class Repo {\n  find(id: string) { return id; }\n}\nexport class Log {\n  find(s: string) { return s; }\n}\n",
+        ),
+        (
+            "src/two.ts",
+            "import { Repo, Log } from './repo';\nexport class A {\n  constructor(private repo: Repo) {}\n  go() { return this.repo.find('a'); }\n}\nexport class B {\n  constructor(private repo: Log) {}\n  go() { return this.repo.find('b'); }\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        callees(&g2, "src/two.ts:A.go"),
+        ["src/repo.ts:Repo.find (resolved)"]
+    );
+    assert_eq!(
+        callees(&g2, "src/two.ts:B.go"),
+        ["src/repo.ts:Log.find (resolved)"]
+    );
     // JavaScript: the constructor's assignment says it.
     assert_eq!(
         callees(&g, "src/legacy.js:Q.run"),
