@@ -4,9 +4,8 @@
 //! locks and leases only read these).
 
 use serde_json::{Value, json};
-use wit_core::protocol::iso8601_millis;
-
 use wit_core::SymbolPath;
+use wit_core::protocol::{ErrorCode, iso8601_millis};
 
 use super::{Failure, event};
 use crate::analysis::symbol_spellings;
@@ -16,15 +15,36 @@ use crate::store::audit;
 use crate::store::db::Db;
 use crate::store::leases::{self, LeaseRow};
 
-/// The other spellings of the definition `symbol_path` names (canonical first), from the
-/// file's current content: locks are kept under the canonical name, so a method that finds
-/// none under the path as given (`src/a.ts:save`, as `lock.acquire` echoed it) tries
-/// these (`src/a.ts:Session.save`). Empty for a path that is not `file:name`, or a file
-/// that is gone or does not analyse.
-pub(crate) async fn other_spellings(
+/// Runs `attempt` on the lock `symbol_path` names, by any name of its definition: with
+/// the path as given, then, when no lock stands under it (`LOCK_NOT_FOUND`), with the
+/// definition's other spellings. Locks are kept under the canonical name, so a method
+/// given `src/a.ts:save` (as `lock.acquire` echoed it) finds `src/a.ts:Session.save`.
+/// The first attempt's error stands when there is no other spelling.
+pub(crate) async fn by_any_spelling<T, F, Fut>(
     state: &AppState,
     symbol_path: &str,
-) -> Result<Vec<String>, Failure> {
+    mut attempt: F,
+) -> Result<T, Failure>
+where
+    F: FnMut(Vec<String>) -> Fut,
+    Fut: std::future::Future<Output = Result<T, Failure>>,
+{
+    match attempt(vec![symbol_path.to_owned()]).await {
+        Err(f) if f.0.kind() == Some(ErrorCode::LockNotFound) => {
+            let others = other_spellings(state, symbol_path).await?;
+            if others.is_empty() {
+                return Err(f);
+            }
+            attempt(others).await
+        }
+        done => done,
+    }
+}
+
+/// The other spellings of the definition `symbol_path` names (canonical first), from the
+/// file's current content. Empty for a path that is not `file:name`, or a file that is
+/// gone or does not analyse.
+async fn other_spellings(state: &AppState, symbol_path: &str) -> Result<Vec<String>, Failure> {
     let Some(sp) = SymbolPath::parse(symbol_path) else {
         return Ok(Vec::new());
     };

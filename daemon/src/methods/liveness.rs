@@ -39,24 +39,10 @@ pub(crate) async fn renew(state: &AppState, params: &Map<String, Value>) -> Resu
     p.finish()?;
     let (symbol_path, session) = (validated(symbol_path)?, validated(session)?);
     let ttl = ttl.unwrap_or(state.config.default_lock_ttl_ms) as i64;
-    let first = renew_one_of(
-        state,
-        &symbol_path,
-        vec![symbol_path.clone()],
-        &session,
-        ttl,
-    )
-    .await;
-    let renewed = match first {
-        Err(f) if f.0.kind() == Some(ErrorCode::LockNotFound) => {
-            let others = super::holds::other_spellings(state, &symbol_path).await?;
-            if others.is_empty() {
-                return Err(f);
-            }
-            renew_one_of(state, &symbol_path, others, &session, ttl).await?
-        }
-        other => other?,
-    };
+    let renewed = super::holds::by_any_spelling(state, &symbol_path, |spellings| {
+        renew_one_of(state, &symbol_path, spellings, &session, ttl)
+    })
+    .await?;
     state.lock_expiry.lock_expires_at(renewed.1);
     Ok(renewed.0)
 }
@@ -129,17 +115,10 @@ pub(crate) async fn force_release(
         validated(session)?,
         validated(reason)?,
     );
-    let first = force_one_of(state, vec![symbol_path.clone()], &session, &reason).await;
-    let mut answer = match first {
-        Err(f) if f.0.kind() == Some(ErrorCode::LockNotFound) => {
-            let others = super::holds::other_spellings(state, &symbol_path).await?;
-            if others.is_empty() {
-                return Err(f);
-            }
-            force_one_of(state, others, &session, &reason).await?
-        }
-        other => other?,
-    };
+    let mut answer = super::holds::by_any_spelling(state, &symbol_path, |spellings| {
+        force_one_of(state, spellings, &session, &reason)
+    })
+    .await?;
     // Named as the request named it (the audit and event logs keep the lock's own name).
     answer["symbolPath"] = json!(symbol_path);
     Ok(answer)

@@ -448,15 +448,10 @@ pub(crate) async fn release(
     let session = p.req_str("sessionId");
     p.finish()?;
     let (symbol_path, session) = (validated(symbol_path)?, validated(session)?);
-    let first = release_one_of(state, vec![symbol_path.clone()], session.clone()).await;
-    if matches!(&first, Err(f) if f.0.kind() == Some(ErrorCode::LockNotFound)) {
-        let others = super::holds::other_spellings(state, &symbol_path).await?;
-        if !others.is_empty() {
-            release_one_of(state, others, session).await?;
-            return to_value(&Released { released: true });
-        }
-    }
-    first?;
+    super::holds::by_any_spelling(state, &symbol_path, |spellings| {
+        release_one_of(state, spellings, session.clone())
+    })
+    .await?;
     to_value(&Released { released: true })
 }
 
