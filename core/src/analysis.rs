@@ -11,8 +11,9 @@
 //!   literals written against 0.1.0 compile against every 0.1.x.
 //! - Everything added since lives in [`Analysis`] (what [`crate::LanguageAnalyzer::analyze_full`]
 //!   returns) and in the types it holds ([`CallSite`], [`Import`], [`Export`],
-//!   [`ClassBase`], [`ValueClass`]). They are `#[non_exhaustive]`: build them with `default()`, `new(…)`
-//!   and field assignment, never with a literal, so a field added later breaks no one.
+//!   [`ClassBase`], [`ValueClass`]). They are `#[non_exhaustive]`: build them with
+//!   `default()`, `new(…)` and field assignment, never with a literal, so a field added
+//!   later breaks no one.
 //!   [`SymbolKind`] is `#[non_exhaustive]` too: a `match` on it needs a `_` arm.
 
 use serde::{Deserialize, Serialize};
@@ -249,8 +250,9 @@ pub struct ValueClass {
 
 /// Everything wit needs to know about one file, from one parse.
 ///
-/// `call_sites`, `imports`, `exports`, `bases` and `values` were added after the first plugin ABI: plugins
-/// that do not report them leave them empty (their files then give single-file edges).
+/// `call_sites`, `imports`, `exports`, `bases` and `values` were added after the first
+/// plugin ABI: plugins that do not report them leave them empty (their files then give
+/// single-file edges).
 ///
 /// `#[non_exhaustive]`: start from [`Analysis::default`] (or `From<FileAnalysis>`) and set
 /// the fields; fields added later then break no analyzer.
@@ -406,7 +408,7 @@ impl ClassBase {
 }
 
 impl ValueClass {
-    /// The top-level variable `name` holds an instance of `class`.
+    /// The variable (or `Class.field`) `name` holds an instance of `class`.
     pub fn new(name: impl Into<String>, class: impl Into<String>) -> Self {
         Self {
             name: name.into(),

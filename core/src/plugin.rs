@@ -115,9 +115,9 @@
 //!   written — `fmt` in `fmt.Println()` — or `""` for an expression; with them, `calls`
 //!   may be empty: the edges are then the sites' (caller, callee) pairs), `imports:
 //!   [{module, name?, local}]`, `exports: [{name, local?, module?}]`, `bases: [{class,
-//!   base}]` and `values: [{name, class}]`, shaped as [`crate::analysis`] documents them. They are checked like the
-//!   rest: names non-empty and at most 4,096 bytes, positions within the source; a
-//!   violation fails the file's analysis with the reason.
+//!   base}]` and `values: [{name, class}]`, shaped as [`crate::analysis`] documents them.
+//!   They are checked like the rest: names non-empty and at most 4,096 bytes, positions
+//!   within the source; a violation fails the file's analysis with the reason.
 //! - **Threads.** `analyze`, `id` and `extensions` may be called concurrently from several
 //!   threads; the plugin must be thread safe. Calls never happen during or after unload:
 //!   wit never unloads a plugin.

@@ -21,6 +21,8 @@ use std::collections::BTreeMap;
 use tree_sitter::Node;
 use wit_core::ValueClass;
 
+use super::evident::{python_class_name, python_unquoted};
+
 /// Longest class or field name kept.
 const MAX_NAME: usize = 256;
 /// How deep into a method's statements assignments are looked for.
@@ -273,10 +275,7 @@ fn py_annotation(annotation: Node, source: &str) -> Option<String> {
     };
     let written = match t.kind() {
         "identifier" | "attribute" => text(t, source),
-        "string" => {
-            let s = text(t, source);
-            s.get(1..s.len().checked_sub(1)?)?
-        }
+        "string" => python_unquoted(text(t, source))?,
         _ => return None,
     };
     py_class_name(written)
@@ -293,13 +292,11 @@ fn py_constructed(value: Node, source: &str) -> Option<String> {
         .flatten()
 }
 
-/// A dotted name whose last part is capitalised (PEP 8 names classes so).
+/// `written` (whitespace dropped: `a . B`) when it names a class as `locals.rs` reads one
+/// ([`python_class_name`]).
 fn py_class_name(written: &str) -> Option<String> {
     let compact: String = written.chars().filter(|c| !c.is_whitespace()).collect();
-    let last = compact.rsplit('.').next()?;
-    let parts_ok = compact.split('.').all(|p| plain(p).is_some());
-    (parts_ok && last.starts_with(|c: char| c.is_ascii_uppercase()) && compact.len() <= MAX_NAME)
-        .then_some(compact)
+    (compact.len() <= MAX_NAME && python_class_name(&compact)).then_some(compact)
 }
 
 /// How a language's method bodies are searched for assignments to `me.field`.

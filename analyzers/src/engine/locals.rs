@@ -45,6 +45,7 @@ use tree_sitter::Node;
 use wit_core::{CallSite, Import, Symbol, ValueClass};
 
 use super::call::{Call, Receiver};
+use super::evident::{python_class_name, python_unquoted};
 use super::nesting::{Span, innermost};
 
 /// What kind of scope a `@bind.scope` node opens.
@@ -552,9 +553,7 @@ fn python_type(v: &Vocabulary, ty: Node, source: &str) -> Option<Class> {
     if kind == v.identifier || kind == v.attribute || kind == v.member_type {
         python_class_name(&source[inner.byte_range()]).then(|| range(inner))
     } else if kind == v.string {
-        let text = &source[inner.byte_range()];
-        let quote = text.chars().next().filter(|q| matches!(q, '"' | '\''))?;
-        let unquoted = text.strip_prefix(quote)?.strip_suffix(quote)?;
+        let unquoted = python_unquoted(&source[inner.byte_range()])?;
         python_class_name(unquoted).then(|| Class {
             start: inner.start_byte() + 1,
             end: inner.end_byte() - 1,
@@ -562,22 +561,6 @@ fn python_type(v: &Vocabulary, ty: Node, source: &str) -> Option<Class> {
     } else {
         None
     }
-}
-
-/// A name or dotted name whose last part is capitalised (PEP 8's class names; leading
-/// underscores of a private class aside).
-fn python_class_name(text: &str) -> bool {
-    let plain = !text.is_empty()
-        && text.split('.').all(|part| {
-            part.chars().next().is_some_and(|c| !c.is_ascii_digit())
-                && part.chars().all(|c| c.is_alphanumeric() || c == '_')
-        });
-    plain
-        && text
-            .rsplit('.')
-            .next()
-            .and_then(|last| last.trim_start_matches('_').chars().next())
-            .is_some_and(|c| c.is_uppercase())
 }
 
 /// The names no declaration may give a class to: they keep the graph's own rules.

@@ -28,6 +28,7 @@
 mod budget;
 mod call;
 mod callers;
+mod evident;
 mod extract;
 mod fields;
 mod incremental;
