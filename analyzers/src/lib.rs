@@ -50,8 +50,9 @@
 //!   top-level statement (`engine/modules.rs`): the inputs of cross-file resolution. A
 //!   receiver naming a local whose class its declaration says (`const doc = new Doc()`,
 //!   `doc: Doc`, Python `app = Flask(…)`, `app: Flask`) is reported as `new:Doc`, like
-//!   `new Doc().write()`, when no other binding of the name could be the one meant
-//!   (`engine/locals.rs`).
+//!   `new Doc().write()`, when no other binding of the name could be the one meant, and
+//!   one naming a local whose class nothing says as `""` (`engine/locals.rs`); a class's
+//!   fields of evident class are reported as values `Class.field` (`engine/fields.rs`).
 
 pub mod csharp;
 pub mod declarative;

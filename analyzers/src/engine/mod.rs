@@ -20,7 +20,7 @@
 //! | `@receiver`             | the object of a member call (kept as the call site's receiver when it is a name, a chain of names, `this`/`self`/`super`, or `new Name(…)`) |
 //! | `@qualifier`            | the object a definition is a property of: it becomes the container (`res.status`); `exports`/`module.exports` give none; `Foo.prototype` gives `Foo` and kind method |
 //! | `@bind.scope`           | a scope: a function (its `parameters`/`parameter` field binds in it), a block (`statement_block`, `switch_body`), a Python class body (`block`) |
-//! | `@bind`, `@bind.var`, `@bind.assign`, `@bind.global` | a node declaring names (a declaration, assignment, loop, import…; `var` binds in its function), an assignment that declares nothing, a `global`/`nonlocal` statement: with `@bind.scope`, they turn a receiver naming a local of evident class into `new:Class` (see `locals.rs`) |
+//! | `@bind`, `@bind.var`, `@bind.assign`, `@bind.global` | a node declaring names (a declaration, assignment, loop, import…; `var` binds in its function), an assignment that declares nothing, a `global`/`nonlocal` statement: with `@bind.scope`, they turn a receiver naming a local of evident class into `new:Class`, and one naming a local of unknown class into `""` (see `locals.rs`) |
 //! | `@_…`                   | ignored (helpers for predicates)                           |
 //!
 //! When several patterns match one definition (node and name), a `method` match wins.

@@ -70,10 +70,10 @@ pub(crate) fn typescript(node: Node, source: &str, out: &mut Modules) {
         "export_statement" => {
             ts_export(node, source, out);
             if let Some(decl) = node.child_by_field_name("declaration") {
-                ts_bases(decl, source, out);
+                ts_class(decl, source, out);
             }
         }
-        "class_declaration" | "abstract_class_declaration" => ts_bases(node, source, out),
+        "class_declaration" | "abstract_class_declaration" => ts_class(node, source, out),
         "lexical_declaration" | "variable_declaration" => ts_require(node, source, out),
         "expression_statement" => {
             if let Some(assign) = node.named_child(0)
@@ -237,7 +237,7 @@ fn ts_export(node: Node, source: &str, out: &mut Modules) {
 
 /// What a class declaration extends (`class A extends B`, `extends mod.B`), and its
 /// fields.
-fn ts_bases(decl: Node, source: &str, out: &mut Modules) {
+fn ts_class(decl: Node, source: &str, out: &mut Modules) {
     if !matches!(
         decl.kind(),
         "class_declaration" | "abstract_class_declaration"
