@@ -276,7 +276,33 @@ fn sixty_four_racing_clients_have_exactly_one_winner() {
     }
 }
 
-/// One acknowledged operation of the churn test.
+/// `sessions` clients at once, each on its own connection to `socket` and released
+/// together (a barrier): `body(s, client, next)` for session `s`, `next` a xorshift
+/// generator seeded with `seed ^ (s + 1)`; the results in session order.
+fn sessions_at_once<T, F>(socket: &std::path::Path, sessions: usize, seed: u64, body: F) -> Vec<T>
+where
+    T: Send + 'static,
+    F: Fn(usize, &mut crate::support::client::Client, &mut dyn FnMut() -> u64) -> T
+        + Send
+        + Sync
+        + 'static,
+{
+    let body = Arc::new(body);
+    let barrier = Arc::new(Barrier::new(sessions));
+    let threads: Vec<_> = (0..sessions)
+        .map(|s| {
+            let (socket, barrier, body) = (socket.to_owned(), barrier.clone(), body.clone());
+            std::thread::spawn(move || {
+                let mut c = crate::support::client::Client::connect(&socket).unwrap();
+                let mut next = xorshift(seed ^ (s as u64 + 1));
+                barrier.wait();
+                body(s, &mut c, &mut next)
+            })
+        })
+        .collect();
+    threads.into_iter().map(|t| t.join().unwrap()).collect()
+}
+
 /// A xorshift generator from `seed`: the churn tests' choices, seeded per session and
 /// round, are reproducible.
 fn xorshift(seed: u64) -> impl FnMut() -> u64 {
@@ -289,6 +315,7 @@ fn xorshift(seed: u64) -> impl FnMut() -> u64 {
     }
 }
 
+/// One acknowledged operation of the churn test.
 #[derive(Debug, Clone)]
 struct Acked {
     session: usize,
@@ -319,16 +346,14 @@ fn concurrent_churn_on_one_symbol_ends_as_the_acknowledged_answers_say() {
     // One method, by both of its names: the bare one and the qualified one.
     let spellings = ["src/auth.ts:save", "src/auth.ts:Session.save"];
     for round in 0..6u64 {
-        let barrier = Arc::new(Barrier::new(SESSIONS));
-        let threads: Vec<_> = (0..SESSIONS)
-            .map(|s| {
-                let (socket, barrier) = (d.socket().to_owned(), barrier.clone());
-                std::thread::spawn(move || {
-                    let mut c = crate::support::client::Client::connect(&socket).unwrap();
-                    let session = format!("churn-{s}");
-                    let mut next = xorshift(0x9E37_79B9_7F4A_7C15u64 ^ ((round << 8) | (s as u64 + 1)));
-                    barrier.wait();
-                    (0..OPS)
+        let seed = 0x9E37_79B9_7F4A_7C15u64 ^ (round << 8);
+        let history: Vec<Vec<Acked>> = sessions_at_once(
+            d.socket(),
+            SESSIONS,
+            seed,
+            move |s, c, next| {
+                let session = format!("churn-{s}");
+                (0..OPS)
                         .map(|_| {
                             let r = next();
                             let acquire = !r.is_multiple_of(3);
@@ -352,10 +377,8 @@ fn concurrent_churn_on_one_symbol_ends_as_the_acknowledged_answers_say() {
                             Acked { session: s, acquire, ttl_ms, ok, sent, answered, expires_at }
                         })
                         .collect::<Vec<Acked>>()
-                })
-            })
-            .collect();
-        let history: Vec<Vec<Acked>> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+            },
+        );
 
         // Mutual exclusion: a long acquisition of one session, then (strictly after its
         // answer and before that session's next release was sent) a successful
@@ -476,17 +499,16 @@ fn churn_with_waiters_hang_ups_renewals_and_ends_replays_as_answered() {
             vec![format!("{file}:save"), format!("{file}:Session.save")],
             vec![format!("{file}:decode")],
         ];
-        let barrier = Arc::new(Barrier::new(SESSIONS));
-        let threads: Vec<_> = (0..SESSIONS)
-            .map(|s| {
-                let (socket, barrier) = (d.socket().to_owned(), barrier.clone());
-                let symbols = symbols.clone();
-                std::thread::spawn(move || {
-                    let mut c = crate::support::client::Client::connect(&socket).unwrap();
-                    let session = format!("churn{round}-{s}");
-                    let mut next = xorshift(0xD1B5_4A32_D192_ED03u64 ^ ((round << 8) | (s as u64 + 1)));
-                    barrier.wait();
-                    (0..OPS)
+        let (socket, names) = (d.socket().to_owned(), symbols.clone());
+        let seed = 0xD1B5_4A32_D192_ED03u64 ^ (round << 8);
+        let history: Vec<Vec<Asked>> = sessions_at_once(
+            d.socket(),
+            SESSIONS,
+            seed,
+            move |s, c, next| {
+                let symbols = &names;
+                let session = format!("churn{round}-{s}");
+                (0..OPS)
                         .map(|_| {
                             let (r, q) = (next(), next());
                             let symbol = usize::from(q % 4 == 0);
@@ -533,10 +555,9 @@ fn churn_with_waiters_hang_ups_renewals_and_ends_replays_as_answered() {
                             asked
                         })
                         .collect::<Vec<Asked>>()
-                })
-            })
-            .collect();
-        let history: Vec<Vec<Asked>> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+            },
+        );
+
         let symbol_of = |path: &str| symbols.iter().position(|n| n.iter().any(|p| p == path));
         let session_of = |id: &str| -> usize {
             id.strip_prefix(&format!("churn{round}-"))
