@@ -780,9 +780,11 @@ fn an_expired_lock_under_another_spelling_does_not_block() {
         json!({"symbolPath": "src/auth.ts:Session.save", "sessionId": "new"}),
     );
     assert_eq!(r["sessionId"], "new");
-    // While it lasts, it blocks.
+    // While it lasts, it blocks. (Written whole, not updated: the daemon's purge may
+    // already have deleted the expired row, since the acquisition woke its timer.)
     db.execute(
-        "UPDATE locks SET session_id = 'old', expires_at = 9999999999999 WHERE symbol_path = 'src/auth.ts:save'",
+        "INSERT OR REPLACE INTO locks (symbol_path, session_id, acquired_at, expires_at, spelling)
+         VALUES ('src/auth.ts:save', 'old', 1, 9999999999999, 'src/auth.ts:save')",
         [],
     )
     .unwrap();
