@@ -142,16 +142,27 @@ impl RepoIndex {
             .spawn(move || {
                 // (Only the build's workers run at a lower priority: this thread serves
                 // the watcher afterwards, whose latency counts.)
-                // The watcher first, so that no change made during the build is lost
-                // (its events wait until the build is over).
-                let events = watch::Watcher::start(&index);
+                // The watcher first, on the root and then on every directory listed,
+                // before any file is analysed: no change made during the build, or
+                // between the build's end (`ready`) and the watcher's loop, is lost (its
+                // events wait until the build is over).
+                let mut events = watch::Watcher::start(&index);
                 match IndexDb::open(&wit) {
                     Ok(db) => *index.db_lock() = Some(db),
                     Err(e) => tracing::warn!("the index is not persisted: {}", escape(&e)),
                 }
-                let listed = index.build();
-                if let Some(mut w) = events {
-                    w.watch_dirs_of(&index, &listed);
+                let started = std::time::Instant::now();
+                let all = files::list(&index.root);
+                if let Some(w) = events.as_mut() {
+                    let watched: Vec<String> = all
+                        .iter()
+                        .filter(|f| !f.split('/').any(|c| c == "node_modules"))
+                        .cloned()
+                        .collect();
+                    w.watch_dirs_of(&index, &watched);
+                }
+                index.build(all, started);
+                if let Some(w) = events {
                     w.run(&index);
                 }
             });
@@ -202,12 +213,11 @@ impl RepoIndex {
         self.hashes_lock().contains_key(rel)
     }
 
-    /// The cold (or warm) build; returns every file git lists (not only the indexed
-    /// ones: the watcher watches their directories too, since the conflict forecast
-    /// compares files no analyzer covers).
-    fn build(&self) -> Vec<String> {
-        let t0 = std::time::Instant::now();
-        let all = files::list(&self.root);
+    /// The cold (or warm) build of `all`, every file git lists (begun at `t0`, the
+    /// listing included in its time). The watcher watches the directories of all of them,
+    /// not only of the indexed ones: the conflict forecast compares files no analyzer
+    /// covers.
+    fn build(&self, all: Vec<String>, t0: std::time::Instant) {
         let listed: Vec<String> = all.iter().filter(|f| self.indexable(f)).cloned().collect();
         self.progress.listed.store(listed.len(), Ordering::Relaxed);
         for rel in all.iter().filter(|f| self.config_file(f)) {
@@ -270,9 +280,6 @@ impl RepoIndex {
             ms,
             "repository index built"
         );
-        all.into_iter()
-            .filter(|f| !f.split('/').any(|c| c == "node_modules"))
-            .collect()
     }
 
     /// Stores rows and deletes `gone` in the index database, if there is one.
