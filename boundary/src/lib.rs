@@ -18,8 +18,12 @@
 //!   are read from that descriptor, hashed, checked (ELF dependencies) and loaded from a
 //!   sealed in-memory copy, so the code that runs is exactly the code that was hashed.
 //!
+//! - [`git`]: the `git` command run against a repository, with every `GIT_*` variable that
+//!   could point it elsewhere removed, in one place.
+//!
 //! Errors say what was refused, why, and how to fix it: they are shown to users as is.
 
+pub mod git;
 pub mod identity;
 pub mod library;
 pub mod repo_file;

@@ -18,7 +18,7 @@
 //! reported (log, `daemon.status`, `wit status`), never used.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use wit_boundary::WitDir;
 
@@ -155,16 +155,7 @@ fn main_worktree(root: &Path, common_dir: &Path) -> Result<PathBuf, String> {
 }
 
 fn git(root: &Path) -> Command {
-    let mut cmd = Command::new("git");
-    cmd.arg("-C")
-        .arg(root)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_COMMON_DIR")
-        .env_remove("GIT_INDEX_FILE")
-        .stdin(Stdio::null())
-        .stderr(Stdio::null());
-    cmd
+    wit_boundary::git::command(root)
 }
 
 /// Whether the repository has linked worktrees (`<common>/worktrees/` has entries).

@@ -83,11 +83,8 @@ pub(crate) fn resolve(
     let Some(url) = url else {
         return StoreTarget::Sqlite;
     };
-    let remote = std::process::Command::new("git")
+    let remote = wit_boundary::git::command(root)
         .args(["config", "--get", "remote.origin.url"])
-        .current_dir(root)
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
         .output()
         .ok()
         .filter(|o| o.status.success())
