@@ -71,6 +71,7 @@ mod worktree;
 pub mod plugins;
 pub mod trust;
 
+pub use config::MAX_FILE_BYTES_CEILING;
 pub use error::DaemonError;
 pub use server::BODY_LIMIT_BYTES;
 /// The words that start the one `.wit/daemon.log` line written when the daemon imported the

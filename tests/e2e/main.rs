@@ -44,6 +44,7 @@ mod plugins_config;
 mod plugins_failures;
 mod plugins_go;
 mod plugins_trust;
+mod security_config;
 mod security_forecast;
 mod security_init;
 mod security_output;
