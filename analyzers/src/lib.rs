@@ -65,6 +65,7 @@ pub mod python;
 pub mod rust;
 pub mod typescript;
 
+pub use engine::query::{MAX_QUERY_NESTING, QueryTextError, check_query_text};
 pub use engine::{QueryFile, TreeSitterAnalyzer};
 
 /// A registry holding every built-in analyzer (and nothing else).

@@ -375,13 +375,26 @@ impl TrustStore {
         for configured in config.languages.iter().flat_map(|l| &l.queries) {
             let path = pinned_path(&root.join(configured));
             match read_query(&root, configured) {
-                Ok(bytes) => files.push(PinnedFile {
-                    path,
-                    sha256: Some(sha256_hex(&bytes)),
-                    size: Some(bytes.len() as u64),
-                    warnings: Vec::new(),
-                    system_libraries: Vec::new(),
-                }),
+                // What would harm the daemon compiling it (nesting that overflows the
+                // parser's stack) is refused now, not found at every start.
+                Ok(bytes) => match std::str::from_utf8(&bytes)
+                    .map_err(|_| "not UTF-8".to_owned())
+                    .and_then(|text| {
+                        wit_analyzers::check_query_text(text).map_err(|e| {
+                            format!("line {}, column {}: {}", e.row + 1, e.column + 1, e.message)
+                        })
+                    }) {
+                    Err(why) => {
+                        refusals.push((path, format!("a query wit would not compile: {why}")))
+                    }
+                    Ok(()) => files.push(PinnedFile {
+                        path,
+                        sha256: Some(sha256_hex(&bytes)),
+                        size: Some(bytes.len() as u64),
+                        warnings: Vec::new(),
+                        system_libraries: Vec::new(),
+                    }),
+                },
                 Err(e) if e.is_not_found() => files.push(PinnedFile {
                     path,
                     sha256: None,

@@ -38,7 +38,7 @@ mod locals;
 pub(crate) mod modules;
 mod nesting;
 mod parse;
-mod query;
+pub(crate) mod query;
 
 use std::sync::OnceLock;
 

@@ -142,6 +142,97 @@ impl Role {
     }
 }
 
+/// Deepest nesting of parentheses and brackets a query may have. tree-sitter's query
+/// parser recurses once per level, on the caller's stack: a 600 KB query nested 300,000
+/// levels deep (under the 1 MiB cap of a query file) overflowed the daemon's stack at
+/// every start. Real queries nest a dozen levels; this is far above any of them.
+pub const MAX_QUERY_NESTING: usize = 256;
+
+/// Stack of the thread a query is compiled on: known, whatever thread asks (the parser's
+/// recursion is bounded by [`MAX_QUERY_NESTING`], which this leaves ample room for).
+const COMPILE_STACK: usize = 8 << 20;
+
+/// Why a query text was refused before tree-sitter saw it: where (0-based row and column
+/// in the text) and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryTextError {
+    /// 0-based line.
+    pub row: usize,
+    /// 0-based column, in bytes.
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Checks a query's text for what would harm the process compiling it, without a
+/// grammar: its nesting (of `(`…`)` and `[`…`]`, outside strings and `;` comments) must
+/// stay within [`MAX_QUERY_NESTING`]. `wit trust` runs this on every query file, so a
+/// query that would be refused at load time is refused when it is trusted.
+pub fn check_query_text(source: &str) -> Result<(), QueryTextError> {
+    let (mut depth, mut row, mut column) = (0usize, 0usize, 0usize);
+    let mut in_string = false;
+    let mut in_comment = false;
+    let mut escaped = false;
+    for b in source.bytes() {
+        let here = (row, column);
+        if b == b'\n' {
+            row += 1;
+            column = 0;
+            in_comment = false;
+        } else {
+            column += 1;
+        }
+        if in_comment {
+            continue;
+        }
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b';' => in_comment = true,
+            b'(' | b'[' => {
+                depth += 1;
+                if depth > MAX_QUERY_NESTING {
+                    return Err(QueryTextError {
+                        row: here.0,
+                        column: here.1,
+                        message: format!(
+                            "nested more than {MAX_QUERY_NESTING} levels deep (the limit of a \
+                             query wit compiles)"
+                        ),
+                    });
+                }
+            }
+            b')' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Compiles `source` on a thread of its own with a [`COMPILE_STACK`] stack, whatever the
+/// caller's stack is (the daemon's start-up, a runtime worker).
+fn compile_off_thread(
+    language: &Language,
+    source: String,
+) -> Result<Result<Query, tree_sitter::QueryError>, String> {
+    let language = language.clone();
+    std::thread::Builder::new()
+        .name("wit-query".into())
+        .stack_size(COMPILE_STACK)
+        .spawn(move || Query::new(&language, &source))
+        .map_err(|e| format!("cannot start the thread that compiles the query: {e}"))?
+        .join()
+        .map_err(|_| "compiling the query panicked".to_owned())
+}
+
 /// A query plus the role of each of its captures, indexed by capture index.
 pub(crate) struct CompiledQuery {
     pub(crate) query: Query,
@@ -169,7 +260,21 @@ impl CompiledQuery {
             }
             line += text.lines().count().max(1);
         }
-        let query = Query::new(language, &source).map_err(|e| {
+        check_query_text(&source).map_err(|e| {
+            let (first, file) = starts
+                .iter()
+                .rev()
+                .find(|(first, _)| *first <= e.row)
+                .copied()
+                .unwrap_or((0, ""));
+            format!(
+                "{file}:{}:{}: {}",
+                e.row - first + 1,
+                e.column + 1,
+                e.message
+            )
+        })?;
+        let query = compile_off_thread(language, source.clone())?.map_err(|e| {
             let (first, file) = starts
                 .iter()
                 .rev()
@@ -223,4 +328,30 @@ fn locate(files: &[(&str, &str)], capture: &str, reason: &str) -> String {
         }
     }
     reason.to_owned()
+}
+
+#[cfg(test)]
+mod nesting_tests {
+    use super::{MAX_QUERY_NESTING, check_query_text};
+
+    #[test]
+    fn nesting_is_bounded_outside_strings_and_comments() {
+        let at_limit = format!(
+            "{}{}",
+            "(".repeat(MAX_QUERY_NESTING),
+            ")".repeat(MAX_QUERY_NESTING)
+        );
+        assert!(check_query_text(&at_limit).is_ok());
+        let deep = format!("; a comment (((\n{}", "[".repeat(MAX_QUERY_NESTING + 1));
+        let e = check_query_text(&deep).unwrap_err();
+        assert_eq!((e.row, e.column), (1, MAX_QUERY_NESTING));
+        // Parentheses inside strings and comments do not count.
+        let quoted = format!(
+            "((a) @x (#eq? @x \"{}\")) ; {}\n",
+            "(".repeat(1000),
+            "(".repeat(1000)
+        );
+        assert!(check_query_text(&quoted).is_ok());
+        assert!(check_query_text("((a) @x (#eq? @x \"\\\"(\"))").is_ok());
+    }
 }
