@@ -177,11 +177,18 @@ async fn serve(
     purger.abort();
     // Withdrawn while the store is open: the other checkouts' forecasts with this one
     // clear now, not when its heartbeat is missed. Waited for off the runtime's thread,
-    // which answers the withdrawal's write.
-    let _ = tokio::task::spawn_blocking(move || {
-        forecaster.stop(std::time::Duration::from_secs(3));
-    })
-    .await;
+    // which answers the withdrawal's write, on a thread of its own: the blocking pool may
+    // be busy with requests the shutdown cut short, and stopping never waits for them.
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel();
+    let stopping = std::thread::Builder::new()
+        .name("wit-stop".into())
+        .spawn(move || {
+            forecaster.stop(std::time::Duration::from_secs(3));
+            let _ = done_tx.send(());
+        });
+    if stopping.is_ok() {
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(4), done_rx).await;
+    }
     others.abort();
     // Its connection must be closed before the store's, so that the last one out
     // checkpoints and removes the WAL.

@@ -12,6 +12,31 @@ use wit_core::protocol::{ErrorCode, RpcError};
 
 use crate::paths;
 
+/// Longest identifier (`sessionId`, an agent's `name`, `intentId`, `contractId`,
+/// `leaseId`), in bytes.
+pub(crate) const MAX_ID_BYTES: usize = 256;
+/// Longest path (`file`, each of `files`, a `symbolPath`, a lease pattern, `checkout`),
+/// in bytes: Linux's `PATH_MAX`.
+pub(crate) const MAX_PATH_BYTES: usize = 4096;
+/// Longest symbol name (each of `intent.declare`'s `symbols`), in bytes.
+pub(crate) const MAX_SYMBOL_NAME_BYTES: usize = 1024;
+/// Longest free text (`description`, `reason`, any other string parameter), in bytes.
+pub(crate) const MAX_TEXT_BYTES: usize = 16 * 1024;
+
+/// The longest value `field` may have, in bytes (documented per parameter in
+/// `openrpc.extensions.json`). Every stored name is bounded so: work that compares what is
+/// stored (a lock's name with each candidate of a declare) stays proportional to what was
+/// asked, whatever another session stored before (a 1 MiB symbol name once made every
+/// declare pay a megabyte per comparison).
+pub(crate) fn max_bytes(field: &str) -> usize {
+    match field {
+        "sessionId" | "name" | "intentId" | "contractId" | "leaseId" => MAX_ID_BYTES,
+        "symbolPath" | "file" | "files" | "path" | "paths" | "checkout" => MAX_PATH_BYTES,
+        "symbols" => MAX_SYMBOL_NAME_BYTES,
+        _ => MAX_TEXT_BYTES,
+    }
+}
+
 /// Builds the `INVALID_REQUEST` error with `formErrors` and `fieldErrors`.
 pub(crate) fn invalid_request(
     form: Vec<String>,
@@ -71,6 +96,17 @@ impl<'a> Params<'a> {
         match v {
             Value::String(s) if non_empty && s.is_empty() => {
                 self.fail(field, "must not be empty");
+                None
+            }
+            Value::String(s) if s.len() > max_bytes(field) => {
+                self.fail(
+                    field,
+                    format!(
+                        "must be at most {} bytes long (got {})",
+                        max_bytes(field),
+                        s.len()
+                    ),
+                );
                 None
             }
             Value::String(s) => Some(s.clone()),
@@ -346,6 +382,17 @@ impl<'a> Params<'a> {
                     self.fail(field, format!("item {i} must not be empty"));
                     ok = false;
                 }
+                Value::String(s) if s.len() > max_bytes(field) => {
+                    self.fail(
+                        field,
+                        format!(
+                            "item {i} must be at most {} bytes long (got {})",
+                            max_bytes(field),
+                            s.len()
+                        ),
+                    );
+                    ok = false;
+                }
                 Value::String(s) => out.push(s.clone()),
                 other => {
                     self.fail(
@@ -378,6 +425,16 @@ impl<'a> Params<'a> {
                 continue;
             };
             let path = match obj.get("path") {
+                Some(Value::String(s)) if s.len() > MAX_PATH_BYTES => {
+                    self.fail(
+                        field,
+                        format!(
+                            "item {i}: path must be at most {MAX_PATH_BYTES} bytes long (got {})",
+                            s.len()
+                        ),
+                    );
+                    None
+                }
                 Some(Value::String(s)) if !s.is_empty() => match paths::normalize_file(s) {
                     Ok(normal) => Some(normal),
                     Err(why) => {

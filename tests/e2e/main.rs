@@ -48,6 +48,7 @@ mod security_config;
 mod security_forecast;
 mod security_init;
 mod security_output;
+mod security_requests;
 mod security_socket;
 mod security_wit_dir;
 mod shared_store;
