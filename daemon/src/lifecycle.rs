@@ -90,7 +90,25 @@ async fn serve(
         .main_worktree
         .clone()
         .unwrap_or_else(|| root.clone());
-    let store = match crate::store::target::resolve(&root, &main_root, &config.parsed) {
+    let clone_id = || match crate::worktree::clone_id(&placement.state) {
+        Ok(id) => Some(id),
+        Err(e) => {
+            tracing::warn!(
+                "this clone has no id ({}): its checkouts are named by path alone",
+                wit_core::text::escape(&e.to_string())
+            );
+            None
+        }
+    };
+    let target = crate::store::target::resolve(&root, &main_root, &config.parsed, &clone_id);
+    // A checkout's name: its path, and on a store other machines share, its clone's id.
+    let checkout = match (&target, clone_id()) {
+        (crate::store::target::StoreTarget::Postgres { .. }, Some(id)) => {
+            format!("{}#{id}", root.display())
+        }
+        _ => root.display().to_string(),
+    };
+    let store = match target {
         crate::store::target::StoreTarget::Sqlite => {
             placement.state.check_database("state.db")?;
             Backend::Sqlite(Arc::new(Store::open_in(&placement.state, now_ms())?))
@@ -119,6 +137,7 @@ async fn serve(
     ));
     index.start(wit.clone());
     let state = Arc::new(AppState {
+        checkout,
         root: root.clone(),
         wit: wit.clone(),
         config,

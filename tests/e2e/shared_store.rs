@@ -530,3 +530,50 @@ fn a_cloned_wit_toml_naming_another_project_does_not_join_it_until_trusted() {
     let locks = d.client().ok("lock.query", json!({}));
     assert_eq!(locks[0]["sessionId"], "agent-team", "{locks}");
 }
+
+/// Issue 34, "also seen": a checkout was named by its absolute path alone, so two
+/// sandboxes checked out at one path (`/workspace`) on one PostgreSQL store were one
+/// checkout row of the forecast and, without a remote, one project. Each clone now has an
+/// id of its own (in its `.wit/`), which names its checkouts and its fallback project on a
+/// shared store. Two clones at one path are simulated one after the other: the second
+/// has its own `.wit/`, as another sandbox's clone would.
+#[test]
+fn two_clones_at_one_path_on_one_postgresql_store_are_two_checkouts_and_two_projects() {
+    let pg = cluster();
+    let repo = TempRepo::new().with_file(
+        "src/auth.ts",
+        "export function validateToken(t: string): boolean {\n  return t.length > 0;\n}\n",
+    );
+    let mut cmd = Command::new("git");
+    cmd.args(["init", "-q"]).current_dir(repo.path());
+    crate::support::cli::clean_env(&mut cmd);
+    assert!(cmd.status().unwrap().success());
+    let seen = |d: &Daemon| {
+        let mut c = d.client();
+        let project = c.ok("store.status", json!({}))["project"].clone();
+        let checkout = c.ok("conflicts.forecast", json!({}))["checkout"].clone();
+        (project, checkout)
+    };
+    let mut first = daemon(&pg, repo.path());
+    first.client().ok("lock.acquire", lock("agent-a"));
+    let (project_a, checkout_a) = seen(&first);
+    let path = repo.path().display().to_string();
+    let named = checkout_a.as_str().unwrap();
+    assert!(
+        named.starts_with(&format!("{path}#")) && named.len() == path.len() + 17,
+        "{named}"
+    );
+    first.signal_and_wait(libc::SIGTERM);
+    // Another sandbox's clone at the same path: its own `.wit/`.
+    std::fs::remove_dir_all(repo.wit_dir()).unwrap();
+    let second = daemon(&pg, repo.path());
+    let (project_b, checkout_b) = seen(&second);
+    assert_ne!(project_a, project_b);
+    assert_ne!(checkout_a, checkout_b);
+    assert_eq!(second.client().ok("lock.query", json!({})), json!([]));
+    // A checkout is still found by its path.
+    let by_path = second
+        .client()
+        .ok("conflicts.forecast", json!({"checkout": path}));
+    assert_eq!(by_path["forecasts"], json!([]), "{by_path}");
+}

@@ -58,6 +58,7 @@ pub(crate) fn resolve(
     root: &std::path::Path,
     main_root: &std::path::Path,
     config: &wit_core::Config,
+    clone_id: &dyn Fn() -> Option<String>,
 ) -> StoreTarget {
     let file = &config.store;
     // Asked at most once, and only when wit.toml names something trust decides.
@@ -103,8 +104,13 @@ pub(crate) fn resolve(
         .filter(|o| o.status.success())
         .and_then(|o| String::from_utf8(o.stdout).ok());
     // Without a remote nothing says that two checkouts are one repository: each shares
-    // only with itself (and its worktrees, which pass the main worktree's path).
-    let fallback = main_root.display().to_string();
+    // only with itself (and its worktrees, which pass the main worktree's path), and the
+    // clone's id keeps two machines' checkouts at one path (`/workspace`) apart (see
+    // `crate::worktree::clone_id`).
+    let fallback = match clone_id() {
+        Some(id) => format!("{}#{id}", main_root.display()),
+        None => main_root.display().to_string(),
+    };
     StoreTarget::Postgres {
         url,
         project: project_key(explicit, remote.as_deref(), &fallback),
