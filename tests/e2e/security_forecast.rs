@@ -192,8 +192,9 @@ fn count(log: &Path, what: &str) -> usize {
 
 /// Issue 34, finding 11: the forecast ran about three git processes per changed file per
 /// daemon per scan (1,228 for 200 files changed in both of two worktrees). Now a scan
-/// runs a fixed few (one `cat-file --batch-check` / `--batch` pair, no `hash-object`),
-/// and a merge's verdict is remembered: a later save merges only what moved.
+/// runs a fixed few, every read of the forecast goes through one `cat-file --batch-check`
+/// / `--batch` pair, nothing is written (no `hash-object`), and a merge's verdict is
+/// remembered: a later save merges only what moved.
 #[test]
 fn the_forecast_runs_git_per_scan_not_per_changed_file() {
     let tools = tempfile::tempdir().unwrap();
@@ -242,10 +243,16 @@ fn the_forecast_runs_git_per_scan_not_per_changed_file() {
     for root in [p.m().to_owned(), p.wt.clone()] {
         let log = log_of(&root);
         assert_eq!(count(&log, "hash-object"), 0, "{}", log.display());
+        // One reader pair for the daemon's reads, started again only after 10 s unused.
         let cats = count(&log, "cat-file");
-        assert!(cats <= 12, "{cats} cat-file processes ({})", log.display());
+        assert!(cats < 20, "{cats} cat-file processes ({})", log.display());
         let merges = count(&log, "merge-file");
         assert!(merges <= 2 * 201, "{merges} merges ({})", log.display());
+        eprintln!(
+            "{}: {} git processes, {cats} cat-file, {merges} merge-file",
+            root.display(),
+            count(&log, "")
+        );
     }
     // One more save of one file: only that file is merged again.
     let merges: Vec<usize> = [p.m(), p.wt.as_path()]

@@ -79,13 +79,7 @@ fn init_never_writes_through_a_symlink_into_git_s_directory() {
     let config = std::fs::read_to_string(r.path().join(".git/config")).unwrap();
     r.repo
         .symlink(std::path::Path::new(".git/config"), "CLAUDE.md");
-    let out = r.wit(None, &["init"]);
-    assert_ne!(out.code, 0, "{out:#?}");
-    assert!(
-        out.stderr.contains("CLAUDE.md") && out.stderr.contains("inside git's directory"),
-        "{}",
-        out.stderr
-    );
+    refused_inside_git(&r.wit(None, &["init"]), "CLAUDE.md");
     assert_eq!(
         std::fs::read_to_string(r.path().join(".git/config")).unwrap(),
         config
@@ -103,13 +97,7 @@ fn integrate_never_writes_through_a_symlink_into_git_s_directory() {
     std::fs::create_dir_all(r.path().join(".codex")).unwrap();
     std::os::unix::fs::symlink("../.git/info/exclude", r.path().join(".codex/config.toml"))
         .unwrap();
-    let out = r.wit(None, &["integrate", "codex"]);
-    assert_ne!(out.code, 0, "{out:#?}");
-    assert!(
-        out.stderr.contains(".codex/config.toml") && out.stderr.contains("inside git's directory"),
-        "{}",
-        out.stderr
-    );
+    refused_inside_git(&r.wit(None, &["integrate", "codex"]), ".codex/config.toml");
     assert_eq!(
         std::fs::read_to_string(&exclude).unwrap_or_default(),
         before
@@ -117,5 +105,15 @@ fn integrate_never_writes_through_a_symlink_into_git_s_directory() {
     assert!(
         !r.path().join("AGENTS.md").exists(),
         "written before the refusal"
+    );
+}
+
+/// `out` failed, naming `file` as resolving into git's directory.
+fn refused_inside_git(out: &crate::support::cli::Run, file: &str) {
+    assert_ne!(out.code, 0, "{out:#?}");
+    assert!(
+        out.stderr.contains(file) && out.stderr.contains("inside git's directory"),
+        "{}",
+        out.stderr
     );
 }

@@ -260,35 +260,19 @@ impl CompiledQuery {
             }
             line += text.lines().count().max(1);
         }
-        check_query_text(&source).map_err(|e| {
+        // Where a row of the joined text is: the file it came from, and its line there.
+        let at = |row: usize, column: usize| {
             let (first, file) = starts
                 .iter()
                 .rev()
-                .find(|(first, _)| *first <= e.row)
+                .find(|(first, _)| *first <= row)
                 .copied()
                 .unwrap_or((0, ""));
-            format!(
-                "{file}:{}:{}: {}",
-                e.row - first + 1,
-                e.column + 1,
-                e.message
-            )
-        })?;
-        let query = compile_off_thread(language, source.clone())?.map_err(|e| {
-            let (first, file) = starts
-                .iter()
-                .rev()
-                .find(|(first, _)| *first <= e.row)
-                .copied()
-                .unwrap_or((0, ""));
-            format!(
-                "{file}:{}:{}: {:?} error: {}",
-                e.row - first + 1,
-                e.column + 1,
-                e.kind,
-                e.message
-            )
-        })?;
+            format!("{file}:{}:{}", row - first + 1, column + 1)
+        };
+        check_query_text(&source).map_err(|e| format!("{}: {}", at(e.row, e.column), e.message))?;
+        let query = compile_off_thread(language, source.clone())?
+            .map_err(|e| format!("{}: {:?} error: {}", at(e.row, e.column), e.kind, e.message))?;
         let roles = query
             .capture_names()
             .iter()

@@ -9,8 +9,9 @@
 //! for git's merge (`super::texts`). Only the saved file is looked at on a save.
 //!
 //! **Cost.** A scan runs four git processes whatever the number of files: `ls-tree`,
-//! `diff --name-only`, `ls-files -o`, and one pair of `cat-file --batch-check` /
-//! `--batch` for every base version it reads (its size asked first: a version over
+//! `diff --name-only`, `ls-files -o`, and the forecast thread's one pair of `cat-file
+//! --batch-check` / `--batch` for every base version it reads (its size asked first: a
+//! version over
 //! `[analysis] max_file_bytes` is never read, and the file is published as *too large to
 //! compare*). Contents are hashed here. A base with more than [`MAX_CHANGED`] changed
 //! files is not scanned at all: the checkout is `too-many-changes` until it has fewer.
@@ -120,7 +121,7 @@ fn bytes(read: Read) -> Option<Arc<Vec<u8>>> {
 }
 
 /// Paths that are never a checkout's change: wit's and git's own directories.
-fn own_files(rel: &str) -> bool {
+pub(crate) fn own_files(rel: &str) -> bool {
     rel == ".wit" || rel.starts_with(".wit/") || rel == ".git" || rel.starts_with(".git/")
 }
 
@@ -146,8 +147,8 @@ impl Tracker {
 
     /// `id`'s tree and every change against it (a full scan, at start and when a base is
     /// new: `git diff` against it, then each changed file, the base versions read through
-    /// one batch).
-    pub(crate) fn scan(&mut self, id: &str) -> Scan {
+    /// `batch`).
+    pub(crate) fn scan(&mut self, id: &str, batch: &mut Batch) -> Scan {
         let Some(changed) = git::changed(&self.root, id) else {
             return Scan::Failed;
         };
@@ -162,11 +163,10 @@ impl Tracker {
             tree,
             files: BTreeMap::new(),
         };
-        let mut batch = Batch::new(&self.root);
         for rel in changed {
             // Listed by git (`ls-files -o --exclude-standard` for the untracked): not
             // ignored.
-            if let Some(change) = self.file(&base, &rel, &mut batch, true) {
+            if let Some(change) = self.file(&base, &rel, batch, Some(true)) {
                 base.files.insert(rel, change);
             }
         }
@@ -174,9 +174,16 @@ impl Tracker {
     }
 
     /// Compares `rel` again with `base` after a save; whether its change is new
-    /// (`base.files` updated). `batch` serves every save of one round.
-    pub(crate) fn update(&mut self, base: &mut Base, rel: &str, batch: &mut Batch) -> bool {
-        let now = self.file(base, rel, batch, false);
+    /// (`base.files` updated).
+    /// `listed`: whether git lists the file (does not ignore it), when already known.
+    pub(crate) fn update(
+        &mut self,
+        base: &mut Base,
+        rel: &str,
+        batch: &mut Batch,
+        listed: Option<bool>,
+    ) -> bool {
+        let now = self.file(base, rel, batch, listed);
         if base.files.get(rel) == now.as_ref() {
             return false;
         }
@@ -190,13 +197,13 @@ impl Tracker {
     /// How `rel` differs from `base`, `None` when it does not (or cannot be read: a
     /// symlink, a FIFO is no change of the checkout's). A version over the size limit is
     /// never read: the file is [`FileChange::Uncompared`], *too large to compare*.
-    /// `listed`: git listed the file as not ignored.
+    /// `listed`: whether git lists the file as not ignored, when known (else asked).
     fn file(
         &mut self,
         base: &Base,
         rel: &str,
         batch: &mut Batch,
-        listed: bool,
+        listed: Option<bool>,
     ) -> Option<FileChange> {
         if own_files(rel) {
             return None;
@@ -239,7 +246,9 @@ impl Tracker {
             (Read::Absent, Read::Absent) => return None,
             (Read::Bytes(w), Read::Bytes(n)) if w == n => return None,
             // Not at the base and not tracked: only when git does not ignore it.
-            (Read::Absent, _) if !listed && !git::listed(&self.root, rel) => return None,
+            (Read::Absent, _) if !listed.unwrap_or_else(|| git::listed(&self.root, rel)) => {
+                return None;
+            }
             // Both over the limit, the same size: git compares them (without either
             // being held whole here).
             (Read::TooLarge(w), Read::TooLarge(n))

@@ -135,6 +135,36 @@ pub(crate) fn changed(root: &Path, base: &str) -> Option<Vec<String>> {
     Some(names)
 }
 
+/// Which of `paths` git ignores (`git check-ignore --stdin`: a file git tracks is never
+/// ignored), in one process for a whole round of saves; `None` when git cannot answer.
+pub(crate) fn ignored(root: &Path, paths: &[&str]) -> Option<std::collections::HashSet<String>> {
+    let mut cmd = git(root);
+    cmd.args(["check-ignore", "--stdin", "-z"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped());
+    let mut child = cmd.spawn().ok()?;
+    let mut stdin = child.stdin.take()?;
+    let input: Vec<u8> = paths
+        .iter()
+        .flat_map(|p| p.bytes().chain(std::iter::once(0)))
+        .collect();
+    // Written from its own thread while git answers: a long list cannot fill both pipes.
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().ok()?;
+    writer.join().ok()?.ok()?;
+    // 0: some are ignored, 1: none is; anything else is a failure.
+    if !matches!(out.status.code(), Some(0 | 1)) {
+        return None;
+    }
+    let text = String::from_utf8(out.stdout).ok()?;
+    Some(
+        text.split('\0')
+            .filter(|p| !p.is_empty())
+            .map(str::to_owned)
+            .collect(),
+    )
+}
+
 /// Whether git ignores `rel` or would not list it (untracked and ignored).
 pub(crate) fn listed(root: &Path, rel: &str) -> bool {
     files::git_files(root, &[rel]).is_some_and(|f| f.iter().any(|x| x == rel))
@@ -151,15 +181,18 @@ pub(crate) enum Blob {
     Bytes(Vec<u8>),
 }
 
-/// One pair of `git cat-file` processes for a whole scan (or merge round): the size of a
-/// blob is asked first (`--batch-check`), its content read (`--batch`) only when it is
-/// under the caller's limit, so a hostile history's 200 MB blob costs a line of output,
-/// never its size in memory. Each process starts at its first use and ends when the
-/// batch is dropped (its stdin closed).
+/// One pair of `git cat-file` processes serving every read of the forecast thread (scans,
+/// saves, merges): the size of a blob is asked first (`--batch-check`), its content read
+/// (`--batch`) only when it is under the caller's limit, so a hostile history's 200 MB
+/// blob costs a line of output, never its size in memory. Each process starts at its
+/// first use and ends when the batch rests ([`Batch::rest`], after a while unused) or is
+/// dropped (its stdin closed); git finds objects written since it started (it looks
+/// again when one is missing).
 pub(crate) struct Batch {
     root: PathBuf,
     check: Option<Cat>,
     read: Option<Cat>,
+    used: Option<std::time::Instant>,
 }
 
 /// One `git cat-file` process: requests go one at a time, and each answer is read
@@ -222,6 +255,17 @@ impl Batch {
             root: root.to_owned(),
             check: None,
             read: None,
+            used: None,
+        }
+    }
+
+    /// Ends the processes when unused for `idle`: a checkout nobody edits keeps no git
+    /// process alive.
+    pub(crate) fn rest(&mut self, idle: std::time::Duration) {
+        if self.used.is_some_and(|at| at.elapsed() >= idle) {
+            self.check = None;
+            self.read = None;
+            self.used = None;
         }
     }
 
@@ -230,6 +274,7 @@ impl Batch {
         if !is_object_id(id) {
             return Blob::Missing;
         }
+        self.used = Some(std::time::Instant::now());
         let size = match Self::with(&self.root, &mut self.check, "--batch-check", |c| c.ask(id)) {
             Some(Some((kind, size))) if kind == "blob" => size,
             _ => return Blob::Missing,

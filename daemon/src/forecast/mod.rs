@@ -75,6 +75,9 @@ enum Mode {
     Heavy,
 }
 
+/// How long the forecast's `git cat-file` readers stay alive unused.
+const READERS_IDLE: Duration = Duration::from_secs(10);
+
 /// Merge bases remembered (by the pair of heads) before the cache starts afresh.
 const MERGE_BASES_KEPT: usize = 256;
 
@@ -171,6 +174,8 @@ struct Runner {
     settled: bool,
     /// Sheds the daemon's footprint after start-up and now and then since.
     footprint: crate::footprint::Shedder,
+    /// The `git cat-file` readers of every scan, save and merge (see `git::Batch`).
+    readers: git::Batch,
 }
 
 impl Runner {
@@ -178,6 +183,7 @@ impl Runner {
         let me = state.worktree_name();
         let limit = state.config.parsed.analysis.max_file_bytes;
         let texts = Texts::new(&state.root, &state.placement.state, &me, limit);
+        let readers = git::Batch::new(&state.root);
         let tracker = Tracker::new(
             &state.root,
             state.analysis.clone(),
@@ -209,6 +215,7 @@ impl Runner {
             checked: None,
             settled: false,
             footprint: crate::footprint::Shedder::default(),
+            readers,
         }
     }
 
@@ -307,11 +314,21 @@ impl Runner {
         }
         moved |= self.sync_bases(&mut publish, &mut dropped);
         let mut grown = None;
-        // One batch of git readers for every file saved this round.
-        let mut batch = git::Batch::new(&self.state.root);
+        // Which saved files git ignores, asked once for the round (not once per file).
+        let ignored = if paths.is_empty() || self.bases.is_empty() {
+            None
+        } else {
+            let list: Vec<&str> = paths
+                .iter()
+                .map(String::as_str)
+                .filter(|p| !changes::own_files(p))
+                .collect();
+            git::ignored(&self.state.root, &list)
+        };
         for rel in &paths {
+            let listed = ignored.as_ref().map(|i| !i.contains(rel));
             for base in self.bases.values_mut() {
-                if self.tracker.update(base, rel, &mut batch) {
+                if self.tracker.update(base, rel, &mut self.readers, listed) {
                     let json = base
                         .files
                         .get(rel)
@@ -323,7 +340,6 @@ impl Runner {
                 }
             }
         }
-        drop(batch);
         if let Some(n) = grown {
             self.too_many(n, &mut publish, &mut dropped);
             moved = true;
@@ -382,6 +398,7 @@ impl Runner {
             self.footprint.shed(self.served());
         }
         self.footprint.tick(self.served());
+        self.readers.rest(READERS_IDLE);
     }
 
     /// Requests the daemon answered so far.
@@ -577,7 +594,7 @@ impl Runner {
             if self.bases.contains_key(&id) {
                 continue;
             }
-            let base = match self.tracker.scan(&id) {
+            let base = match self.tracker.scan(&id, &mut self.readers) {
                 Scan::Done(base) => base,
                 Scan::TooMany(n) => {
                     self.too_many(n, publish, dropped);
@@ -686,7 +703,7 @@ impl Runner {
             };
             let base_ref = &self.bases[&base];
             let texts = &mut self.tracker.texts;
-            let mut batch = git::Batch::new(&self.state.root);
+            let batch = &mut self.readers;
             let mut merge = |m: wit_forecast::Merge<'_>| -> TextVerdict {
                 let common = match m.base {
                     None => {
@@ -704,7 +721,7 @@ impl Runner {
                     checkout: &b,
                     id: m.b,
                 };
-                texts.merge(&mut batch, common, ours, theirs)
+                texts.merge(batch, common, ours, theirs)
             };
             let found = wit_forecast::forecast(
                 Checkout { id: &a, files: fa },
