@@ -8,13 +8,13 @@
 //! graph resolves. Any other file is published as a content id, its bytes kept privately
 //! for git's merge (`super::texts`). Only the saved file is looked at on a save.
 //!
-//! **Cost.** A scan runs four git processes whatever the number of files: `ls-tree`,
-//! `diff --name-only`, `ls-files -o`, and the forecast thread's one pair of `cat-file
-//! --batch-check` / `--batch` for every base version it reads (its size asked first: a
-//! version over
-//! `[analysis] max_file_bytes` is never read, and the file is published as *too large to
-//! compare*). Contents are hashed here. A base with more than [`MAX_CHANGED`] changed
-//! files is not scanned at all: the checkout is `too-many-changes` until it has fewer.
+//! **Cost.** A scan runs three git processes whatever the number of files (`ls-tree`,
+//! `diff --name-only`, `ls-files -o`); base versions are read through the forecast
+//! thread's one pair of `cat-file --batch-check` / `--batch` readers (`git::Batch`, the
+//! size asked first: a version over `[analysis] max_file_bytes` is never read, and the
+//! file is published as *too large to compare*). Contents are hashed here. A base with
+//! more than [`MAX_CHANGED`] changed files is not scanned at all: the checkout is
+//! `too-many-changes` until it has fewer.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::Path;
