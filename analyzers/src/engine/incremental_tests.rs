@@ -304,14 +304,33 @@ fn the_first_syntax_error_is_reported_and_cleared_when_fixed() {
     let clean = "function f(a: number) {\n  return a;\n}\n";
     assert_eq!(ts.analyze_full(clean).unwrap().syntax_error, None);
     let broken = "function f(a: number) {\n  return a;\n}\nfunction g( {\n}\n";
-    let at = ts.analyze_full(broken).unwrap().syntax_error.expect("an error");
+    let at = ts
+        .analyze_full(broken)
+        .unwrap()
+        .syntax_error
+        .expect("an error");
     assert!(at >= clean.len(), "the error is in g, not before: {at}");
     let mut state = None;
     ts.analyze_incremental(clean, &mut state).unwrap();
     let again = ts.analyze_incremental(broken, &mut state).unwrap();
     assert_eq!(again.syntax_error, Some(at));
-    assert_eq!(ts.analyze_incremental(clean, &mut state).unwrap().syntax_error, None);
+    assert_eq!(
+        ts.analyze_incremental(clean, &mut state)
+            .unwrap()
+            .syntax_error,
+        None
+    );
     let py = python::python();
-    assert!(py.analyze_full("def f(:\n    pass\n").unwrap().syntax_error.is_some());
-    assert_eq!(py.analyze_full("def f():\n    pass\n").unwrap().syntax_error, None);
+    assert!(
+        py.analyze_full("def f(:\n    pass\n")
+            .unwrap()
+            .syntax_error
+            .is_some()
+    );
+    assert_eq!(
+        py.analyze_full("def f():\n    pass\n")
+            .unwrap()
+            .syntax_error,
+        None
+    );
 }
