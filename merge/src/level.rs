@@ -49,10 +49,17 @@ pub(crate) struct Merger<'m, M> {
     pub markers: &'m Markers,
 }
 
-/// `key` as people name the definition (`Shop.price#method` → `Shop.price`).
+/// `key` as people name the definition (`Shop.price#method` → `Shop.price`,
+/// `x#method#2` → `x`, `A.#secret#method` → `A.#secret`).
 fn shown(key: &str) -> String {
     key.split('+')
-        .map(|k| k.split('#').next().unwrap_or(k))
+        .map(|k| {
+            let k = match k.rsplit_once('#') {
+                Some((rest, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => rest,
+                _ => k,
+            };
+            k.rsplit_once('#').map_or(k, |(name, _kind)| name)
+        })
         .collect::<Vec<_>>()
         .join(" + ")
 }
@@ -414,4 +421,15 @@ pub(crate) enum Failed<E> {
 enum Written {
     Text(String),
     Unit { key: usize, lead_of: usize },
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn keys_are_shown_as_names() {
+        assert_eq!(super::shown("Shop.price#method"), "Shop.price");
+        assert_eq!(super::shown("x#method#2"), "x");
+        assert_eq!(super::shown("A.#secret#method"), "A.#secret");
+        assert_eq!(super::shown("p#function+q#function"), "p + q");
+    }
 }

@@ -118,6 +118,32 @@ fn line_above(text: &str, at: usize, floor: usize) -> Option<(usize, &str)> {
     (start >= floor).then(|| (start, &text[start..at]))
 }
 
+/// Where a block comment (`/** … */`) ends one blank line above `at` (a line start) and
+/// starts at or after `floor`: the start of its first line. Many projects leave a blank
+/// line between a function and its JSDoc (express does); the comment is still the
+/// function's.
+fn doc_block_above(text: &str, at: usize, floor: usize) -> Option<usize> {
+    let (blank, line) = line_above(text, at, floor)?;
+    if !is_blank(line) {
+        return None;
+    }
+    let (mut start, last) = line_above(text, blank, floor)?;
+    if !last.trim_end().ends_with("*/") {
+        return None;
+    }
+    let mut line = last;
+    loop {
+        if line.trim_start().starts_with("/*") {
+            return Some(start);
+        }
+        let (above, l) = line_above(text, start, floor)?;
+        if is_blank(l) {
+            return None;
+        }
+        (start, line) = (above, l);
+    }
+}
+
 /// Cuts `text` into units and lines, from its definitions `defs` (relative to `text`; the
 /// definition whose text this is must not be among them).
 pub(crate) fn segment<'a>(text: &'a str, defs: &[Def]) -> Result<Vec<Piece<'a>>, Unfit> {
@@ -191,6 +217,11 @@ pub(crate) fn segment<'a>(text: &'a str, defs: &[Def]) -> Result<Vec<Piece<'a>>,
                 break;
             }
             start = above;
+        }
+        if start == span.line_start
+            && let Some(doc) = doc_block_above(text, start, at)
+        {
+            start = doc;
         }
         let mut lead_start = start;
         while let Some((above, line)) = line_above(text, lead_start, at) {
@@ -286,6 +317,24 @@ mod tests {
             })
             .collect();
         assert_eq!(joined, text);
+    }
+
+    #[test]
+    fn a_block_comment_one_blank_line_above_is_the_definitions() {
+        let text = "var x = 1;\n\n/**\n * Status.\n */\n\nres.status = function status() {\n};\n";
+        let defs = [def(text, "res.status", "};", "res.status#function")];
+        let pieces = segment(text, &defs).unwrap();
+        assert_eq!(
+            shape(&pieces),
+            [
+                "line \"var x = 1;\\n\"",
+                "unit res.status#function lead \"\\n\" text \"/**\\n * Status.\\n */\\n\\nres.status = function status() {\\n};\\n\"",
+            ]
+        );
+        // Two blank lines, or a line comment: not attached.
+        let text = "/** a */\n\n\nfunction f() {}\n";
+        let pieces = segment(text, &[def(text, "function f", "{}", "f#function")]).unwrap();
+        assert_eq!(pieces.len(), 2, "{pieces:?}");
     }
 
     #[test]
