@@ -23,13 +23,15 @@
 //!   git's line merge alone, as if the driver were not there.
 //!
 //! Pure: the caller runs git through [`LineMerge`] (`git merge-file`) and reads the
-//! files. [`merge_blobs`] is what a merge driver needs (three file contents, the
+//! files; the feature `git` adds the implementation that runs it (`GitMergeFile`). [`merge_blobs`] is what a merge driver needs (three file contents, the
 //! analyzers); [`merge`] the same over analyses already made. Both answer "would this file
 //! merge cleanly with wit's driver?" ([`Merged::is_clean`]); [`driver`] says whether git
 //! runs wit's driver for a path.
 
 mod blobs;
 pub mod driver;
+#[cfg(any(test, feature = "git"))]
+mod git;
 mod level;
 mod line;
 mod merged;
@@ -39,6 +41,8 @@ mod stretch;
 mod units;
 
 pub use blobs::merge_blobs;
+#[cfg(any(test, feature = "git"))]
+pub use git::GitMergeFile;
 pub use line::{LineMerge, LineMerged, MarkerStyle, Markers};
 pub use merged::{Conflict, ConflictKind, Fallback, Merged, Method, Version};
 
@@ -78,21 +82,30 @@ pub fn merge<M: LineMerge>(
     markers: &Markers,
     git: &mut M,
 ) -> Result<Merged, M::Error> {
-    let first = git.merge(
-        base.text.as_bytes(),
-        ours.text.as_bytes(),
-        theirs.text.as_bytes(),
-        markers,
-        MarkerStyle::AsConfigured,
-    )?;
-    if first.conflicts == 0 {
-        return Ok(Merged {
+    let texts = [base.text, ours.text, theirs.text].map(str::as_bytes);
+    match git_first(texts, markers, git)? {
+        Ok(merged) => Ok(merged),
+        Err(first) => by_definitions([base, ours, theirs], first, markers, git),
+    }
+}
+
+/// git's line merge of `[base, ours, theirs]`: `Ok` with it as the result when it is
+/// clean, `Err` with it when it stopped.
+pub(crate) fn git_first<M: LineMerge>(
+    [base, ours, theirs]: [&[u8]; 3],
+    markers: &Markers,
+    git: &mut M,
+) -> Result<Result<Merged, LineMerged>, M::Error> {
+    let first = git.merge(base, ours, theirs, markers, MarkerStyle::AsConfigured)?;
+    Ok(if first.conflicts == 0 {
+        Ok(Merged {
             text: first.text,
             conflicts: Vec::new(),
             method: Method::Git,
-        });
-    }
-    by_definitions([base, ours, theirs], first, markers, git)
+        })
+    } else {
+        Err(first)
+    })
 }
 
 /// The merge by definitions of three versions git's line merge (`first`) stopped on;

@@ -1,75 +1,16 @@
 //! The merge over the real analyzers and the real `git merge-file`.
 
-use std::process::{Command, Stdio};
-
 use proptest::prelude::*;
 use wit_core::{LanguageAnalyzer, Registry};
 
 use crate::{
-    Analysed, ConflictKind, Fallback, LineMerge, LineMerged, MarkerStyle, Markers, Merged, Method,
-    merge, merge_blobs,
+    Analysed, ConflictKind, Fallback, GitMergeFile, LineMerge, LineMerged, MarkerStyle, Markers,
+    Merged, Method, merge, merge_blobs,
 };
 
-/// `git merge-file -p`, as a driver runs it, on files in a private temp directory.
-struct Git {
-    dir: tempfile::TempDir,
-}
-
-impl Git {
-    fn new() -> Git {
-        Git {
-            dir: tempfile::tempdir().unwrap(),
-        }
-    }
-}
-
-impl LineMerge for Git {
-    type Error = String;
-
-    fn merge(
-        &mut self,
-        base: &[u8],
-        ours: &[u8],
-        theirs: &[u8],
-        markers: &Markers,
-        style: MarkerStyle,
-    ) -> Result<LineMerged, String> {
-        let path = |n: &str| self.dir.path().join(n);
-        for (name, bytes) in [("base", base), ("ours", ours), ("theirs", theirs)] {
-            std::fs::write(path(name), bytes).map_err(|e| e.to_string())?;
-        }
-        let mut cmd = Command::new("git");
-        cmd.args(["merge-file", "-p", "--diff-algorithm=histogram"])
-            .arg(format!("--marker-size={}", markers.size));
-        if style == MarkerStyle::Diff3 {
-            cmd.arg("--diff3");
-        }
-        let out = cmd
-            .args([
-                "-L",
-                &markers.ours,
-                "-L",
-                &markers.base,
-                "-L",
-                &markers.theirs,
-            ])
-            .arg(path("ours"))
-            .arg(path("base"))
-            .arg(path("theirs"))
-            .current_dir(self.dir.path())
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| e.to_string())?;
-        match out.status.code() {
-            Some(n @ 0..=127) => Ok(LineMerged {
-                text: out.stdout,
-                conflicts: n as usize,
-            }),
-            _ => Err(String::from_utf8_lossy(&out.stderr).into_owned()),
-        }
-    }
+/// git's line merge as the driver runs it, without this machine's git configuration.
+fn git() -> GitMergeFile {
+    GitMergeFile::new(&std::env::temp_dir()).unwrap().isolated()
 }
 
 fn registry() -> Registry {
@@ -93,7 +34,7 @@ fn merged(path: &str, base: &str, ours: &str, theirs: &str) -> Merged {
         &registry(),
         1024 * 1024,
         &markers(),
-        &mut Git::new(),
+        &mut git(),
     )
     .unwrap()
 }
@@ -104,7 +45,7 @@ fn text(m: &Merged) -> &str {
 
 /// What git's merge alone gives.
 fn git_alone(base: &str, ours: &str, theirs: &str) -> LineMerged {
-    Git::new()
+    git()
         .merge(
             base.as_bytes(),
             ours.as_bytes(),
@@ -390,7 +331,7 @@ fn a_version_over_the_size_cap_is_merged_by_git() {
         &registry(),
         64,
         &markers(),
-        &mut Git::new(),
+        &mut git(),
     )
     .unwrap();
     assert!(matches!(
@@ -444,7 +385,7 @@ fn merge_over_analyses_agrees_with_merge_blobs() {
             analysis: &t,
         },
         &markers(),
-        &mut Git::new(),
+        &mut git(),
     )
     .unwrap();
     assert_eq!(m, merged("src/pricing.ts", PRICING, &ours, &theirs));

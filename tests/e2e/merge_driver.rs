@@ -23,6 +23,17 @@ struct Case<'a> {
     theirs: &'a str,
 }
 
+impl<'a> Case<'a> {
+    fn new(path: &'a str, base: &'a str, ours: &'a str, theirs: &'a str) -> Case<'a> {
+        Case {
+            path,
+            base,
+            ours,
+            theirs,
+        }
+    }
+}
+
 /// What `git merge feature` did in `main`.
 #[derive(Debug, PartialEq, Eq)]
 struct Outcome {
@@ -98,12 +109,7 @@ fn ts_cases() -> (String, String) {
 #[test]
 fn adjacent_definitions_and_both_appends_merge_with_the_driver_in_typescript() {
     let (ours, theirs) = ts_cases();
-    let case = Case {
-        path: "src/pricing.ts",
-        base: PRICING_TS,
-        ours: &ours,
-        theirs: &theirs,
-    };
+    let case = Case::new("src/pricing.ts", PRICING_TS, &ours, &theirs);
     let (with, without) = both_ways(&[case]);
     assert_ne!(without.code, 0, "git alone stops here: {without:#?}");
     assert_eq!(without.unmerged.trim(), "src/pricing.ts");
@@ -142,12 +148,7 @@ fn adjacent_definitions_methods_and_both_appends_merge_with_the_driver_in_python
             .replace("def tax(n):", "def tax(n, rate=0.2):")
             .replace("def total(self):", "def total(self, rounded=False):")
     );
-    let case = Case {
-        path: "shop.py",
-        base: SHOP_PY,
-        ours: &ours,
-        theirs: &theirs,
-    };
+    let case = Case::new("shop.py", SHOP_PY, &ours, &theirs);
     let (with, without) = both_ways(&[case]);
     assert_ne!(without.code, 0, "git alone stops here: {without:#?}");
     assert_eq!(with.code, 0, "{with:#?}");
@@ -173,12 +174,7 @@ fn methods_of_a_java_class_changed_on_different_sides_merge_with_the_driver() {
         "    public int tax(int q) { return q / 5; }\n",
         "    public int tax(int q) { return q / 4; }\n    public int total(int q) { return price(q) + tax(q); }\n",
     );
-    let case = Case {
-        path: "src/shop/Shop.java",
-        base: SHOP_JAVA,
-        ours: &ours,
-        theirs: &theirs,
-    };
+    let case = Case::new("src/shop/Shop.java", SHOP_JAVA, &ours, &theirs);
     let (with, without) = both_ways(&[case]);
     assert_ne!(without.code, 0, "git alone stops here: {without:#?}");
     assert_eq!(with.code, 0, "{with:#?}");
@@ -189,12 +185,7 @@ fn methods_of_a_java_class_changed_on_different_sides_merge_with_the_driver() {
 fn one_definition_changed_on_both_sides_still_stops_with_gits_markers() {
     let ours = PRICING_TS.replace("n * 2;", "n * 3;");
     let theirs = PRICING_TS.replace("n * 2;", "n * 4;");
-    let case = Case {
-        path: "src/pricing.ts",
-        base: PRICING_TS,
-        ours: &ours,
-        theirs: &theirs,
-    };
+    let case = Case::new("src/pricing.ts", PRICING_TS, &ours, &theirs);
     let (with, without) = both_ways(&[case]);
     assert_ne!(with.code, 0, "{with:#?}");
     assert_eq!(with.unmerged.trim(), "src/pricing.ts");
@@ -219,20 +210,16 @@ fn one_definition_changed_on_both_sides_still_stops_with_gits_markers() {
 #[test]
 fn markdown_and_files_git_merges_come_out_exactly_as_git_makes_them() {
     let notes = "# Notes\n\none\ntwo\nthree\n";
+    let (ours, theirs) = (notes.replace("two", "TWO"), notes.replace("two", "2"));
     let cases = [
         // git stops on the markdown (no analyzer: git's merge), merges the TypeScript.
-        Case {
-            path: "docs/notes.md",
-            base: notes,
-            ours: &notes.replace("two", "TWO"),
-            theirs: &notes.replace("two", "2"),
-        },
-        Case {
-            path: "src/a.ts",
-            base: "export function a(): number {\n  return 1;\n}\n\nexport function b(): number {\n  return 2;\n}\n",
-            ours: "export function a(): number {\n  return 10;\n}\n\nexport function b(): number {\n  return 2;\n}\n",
-            theirs: "export function a(): number {\n  return 1;\n}\n\nexport function b(): number {\n  return 20;\n}\n",
-        },
+        Case::new("docs/notes.md", notes, &ours, &theirs),
+        Case::new(
+            "src/a.ts",
+            "export function a(): number {\n  return 1;\n}\n\nexport function b(): number {\n  return 2;\n}\n",
+            "export function a(): number {\n  return 10;\n}\n\nexport function b(): number {\n  return 2;\n}\n",
+            "export function a(): number {\n  return 1;\n}\n\nexport function b(): number {\n  return 20;\n}\n",
+        ),
     ];
     let (with, without) = both_ways(&cases);
     assert_eq!(with.code, without.code);
@@ -269,12 +256,7 @@ fn removing_the_driver_restores_gits_merge_and_leaves_other_settings_alone() {
 
     // git merges by itself again: the adjacent edits stop it.
     let (ours, theirs) = ts_cases();
-    let case = Case {
-        path: "src/pricing.ts",
-        base: PRICING_TS,
-        ours: &ours,
-        theirs: &theirs,
-    };
+    let case = Case::new("src/pricing.ts", PRICING_TS, &ours, &theirs);
     let without = merge_in(&r, &[case], false);
     assert_ne!(without.code, 0, "{without:#?}");
     assert!(!without.stderr.contains("wit:"), "{}", without.stderr);
@@ -377,12 +359,7 @@ fn shell_syntax_in_the_install_location_is_never_run_by_git() {
     r.isolate(&mut cmd);
     assert!(cmd.output().unwrap().status.success());
     let (ours, theirs) = ts_cases();
-    let case = Case {
-        path: "src/pricing.ts",
-        base: PRICING_TS,
-        ours: &ours,
-        theirs: &theirs,
-    };
+    let case = Case::new("src/pricing.ts", PRICING_TS, &ours, &theirs);
     let with = merge_in(&r, &[case], false);
     assert_eq!(
         with.code, 0,
@@ -420,12 +397,11 @@ fn a_wit_toml_language_is_covered_once_trusted() {
     );
     // And git merges Lua by definitions: two adjacent functions changed apart.
     let base = "function price(q) return q * 2 end\nfunction tax(q) return q / 5 end\n";
-    let case = Case {
-        path: "cart.lua",
-        base,
-        ours: &base.replace("q * 2", "q * 3"),
-        theirs: &base.replace("q / 5", "q / 4"),
-    };
+    let (ours, theirs) = (
+        base.replace("q * 2", "q * 3"),
+        base.replace("q / 5", "q / 4"),
+    );
+    let case = Case::new("cart.lua", base, &ours, &theirs);
     let with = merge_in(&r, &[case], false);
     assert_eq!(with.code, 0, "{with:#?}");
     assert_eq!(

@@ -15,9 +15,8 @@ use std::ffi::OsString;
 use std::path::Path;
 
 use wit_core::text::escape;
-use wit_merge::{ConflictKind, Markers, Merged, Method};
+use wit_merge::{ConflictKind, GitMergeFile, Markers, Merged, Method};
 
-use super::merge_file::GitMergeFile;
 use crate::args::MergeArgs;
 
 /// Exit status for a clean merge, one with conflicts, and one that could not be made.

@@ -15,7 +15,6 @@ pub(crate) mod guard_payload;
 mod guard_ranges;
 pub mod install;
 pub mod merge_driver;
-mod merge_file;
 mod merge_setup;
 pub mod pre_commit;
 pub mod pre_push;

@@ -1,11 +1,13 @@
-//! git's line merge for the merge driver: `git merge-file -p` on files in a private temp
-//! directory, in the repository (so `merge.conflictStyle` applies as in git's own merge).
+//! The [`LineMerge`] that runs git (feature `git`; the rest of the crate runs nothing):
+//! `git merge-file -p` on files in a private temp directory, in the repository, so that
+//! `merge.conflictStyle` applies as in git's own merge. The merge driver uses it, and so
+//! can any process that has a git at hand (the conflict forecast).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use wit_merge::{LineMerge, LineMerged, MarkerStyle, Markers};
+use crate::line::{LineMerge, LineMerged, MarkerStyle, Markers};
 
 /// Runs `git merge-file` with the histogram diff, the algorithm git's `ort` merge uses,
 /// so that a file git merges cleanly merges the same here.
@@ -14,16 +16,26 @@ pub struct GitMergeFile {
     dir: tempfile::TempDir,
     /// Whether this git knows `--diff-algorithm` (2.43 and later); learnt on first use.
     histogram: bool,
+    /// Whether the user's and the system's git configuration are left out.
+    isolated: bool,
 }
 
 impl GitMergeFile {
-    /// A merger running git in `cwd`.
+    /// A merger running git in `cwd` (with its configuration: the conflict style).
     pub fn new(cwd: &Path) -> std::io::Result<GitMergeFile> {
         Ok(GitMergeFile {
             cwd: cwd.to_owned(),
             dir: tempfile::Builder::new().prefix("wit-merge-").tempdir()?,
             histogram: true,
+            isolated: false,
         })
+    }
+
+    /// The same, without the user's and the system's git configuration (tests,
+    /// measurements: git's defaults, whatever the machine says).
+    pub fn isolated(mut self) -> GitMergeFile {
+        self.isolated = true;
+        self
     }
 
     fn write(&self, name: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
@@ -39,6 +51,10 @@ impl GitMergeFile {
         style: MarkerStyle,
     ) -> std::io::Result<std::process::Output> {
         let mut cmd = Command::new("git");
+        if self.isolated {
+            cmd.env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .env("GIT_CONFIG_NOSYSTEM", "1");
+        }
         cmd.args(["merge-file", "-p"]);
         if self.histogram {
             cmd.arg("--diff-algorithm=histogram");
