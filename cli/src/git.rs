@@ -19,7 +19,7 @@ use std::process::{Command, Stdio};
 /// anyway (its request body limit), so it is reported as too large instead of read.
 pub const MAX_BLOB_BYTES: u64 = wit_daemon::BODY_LIMIT_BYTES as u64;
 
-pub(crate) fn git(root: &Path, args: &[&OsStr]) -> Result<Vec<u8>, String> {
+fn git(root: &Path, args: &[&OsStr]) -> Result<Vec<u8>, String> {
     let out = Command::new("git")
         .args(args)
         .current_dir(root)

@@ -289,7 +289,7 @@ pub fn install(root: &Path, exe_quoted: &str) -> CmdResult<Report> {
     let path = attributes_path(root)?;
     let (text, had_block) = read_attributes(&path)?;
     let was_installed = had_block || config_get(root, "driver")?.is_some();
-    let rest = text.clone().unwrap_or_default();
+    let rest = text.unwrap_or_default();
     if had_block {
         // Without wit's block first, so that `check-attr` sees the user's own settings.
         write_attributes(&path, &rest)?;
@@ -332,17 +332,19 @@ pub fn install(root: &Path, exe_quoted: &str) -> CmdResult<Report> {
         let name = format!("{section}.{key}");
         config_run(root, &["config", "--local", &name, &value])?;
     }
-    let not_covered = analyzers
-        .plugins
-        .failed
+    let invalid = analyzers
+        .config_error
         .iter()
-        .map(|f| {
+        .map(|e| format!("wit.toml is invalid, so none of its plugins and languages: {e}"));
+    let not_covered = invalid
+        .chain(analyzers.plugins.failed.iter().map(|f| {
             let what = f
                 .language
                 .clone()
                 .unwrap_or_else(|| f.path.display().to_string());
-            escape(&format!("{what}: {}", f.error)).into_owned()
-        })
+            format!("{what}: {}", f.error)
+        }))
+        .map(|line| escape(&line).into_owned())
         .collect();
     Ok(Report {
         action: if was_installed {
