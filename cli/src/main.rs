@@ -88,6 +88,7 @@ fn run(cli: Cli) -> u8 {
     // hooks, which have their own deadlines and never start a daemon.
     match &cli.command {
         Command::Daemon(DaemonCmd::Run) => return daemon_run(),
+        Command::Hook(HookCmd::Merge(args)) => return hooks::merge_driver::run(args),
         Command::Hook(HookCmd::Run { hook, args }) => {
             return match hook {
                 HookName::PreCommit => hooks::pre_commit::run(),

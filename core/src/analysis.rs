@@ -283,6 +283,14 @@ pub struct Analysis {
     /// Top-level variables of evident class, in source order, then fields of classes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub values: Vec<ValueClass>,
+    /// Where the parse met its first syntax error (a UTF-8 byte offset into the source):
+    /// `None` when the file parsed cleanly, or when the analyzer does not say. The
+    /// built-in analyzers report it (tree-sitter's first `ERROR` or `MISSING` node); a
+    /// definition found in recovered code may have the wrong extent, so what must rely on
+    /// exact definitions (the merge driver, `wit-merge`) does not use an analysis that
+    /// reports one. A plugin may send it as `syntaxError`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub syntax_error: Option<usize>,
 }
 
 /// A symbol name with an optional disambiguating suffix: `name#kind` (the first

@@ -45,7 +45,7 @@ const WIT_SCM: &str = r#"; wit's captures for Lua, beside the grammar's own tags
     method: (identifier) @name)) @definition.method @callable
 "#;
 
-const LUA_TOML: &str = r#"[[languages]]
+pub(crate) const LUA_TOML: &str = r#"[[languages]]
 id = "lua"
 extensions = ["lua"]
 grammar = "grammars/liblua.so"
@@ -54,7 +54,7 @@ queries = ["queries/lua/tags.scm", "queries/lua/wit.scm"]
 
 /// A repository with the Lua grammar library, its upstream tags.scm, wit.scm, `shop.lua`
 /// and `wit_toml`; not yet trusted.
-fn lua_repo(wit_toml: &str) -> PluginRepo {
+pub(crate) fn lua_repo(wit_toml: &str) -> PluginRepo {
     let grammar = lua_grammar();
     let r = PluginRepo::new();
     r.install(&grammar.library, "grammars/liblua.so");

@@ -39,6 +39,7 @@ mod integrate_agents;
 mod languages_builtin;
 mod languages_from_toml;
 mod mcp_server;
+mod merge_driver;
 mod migrate_first_impl;
 mod plugins_config;
 mod plugins_failures;

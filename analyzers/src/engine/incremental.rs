@@ -151,7 +151,8 @@ pub(super) fn analyze(
 ) -> Result<(Analysis, State), AnalyzeError> {
     let (tree, mut old) = match previous {
         Some(prev) if prev.source == source => {
-            let analysis = assemble(&prev.chunks, source);
+            let mut analysis = assemble(&prev.chunks, source);
+            analysis.syntax_error = first_error(&prev.tree);
             return Ok((analysis, prev));
         }
         Some(mut prev) => {
@@ -194,7 +195,8 @@ pub(super) fn analyze(
         }
     }
     drop(cursor);
-    let analysis = assemble(&chunks, source);
+    let mut analysis = assemble(&chunks, source);
+    analysis.syntax_error = first_error(&tree);
     let state = State {
         grammar: grammar.key(),
         source: source.to_owned(),
@@ -202,6 +204,27 @@ pub(super) fn analyze(
         chunks,
     };
     Ok((analysis, state))
+}
+
+/// Where `tree` has its first syntax error (an `ERROR` or `MISSING` node), following
+/// the children that contain one: a walk down one path, not over the whole tree.
+pub(super) fn first_error(tree: &Tree) -> Option<usize> {
+    let mut node = tree.root_node();
+    if !node.has_error() {
+        return None;
+    }
+    loop {
+        if node.is_error() || node.is_missing() {
+            return Some(node.start_byte());
+        }
+        let mut cursor = node.walk();
+        let next = node.children(&mut cursor).find(|c| c.has_error());
+        match next {
+            Some(child) => node = child,
+            // `has_error` without an erroneous child: the node itself is the error.
+            None => return Some(node.start_byte()),
+        }
+    }
 }
 
 /// The previous version's chunks, and what tells which of them still hold.

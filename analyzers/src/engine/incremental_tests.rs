@@ -184,6 +184,7 @@ fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> Analysis {
     analysis.bases = modules.bases;
     values.extend(modules.fields);
     analysis.values = values;
+    analysis.syntax_error = super::incremental::first_error(&tree);
     analysis
 }
 
@@ -293,4 +294,43 @@ fn incremental_analysis_equals_fresh_analysis_for_the_declarative_languages() {
         seed += 1;
         check_chain(analyzer, source, DECLARATIVE_SNIPPETS, seed);
     }
+}
+
+/// The merge driver trusts definitions only from a clean parse: a syntax error is
+/// reported where it starts, incrementally as freshly, and cleared when fixed.
+#[test]
+fn the_first_syntax_error_is_reported_and_cleared_when_fixed() {
+    let ts = typescript::typescript();
+    let clean = "function f(a: number) {\n  return a;\n}\n";
+    assert_eq!(ts.analyze_full(clean).unwrap().syntax_error, None);
+    let broken = "function f(a: number) {\n  return a;\n}\nfunction g( {\n}\n";
+    let at = ts
+        .analyze_full(broken)
+        .unwrap()
+        .syntax_error
+        .expect("an error");
+    assert!(at >= clean.len(), "the error is in g, not before: {at}");
+    let mut state = None;
+    ts.analyze_incremental(clean, &mut state).unwrap();
+    let again = ts.analyze_incremental(broken, &mut state).unwrap();
+    assert_eq!(again.syntax_error, Some(at));
+    assert_eq!(
+        ts.analyze_incremental(clean, &mut state)
+            .unwrap()
+            .syntax_error,
+        None
+    );
+    let py = python::python();
+    assert!(
+        py.analyze_full("def f(:\n    pass\n")
+            .unwrap()
+            .syntax_error
+            .is_some()
+    );
+    assert_eq!(
+        py.analyze_full("def f():\n    pass\n")
+            .unwrap()
+            .syntax_error,
+        None
+    );
 }

@@ -13,6 +13,8 @@
 //! only read: the work happens on a bare `--shared` clone in a temp directory (`git.rs`).
 
 mod eval;
+// Shared with merge-eval (`bin/merge_eval/`), which uses other parts of it.
+#[allow(dead_code)]
 mod git;
 #[path = "../../git_tree.rs"]
 mod git_tree;
