@@ -88,6 +88,51 @@ fn definitions<'a>(version: &Version<'a>) -> BTreeMap<String, Def<'a>> {
     out
 }
 
+/// One definition of a version as the forecast and the claims compare it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Definition {
+    /// What matches it with the same definition in another version (see
+    /// [`SymbolChange::key`]).
+    pub key: String,
+    /// Its address in the file (`price`, `Cart.total`, `index#2`).
+    pub name: String,
+    /// What it is (`function`, `method`, `class`, …).
+    pub kind: String,
+    /// A digest of its own text (its text without its nested definitions).
+    pub digest: String,
+    /// Its signature, for a callable.
+    pub signature: Option<String>,
+    /// One-based line where it starts.
+    pub line: usize,
+    /// Its whole text, nested definitions included (for a short diff to show people).
+    pub text: String,
+}
+
+/// The definitions of `version`, by key.
+pub fn definitions_of(version: &Version<'_>) -> BTreeMap<String, Definition> {
+    definitions(version)
+        .into_iter()
+        .map(|(key, d)| {
+            let s = d.symbol;
+            let text = version
+                .source
+                .get(s.start_byte..s.end_byte.min(version.source.len()))
+                .unwrap_or_default()
+                .to_owned();
+            let def = Definition {
+                key: key.clone(),
+                name: d.address,
+                kind: s.kind.as_str().to_owned(),
+                digest: digest(&d.own),
+                signature: s.signature.clone(),
+                line: s.start_line + 1,
+                text,
+            };
+            (key, def)
+        })
+        .collect()
+}
+
 /// `text` with the first whole-word occurrence of `from` replaced by `to` (a name inside
 /// a longer word, such as `de` in `def`, is not that name).
 fn replace_word(text: &str, from: &str, to: &str) -> String {

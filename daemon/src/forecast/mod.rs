@@ -634,8 +634,8 @@ impl Runner {
                 git::merge_file(&root, base, m.a, m.b)
             };
             let found = wit_forecast::forecast(
-                Checkout { id: &a, files: fa },
-                Checkout { id: &b, files: fb },
+                Checkout::new(&a, fa),
+                Checkout::new(&b, fb),
                 &mut merge,
             );
             let versions = if a == self.me {
