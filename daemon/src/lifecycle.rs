@@ -118,6 +118,14 @@ async fn serve(
         &config.parsed.graph,
     ));
     index.start(wit.clone());
+    let claims = Arc::new(crate::claims::Claims::new(
+        root.clone(),
+        root.display().to_string(),
+        placement.common_dir.clone(),
+        config.parsed.analysis.max_file_bytes,
+        analysis.clone(),
+        index.clone(),
+    ));
     let state = Arc::new(AppState {
         root: root.clone(),
         wit: wit.clone(),
@@ -130,6 +138,7 @@ async fn serve(
         lock_queues: Default::default(),
         placement,
         index,
+        claims,
         lock_expiry: Default::default(),
         served: Default::default(),
     });
@@ -157,6 +166,7 @@ async fn serve(
 
     let purger = tokio::spawn(purge::run(state.clone()));
     let forecaster = crate::forecast::Forecaster::start(state.clone());
+    crate::claims::Claims::start(&state);
     // Commits of other processes: other worktrees' daemons through SQLite's data
     // version, other machines' daemons through PostgreSQL's notifications.
     let others = match &state.store {

@@ -43,6 +43,14 @@ pub(crate) struct FileContent {
     pub content: String,
 }
 
+/// One item of `claims.check`'s `files`: a file and its content after an edit (`None`:
+/// the edit deletes it).
+#[derive(Debug, Clone)]
+pub(crate) struct FileEdit {
+    pub path: String,
+    pub content: Option<String>,
+}
+
 impl<'a> Params<'a> {
     /// Starts reading `map`.
     pub fn new(map: &'a Map<String, Value>) -> Self {
@@ -424,6 +432,78 @@ impl<'a> Params<'a> {
             }
         }
         ok.then_some(out)
+    }
+
+    /// `claims.check`'s `files`: a non-empty array of at most `max` `{file: non-empty
+    /// string, content: string or null}`.
+    pub fn file_edits(&mut self, field: &str, max: usize) -> Option<Vec<FileEdit>> {
+        let v = self.required(field)?;
+        let Value::Array(items) = v else {
+            self.fail(field, format!("must be an array, got {}", type_name(v)));
+            return None;
+        };
+        if items.is_empty() || items.len() > max {
+            self.fail(field, format!("must have 1 to {max} items"));
+            return None;
+        }
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let Value::Object(obj) = item else {
+                self.fail(
+                    field,
+                    format!("item {i} must be an object, got {}", type_name(item)),
+                );
+                continue;
+            };
+            let path = match obj.get("file") {
+                Some(Value::String(s)) if !s.is_empty() => match paths::normalize_file(s) {
+                    Ok(normal) => Some(normal),
+                    Err(why) => {
+                        self.fail(field, format!("item {i}: file: {why}"));
+                        None
+                    }
+                },
+                Some(other) => {
+                    self.fail(
+                        field,
+                        format!(
+                            "item {i}: file must be a non-empty string, got {}",
+                            type_name(other)
+                        ),
+                    );
+                    None
+                }
+                None => {
+                    self.fail(field, format!("item {i}: file is required"));
+                    None
+                }
+            };
+            let content = match obj.get("content") {
+                Some(Value::String(s)) => Some(Some(s.clone())),
+                Some(Value::Null) => Some(None),
+                Some(other) => {
+                    self.fail(
+                        field,
+                        format!(
+                            "item {i}: content must be a string or null, got {}",
+                            type_name(other)
+                        ),
+                    );
+                    None
+                }
+                None => {
+                    self.fail(
+                        field,
+                        format!("item {i}: content is required (null: deleted)"),
+                    );
+                    None
+                }
+            };
+            if let (Some(path), Some(content)) = (path, content) {
+                out.push(FileEdit { path, content });
+            }
+        }
+        (out.len() == items.len()).then_some(out)
     }
 
     /// `Ok` when every field was valid, else the `INVALID_REQUEST` naming them.

@@ -112,6 +112,11 @@ pub enum Actor<'a> {
         session: &'a str,
         /// See above; `None`: adopt nothing.
         adopt_since: Option<i64>,
+        /// The definitions (keys) the edit changed, when known (the guard checked the
+        /// edit before it was made): a definition that differs from HEAD in a version no
+        /// claim holds and is not among them was changed by someone else before, and is
+        /// claimed unattributed. `None`: every such definition is the session's.
+        touched: Option<&'a BTreeSet<String>>,
     },
     /// Nobody: HEAD moved (a commit, a checkout) and the claims are only compared with
     /// it again. Nothing is claimed anew.
@@ -172,7 +177,12 @@ pub fn attribute(seen: &Observed<'_>, claims: &[Claim], actor: Actor<'_>, at: i6
                 }
                 continue;
             }
-            Actor::Edit { session, .. } => session,
+            Actor::Edit {
+                session, touched, ..
+            } => match touched {
+                Some(keys) if !keys.contains(key) => "",
+                _ => session,
+            },
         };
         if on.iter().any(|c| c.version() == version) {
             // No edit of it since a claim recorded this very version: unattributed

@@ -46,6 +46,7 @@ fn edit(session: &str) -> Actor<'_> {
     Actor::Edit {
         session,
         adopt_since: None,
+        touched: None,
     }
 }
 
@@ -235,6 +236,7 @@ fn an_unattributed_change_is_adopted_by_the_session_whose_hook_reports_it_soon_a
         Actor::Edit {
             session: "agent-a",
             adopt_since: Some(11),
+            touched: None,
         },
         12,
     );
@@ -245,6 +247,7 @@ fn an_unattributed_change_is_adopted_by_the_session_whose_hook_reports_it_soon_a
         Actor::Edit {
             session: "agent-a",
             adopt_since: Some(5),
+            touched: None,
         },
         12,
     );
@@ -333,4 +336,28 @@ fn a_short_diff_has_context_a_bound_and_no_headers() {
     let d = short_diff(&long_before, "");
     assert_eq!(d.lines().count(), 15, "{d}");
     assert!(d.ends_with("… 26 more lines"), "{d}");
+}
+
+#[test]
+fn an_edit_known_to_touch_one_definition_leaves_an_earlier_unrecorded_change_unattributed() {
+    // tax was changed before (no hook reported it); A's checked edit changes price only.
+    let both = HEAD.replace("n * 2", "n * 3").replace("n / 10", "n / 5");
+    let touched: std::collections::BTreeSet<String> = ["price#function".to_owned()].into();
+    let got = observe(
+        Some(&both),
+        &[],
+        Actor::Edit {
+            session: "agent-a",
+            adopt_since: None,
+            touched: Some(&touched),
+        },
+        10,
+    );
+    assert_eq!(
+        names(&got.upserts),
+        [
+            "agent-a body src/pricing.ts:price",
+            "unattributed body src/pricing.ts:tax"
+        ]
+    );
 }

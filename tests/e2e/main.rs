@@ -16,6 +16,7 @@ mod cli_version_notice;
 mod cli_watch;
 mod code_layout;
 mod daemon_analysis_cache;
+mod daemon_claims;
 mod daemon_contracts;
 mod daemon_envelope;
 mod daemon_event_stream;

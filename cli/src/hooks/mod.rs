@@ -8,11 +8,14 @@
 //! wit is about to be used, and nothing waits on a commit.
 
 mod agent_session;
+mod edited;
 pub mod guard;
 mod guard_config;
 pub(crate) mod guard_payload;
 mod guard_ranges;
+mod identity;
 pub mod install;
+mod post_edit;
 pub mod pre_commit;
 pub mod pre_push;
 pub mod prepare_msg;

@@ -633,11 +633,8 @@ impl Runner {
                 };
                 git::merge_file(&root, base, m.a, m.b)
             };
-            let found = wit_forecast::forecast(
-                Checkout::new(&a, fa),
-                Checkout::new(&b, fb),
-                &mut merge,
-            );
+            let found =
+                wit_forecast::forecast(Checkout::new(&a, fa), Checkout::new(&b, fb), &mut merge);
             let versions = if a == self.me {
                 (self.own.version, other.version)
             } else {

@@ -1,0 +1,575 @@
+//! Claims: several agents in one checkout, protected from each other without locks
+//! (issue 30). The pure rules are `wit_forecast::claims`; this module feeds them.
+//!
+//! - **Attribution.** After an agent's edit its post-edit hook (`wit guard` on
+//!   `PostToolUse`/`AfterTool`) sends `claims.record`: the file is read, analysed and
+//!   compared with its version at HEAD, and each definition the edit changed becomes (or
+//!   stays) the session's claim ([`Claims::observe`]). A change no hook announced (a shell
+//!   command, a generator, a person's editor) reaches this module from the index's file
+//!   watcher and becomes an unattributed claim (session `""`) — unless it is the content
+//!   of an edit the guard has just checked ([`pending`]): the watcher often sees an
+//!   agent's write before the agent's own hook reports it.
+//! - **Checks.** Before an edit the guard sends `claims.check` with the file's content as
+//!   the edit would leave it ([`Claims::check`]): the definitions it changes, the claims
+//!   of other sessions on them (a warning; a refusal when the edit writes back a version
+//!   the other session had changed: a lost update), and the signature-vs-callers
+//!   collisions it would make with other sessions' claimed changes.
+//! - **Ends.** A claim ends when its definition equals HEAD again (reverted, or committed:
+//!   a HEAD move compares every claimed file again), when its session ends
+//!   (`session.end`), or after `[guard] claim_idle` without an edit by its session
+//!   (`crate::purge`).
+//!
+//! Claims are state, in the store (both backends), so they survive a restart; what an edit
+//! in flight is expected to write ([`pending`]) and HEAD's analysed files ([`head`]) are
+//! memory only.
+
+mod head;
+pub(crate) mod pending;
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+use wit_boundary::RepoFileError;
+use wit_core::Analysis;
+use wit_core::text::escape;
+use wit_forecast::claims::{self as rules, Actor, Attribution, Claim, Hit, Observed, Touch};
+use wit_forecast::{CallRef, Checkout, FileChange, Forecast, Kind, Version};
+use wit_graph::{Resolution, SiteRef, Target};
+
+use crate::analysis::{AnalysisService, FileOutcome};
+use crate::index::RepoIndex;
+use crate::methods::Failure;
+use crate::state::AppState;
+use crate::store::claims::{self as rows, Changed};
+use head::{AtHead, Head};
+use pending::{EXPECTED, Pending, Proposal};
+
+/// How long after a change an unattributed claim of exactly that version may still be
+/// taken over by the session whose post-edit hook reports it.
+const ADOPT_WITHIN_MS: i64 = 30_000;
+
+/// How often the worker looks at HEAD when no file settles.
+const ROUND: Duration = Duration::from_secs(1);
+
+/// Most changed files looked at when the daemon starts (see [`Worker::run`]).
+const START_FILES: usize = 2_000;
+
+/// What made a file be looked at.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Source<'a> {
+    /// The session's post-edit hook (`claims.record`).
+    Hook(&'a str),
+    /// The file watcher.
+    Watcher,
+}
+
+/// The claims of this daemon's checkout.
+pub(crate) struct Claims {
+    root: PathBuf,
+    checkout: String,
+    limit: u64,
+    analysis: Arc<AnalysisService>,
+    index: Arc<RepoIndex>,
+    head: Mutex<Head>,
+    pending: Mutex<Pending>,
+    /// One observation at a time: each reads a file's claims and writes them back.
+    observing: Mutex<()>,
+}
+
+/// What `claims.check` finds for one edited file.
+#[derive(Debug, Default)]
+pub(crate) struct EditCheck {
+    /// Other sessions' claims the edit runs into.
+    pub hits: Vec<Hit>,
+    /// Signature-vs-callers collisions the edit would make with other sessions' claims.
+    pub collisions: Vec<Forecast>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn sha(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+/// Paths that are never a change of the checkout's: wit's and git's own directories.
+fn own_files(rel: &str) -> bool {
+    rel == ".wit" || rel.starts_with(".wit/") || rel == ".git" || rel.starts_with(".git/")
+}
+
+/// Runs a store job from a blocking thread (the daemon's runtime answers it).
+fn block_on<T>(fut: impl std::future::Future<Output = Result<T, Failure>>) -> Result<T, Failure> {
+    tokio::runtime::Handle::current().block_on(fut)
+}
+
+impl Claims {
+    /// The claims of the checkout at `root` (canonical), named `checkout` in the store.
+    pub(crate) fn new(
+        root: PathBuf,
+        checkout: String,
+        common_dir: Option<PathBuf>,
+        limit: u64,
+        analysis: Arc<AnalysisService>,
+        index: Arc<RepoIndex>,
+    ) -> Self {
+        Claims {
+            head: Mutex::new(Head::new(&root, common_dir)),
+            root,
+            checkout,
+            limit,
+            analysis,
+            index,
+            pending: Mutex::new(Pending::default()),
+            observing: Mutex::new(()),
+        }
+    }
+
+    /// The file's current text and analysis (`Ok(None)`: it does not exist), or why it
+    /// has no claims (unreadable, not analysable).
+    fn current(&self, rel: &str) -> Result<Option<(String, Arc<Analysis>)>, String> {
+        let bytes = match wit_boundary::read_repo_file(&self.root, rel, self.limit) {
+            Ok(b) => b,
+            Err(RepoFileError::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(e.to_string()),
+        };
+        match self.analysis.analyse_read(rel, &bytes) {
+            FileOutcome::Analysed(a) => {
+                let text = String::from_utf8(bytes).map_err(|_| "not UTF-8".to_owned())?;
+                Ok(Some((text, a)))
+            }
+            FileOutcome::Failed(why) => Err(why),
+            _ => Err("not analysed".into()),
+        }
+    }
+
+    /// The file at HEAD `commit` (`None`: HEAD does not have it), or why it cannot be
+    /// compared.
+    fn at_head(
+        &self,
+        commit: Option<&str>,
+        rel: &str,
+    ) -> Result<Option<Arc<head::HeadFile>>, String> {
+        let Some(commit) = commit else {
+            return Ok(None);
+        };
+        let analyzer = self
+            .analysis
+            .registry()
+            .for_path(rel)
+            .ok_or("no analyzer")?
+            .clone();
+        let found = lock(&self.head).file(commit, rel, self.limit, |source| {
+            analyzer.analyze_full(source).map_err(|e| e.to_string())
+        });
+        match found {
+            AtHead::File(f) => Ok(Some(f)),
+            AtHead::Absent => Ok(None),
+            AtHead::Unknown(why) => Err(why),
+        }
+    }
+
+    /// Looks at `rel` as it is now (after an edit reported by `source`): the claims it
+    /// makes, moves on or ends are written, with their events. Blocking.
+    pub(crate) fn observe(
+        &self,
+        state: &AppState,
+        rel: &str,
+        source: Source<'_>,
+    ) -> Result<Changed, Failure> {
+        if own_files(rel) || !self.analysis.supports(rel) {
+            return Ok(Changed::default());
+        }
+        let _one = lock(&self.observing);
+        let commit = self.head_now(state)?;
+        let now = match self.current(rel) {
+            Ok(now) => now,
+            Err(why) => {
+                tracing::debug!("claims: {} not compared: {}", escape(rel), escape(&why));
+                return Ok(Changed::default());
+            }
+        };
+        let content = now.as_ref().map(|(text, _)| sha(text.as_bytes()));
+        let at = crate::clock::now_ms();
+        let proposal = match source {
+            Source::Hook(session) => Some(
+                lock(&self.pending)
+                    .take(session, rel)
+                    .map(|p| (session.to_owned(), Some(p.touched)))
+                    .unwrap_or_else(|| (session.to_owned(), None)),
+            ),
+            Source::Watcher => {
+                let mut pending = lock(&self.pending);
+                match pending.matching(rel, content.as_ref()) {
+                    Some(p) => Some((p.session, Some(p.touched))),
+                    // Expected shortly: the session's own report decides (`Worker`
+                    // looks again once it is overdue). Overdue, the change is nobody's in
+                    // particular: a checked edit may never be made (its tool failed, the
+                    // user refused it), and a late report still takes the change over
+                    // (see `ADOPT_WITHIN_MS`).
+                    None => match pending.latest(rel) {
+                        Some(p) if p.at.elapsed() < EXPECTED => return Ok(Changed::default()),
+                        _ => None,
+                    },
+                }
+            }
+        };
+        let (session, touched) = proposal.unwrap_or_default();
+        let actor = Actor::Edit {
+            session: &session,
+            adopt_since: matches!(source, Source::Hook(_)).then_some(at - ADOPT_WITHIN_MS),
+            touched: touched.as_ref(),
+        };
+        self.attribute(state, rel, commit.as_deref(), now, actor, "reverted", at)
+    }
+
+    /// Compares `rel` (its current version `now`) with HEAD and writes what `actor`'s
+    /// observation changes; `why` is the reason of the claims that end.
+    #[allow(clippy::too_many_arguments)]
+    fn attribute(
+        &self,
+        state: &AppState,
+        rel: &str,
+        commit: Option<&str>,
+        now: Option<(String, Arc<Analysis>)>,
+        actor: Actor<'_>,
+        why: &str,
+        at: i64,
+    ) -> Result<Changed, Failure> {
+        let head = match self.at_head(commit, rel) {
+            Ok(h) => h,
+            Err(why) => {
+                tracing::debug!("claims: {} not compared: {}", escape(rel), escape(&why));
+                return Ok(Changed::default());
+            }
+        };
+        let (checkout, file) = (self.checkout.clone(), rel.to_owned());
+        let claims = block_on(state.read(move |db| Ok(rows::of_file(db, &checkout, &file)?)))?;
+        let seen = Observed {
+            file: rel,
+            head: head.as_deref().map(|h| Version {
+                source: &h.source,
+                analysis: &h.analysis,
+            }),
+            now: now
+                .as_ref()
+                .map(|(source, analysis)| Version { source, analysis }),
+        };
+        let mut found: Attribution = rules::attribute(&seen, &claims, actor, at);
+        if found.upserts.is_empty() && found.cleared.is_empty() {
+            return Ok(Changed::default());
+        }
+        if let Some((_, analysis)) = &now {
+            self.fill_calls(rel, analysis, &mut found.upserts);
+        }
+        let checkout = self.checkout.clone();
+        let why = why.to_owned();
+        block_on(state.write(move |db| {
+            Ok(rows::apply(
+                db,
+                &checkout,
+                &found.upserts,
+                &found.cleared,
+                &why,
+            )?)
+        }))
+    }
+
+    /// What each claim's version of its definition calls, as the checkout's code graph
+    /// resolves it (name-only guesses left out, as in the forecast between checkouts).
+    fn fill_calls(&self, rel: &str, analysis: &Arc<Analysis>, claims: &mut [Claim]) {
+        let names: Vec<String> = claims
+            .iter()
+            .filter(|c| c.change.change.has_new_code() && c.file == rel)
+            .map(|c| c.change.name.clone())
+            .collect();
+        if names.is_empty() {
+            return;
+        }
+        let found = self.index.callees_of_each(rel, &names, 1, Some(analysis));
+        let mut calls: HashMap<&str, Vec<CallRef>> = HashMap::new();
+        for (name, edges) in names.iter().zip(found) {
+            let Some((_, edges)) = edges else { continue };
+            let mut list: Vec<CallRef> = edges
+                .iter()
+                .filter(|e| e.resolution == Resolution::Resolved && e.depth == 1)
+                .map(|e| CallRef {
+                    callee: e.callee.path(),
+                    line: e.line + 1,
+                })
+                .collect();
+            list.sort();
+            list.dedup_by(|a, b| a.callee == b.callee);
+            calls.insert(name, list);
+        }
+        for c in claims.iter_mut() {
+            if let Some(list) = calls.get(c.change.name.as_str()) {
+                c.change.calls = list.clone();
+            }
+        }
+    }
+
+    /// HEAD now; when it moved, every claimed file is compared with it first (claims
+    /// committed, or undone by a checkout or reset, end).
+    fn head_now(&self, state: &AppState) -> Result<Option<String>, Failure> {
+        let (commit, moved) = lock(&self.head).commit();
+        if moved {
+            let checkout = self.checkout.clone();
+            let files = block_on(state.read(move |db| Ok(rows::files_of(db, &checkout)?)))?;
+            let at = crate::clock::now_ms();
+            for rel in files {
+                let now = match self.current(&rel) {
+                    Ok(now) => now,
+                    Err(_) => continue,
+                };
+                self.attribute(
+                    state,
+                    &rel,
+                    commit.as_deref(),
+                    now,
+                    Actor::Nobody,
+                    "committed",
+                    at,
+                )?;
+            }
+        }
+        Ok(commit)
+    }
+
+    /// Compares the claimed files with HEAD when it moved (the worker's round).
+    fn look_at_head(&self, state: &AppState) -> Result<(), Failure> {
+        let _one = lock(&self.observing);
+        self.head_now(state).map(drop)
+    }
+
+    /// What an edit by `me` leaving `rel` as `edited` (`None`: deleting it) runs into,
+    /// and remembers it as expected (see [`pending`]). Blocking.
+    pub(crate) fn check(
+        &self,
+        state: &AppState,
+        me: &str,
+        rel: &str,
+        edited: Option<&str>,
+    ) -> Result<EditCheck, Failure> {
+        if own_files(rel) || !self.analysis.supports(rel) {
+            return Ok(EditCheck::default());
+        }
+        let Ok(current) = self.current(rel) else {
+            return Ok(EditCheck::default());
+        };
+        // Analysed through the service: once the agent writes it, the watcher's re-read
+        // and the post-edit hook find this analysis in the cache.
+        let after = match edited {
+            Some(text) => match self.analysis.analyse_content(rel, text) {
+                FileOutcome::Analysed(a) => Some((text, a)),
+                _ => return Ok(EditCheck::default()),
+            },
+            None => None,
+        };
+        let touches = rules::touches(
+            current
+                .as_ref()
+                .map(|(source, analysis)| Version { source, analysis }),
+            after
+                .as_ref()
+                .map(|(source, analysis)| Version { source, analysis }),
+        );
+        lock(&self.pending).add(Proposal {
+            session: me.to_owned(),
+            file: rel.to_owned(),
+            content: edited.map(|t| sha(t.as_bytes())),
+            touched: touches.iter().map(|t| t.key.clone()).collect(),
+            at: Instant::now(),
+        });
+        if touches.is_empty() {
+            return Ok(EditCheck::default());
+        }
+        let checkout = self.checkout.clone();
+        let all = block_on(state.read(move |db| Ok(rows::of_checkout(db, &checkout)?)))?;
+        if all.iter().all(|c| c.by(me)) {
+            return Ok(EditCheck::default());
+        }
+        let in_file: Vec<Claim> = all.iter().filter(|c| c.file == rel).cloned().collect();
+        let hits = rules::check(&touches, &in_file, me);
+        let collisions = if all
+            .iter()
+            .any(|c| !c.by(me) && (c.change.breaks_callers() || !c.change.calls.is_empty()))
+        {
+            self.callers(state, me, rel, &touches, after.as_ref(), &all)
+        } else {
+            Vec::new()
+        };
+        Ok(EditCheck { hits, collisions })
+    }
+
+    /// The signature-vs-callers collisions between the edit (its touched definitions as
+    /// they differ from HEAD, with what they call) and each other session's claims.
+    fn callers(
+        &self,
+        state: &AppState,
+        me: &str,
+        rel: &str,
+        touches: &[Touch],
+        after: Option<&(&str, Arc<Analysis>)>,
+        all: &[Claim],
+    ) -> Vec<Forecast> {
+        let commit = lock(&self.head).commit().0;
+        let Ok(head) = self.at_head(commit.as_deref(), rel) else {
+            return Vec::new();
+        };
+        let keys: BTreeSet<&str> = touches.iter().map(|t| t.key.as_str()).collect();
+        let mut mine = wit_forecast::diff_symbols(
+            head.as_deref().map(|h| Version {
+                source: &h.source,
+                analysis: &h.analysis,
+            }),
+            after.map(|(source, analysis)| Version { source, analysis }),
+        );
+        mine.retain(|c| keys.contains(c.match_key()));
+        if let Some((_, analysis)) = after {
+            for c in &mut mine {
+                c.calls = self.resolve_calls(rel, analysis, &c.name);
+            }
+        }
+        let files = std::collections::BTreeMap::from([(
+            rel.to_owned(),
+            FileChange::Symbols {
+                symbols: mine,
+                deleted: after.is_none(),
+                outside: None,
+            },
+        )]);
+        let others: Vec<Claim> = all.iter().filter(|c| !c.by(me)).cloned().collect();
+        let by = rules::changes_by_session(&others);
+        let checkout = state.worktree_name();
+        let mut out = Vec::new();
+        for (session, theirs) in &by {
+            out.extend(
+                wit_forecast::forecast(
+                    Checkout::session(&checkout, me, &files),
+                    Checkout::session(&checkout, session, theirs),
+                    &mut |_| wit_forecast::TextVerdict::Unknown,
+                )
+                .into_iter()
+                .filter(|f| f.kind == Kind::SignatureVsCallers),
+            );
+        }
+        out
+    }
+
+    /// What `caller` (an address in `analysis`, the edited version of `rel`) calls, as the
+    /// code graph resolves each call site (the file's imports as indexed).
+    fn resolve_calls(&self, rel: &str, analysis: &Analysis, caller: &str) -> Vec<CallRef> {
+        // An address carries `#kind`/`#N` for a later duplicate; call sites name the
+        // qualified name.
+        let qualified = caller.split('#').next().unwrap_or(caller);
+        let mut out: Vec<CallRef> = self.index.read(|g| {
+            analysis
+                .call_sites
+                .iter()
+                .filter(|s| s.caller == qualified)
+                .filter_map(|s| match g.resolve(rel, SiteRef::from(s)) {
+                    (Target::Symbol(target), Resolution::Resolved) => Some(CallRef {
+                        callee: target.path(),
+                        line: s.line + 1,
+                    }),
+                    _ => None,
+                })
+                .collect()
+        });
+        out.sort();
+        out.dedup_by(|a, b| a.callee == b.callee);
+        out
+    }
+
+    /// Starts the worker that turns the file watcher's settled paths into observations
+    /// and compares the claims with HEAD when it moves.
+    pub(crate) fn start(state: &Arc<AppState>) {
+        let (tx, rx) = std::sync::mpsc::channel::<String>();
+        state.index.listen(Box::new(move |rel: &str| {
+            let _ = tx.send(rel.to_owned());
+        }));
+        let weak = Arc::downgrade(state);
+        let runtime = tokio::runtime::Handle::current();
+        let spawned = std::thread::Builder::new()
+            .name("wit-claims".into())
+            .spawn(move || {
+                let _entered = runtime.enter();
+                Worker::run(weak, &rx);
+            });
+        if let Err(e) = spawned {
+            tracing::error!("the claims thread did not start: {e}");
+        }
+    }
+}
+
+/// The claims' thread: settled paths in, observations out.
+struct Worker;
+
+impl Worker {
+    fn run(state: Weak<AppState>, rx: &Receiver<String>) {
+        // Paths seen while an edit of theirs was expected: looked at again once overdue.
+        let mut deferred: HashMap<String, Instant> = HashMap::new();
+        // Once the index is built (the watcher set up), the files that differ from HEAD
+        // are looked at once: changes made while no daemon ran, or before the watcher
+        // watched, are claimed unattributed (nobody knows whose they are), so that a
+        // stale write cannot undo them either.
+        let mut started = false;
+        loop {
+            let mut paths: BTreeSet<String> = BTreeSet::new();
+            match rx.recv_timeout(ROUND) {
+                Ok(p) => {
+                    paths.insert(p);
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+            while let Ok(p) = rx.try_recv() {
+                paths.insert(p);
+            }
+            let Some(state) = state.upgrade() else {
+                return;
+            };
+            let claims = &state.claims;
+            if !started && state.index.ready() {
+                started = true;
+                let root = state.root.clone();
+                paths.extend(head::changed_files(&root, START_FILES).unwrap_or_default());
+            }
+            if let Err(e) = claims.look_at_head(&state) {
+                tracing::warn!(
+                    "claims: comparing with HEAD failed: {}",
+                    escape(&e.0.message)
+                );
+            }
+            let due: Vec<String> = deferred
+                .iter()
+                .filter(|(_, at)| at.elapsed() >= EXPECTED)
+                .map(|(p, _)| p.clone())
+                .collect();
+            for p in due {
+                deferred.remove(&p);
+                paths.insert(p);
+            }
+            for rel in paths {
+                let expected = lock(&claims.pending).latest(&rel);
+                match claims.observe(&state, &rel, Source::Watcher) {
+                    Ok(_) => {
+                        if let Some(p) = expected.filter(|p| p.at.elapsed() < EXPECTED) {
+                            deferred.entry(rel).or_insert(p.at);
+                        }
+                    }
+                    Err(e) => tracing::warn!(
+                        "claims: {} not recorded: {}",
+                        escape(&rel),
+                        escape(&e.0.message)
+                    ),
+                }
+            }
+        }
+    }
+}
