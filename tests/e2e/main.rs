@@ -32,6 +32,7 @@ mod daemon_stalls;
 mod daemon_symbol_names;
 mod daemon_waiting;
 mod forecast_worktrees;
+mod guard_claims;
 mod guard_edits;
 mod hooks_commit;
 mod hooks_contract_lifecycle;
