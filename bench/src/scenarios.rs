@@ -297,6 +297,7 @@ fn wit_status(opts: &Options, report: &mut Report, runs: usize) -> Result<()> {
     }
     report.latency("wit status (whole process)", &walls, "≤ 5 ms wall");
     wit_guard(opts, report, &root, runs)?;
+    crate::claims::run(opts, report, runs)?;
     mcp_tool_calls(opts, report, &root, runs * 4)?;
     report.value(
         "wit status max RSS",
