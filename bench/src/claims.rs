@@ -80,7 +80,10 @@ pub(crate) fn run(opts: &Options, report: &mut Report, runs: usize) -> Result<()
     // Another session changed fn10 and reported it: its claim stands in the file.
     let path = root.join(TS);
     let text = std::fs::read_to_string(&path)?;
-    std::fs::write(&path, text.replacen("  if (v > 10) {", "  if (v >= 10) {", 1))?;
+    std::fs::write(
+        &path,
+        text.replacen("  if (v > 10) {", "  if (v >= 10) {", 1),
+    )?;
     c.ok(
         "claims.record",
         json!({"sessionId": "claude-other", "files": [TS]}),
@@ -92,7 +95,13 @@ pub(crate) fn run(opts: &Options, report: &mut Report, runs: usize) -> Result<()
         let (wall, code, out) = hook(
             opts,
             &root,
-            &edit(&root, "claude-bench", "PreToolUse", "  if (v > 45) {", "  if (v >= 45) {"),
+            &edit(
+                &root,
+                "claude-bench",
+                "PreToolUse",
+                "  if (v > 45) {",
+                "  if (v >= 45) {",
+            ),
         )?;
         if code != 0 || !out.is_empty() {
             bail!("an edit of another definition: exit {code}, {out}");
@@ -101,7 +110,13 @@ pub(crate) fn run(opts: &Options, report: &mut Report, runs: usize) -> Result<()
         let (wall, code, out) = hook(
             opts,
             &root,
-            &edit(&root, "claude-bench", "PreToolUse", "  if (v >= 10) {", "  if (v > 11) {"),
+            &edit(
+                &root,
+                "claude-bench",
+                "PreToolUse",
+                "  if (v >= 10) {",
+                "  if (v > 11) {",
+            ),
         )?;
         if code != 0 || !out.contains("claude-other") {
             bail!("an edit of the claimed definition: exit {code}, {out}");
@@ -128,10 +143,18 @@ pub(crate) fn run(opts: &Options, report: &mut Report, runs: usize) -> Result<()
         } else {
             ("  if (v >= 45) {", "  if (v > 45) {")
         };
-        hook(opts, &root, &edit(&root, "claude-bench", "PreToolUse", old, new))?;
+        hook(
+            opts,
+            &root,
+            &edit(&root, "claude-bench", "PreToolUse", old, new),
+        )?;
         let text = std::fs::read_to_string(&path)?;
         std::fs::write(&path, text.replacen(old, new, 1))?;
-        let (wall, code, _) = hook(opts, &root, &edit(&root, "claude-bench", "PostToolUse", old, new))?;
+        let (wall, code, _) = hook(
+            opts,
+            &root,
+            &edit(&root, "claude-bench", "PostToolUse", old, new),
+        )?;
         if code != 0 {
             bail!("the post-edit hook: exit {code}");
         }

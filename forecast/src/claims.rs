@@ -334,7 +334,7 @@ pub fn check(touches: &[Touch], claims: &[Claim], me: &str) -> Vec<Hit> {
             .iter()
             .any(|c| c.key() == t.key && c.by(me) && c.version() == t.before);
         for c in on.filter(|c| !c.by(me)) {
-            let undoes = c.prior.iter().any(|p| *p == t.after);
+            let undoes = c.prior.contains(&t.after);
             if undoes || !latest_mine {
                 out.push(Hit {
                     claim: c.clone(),
