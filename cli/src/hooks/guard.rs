@@ -320,23 +320,26 @@ fn repo_relative(root: &Path, cwd: Option<&str>, path: &str) -> Option<String> {
 }
 
 /// `rel` with every symlink on its way resolved, still beneath `root`; `None` when it
-/// leads out. A file that does not exist yet is resolved through its directory.
+/// leads out. What does not exist yet (a new file, a new directory) is resolved through
+/// its nearest existing ancestor; a dangling symlink names where it points.
 fn resolved(root: &Path, rel: &str) -> Option<String> {
-    let abs = root.join(rel);
-    match abs.canonicalize() {
-        Ok(real) => relative_to(&real, root),
-        Err(_) => {
-            let parent = abs.parent()?.canonicalize().ok()?;
-            let name = abs.file_name()?;
-            // A dangling symlink as the last component: where it points is written.
-            if std::fs::symlink_metadata(&abs).is_ok_and(|m| m.file_type().is_symlink()) {
-                let target = std::fs::read_link(&abs).ok()?;
-                let joined = lexical(&parent.join(target))?;
-                return relative_to(&joined, root);
-            }
-            relative_to(&parent.join(name), root)
+    let mut existing = root.join(rel);
+    let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    let mut path = loop {
+        if let Ok(real) = existing.canonicalize() {
+            break real;
         }
+        if std::fs::symlink_metadata(&existing).is_ok_and(|m| m.file_type().is_symlink()) {
+            let target = std::fs::read_link(&existing).ok()?;
+            break lexical(&existing.parent()?.join(target))?;
+        }
+        rest.push(existing.file_name()?.to_owned());
+        existing = existing.parent()?.to_path_buf();
+    };
+    for name in rest.iter().rev() {
+        path.push(name);
     }
+    relative_to(&path, root)
 }
 
 /// [`repo_relative`] without resolving symlinks inside the repository.
