@@ -19,7 +19,6 @@ use crate::Options;
 use crate::daemon::Daemon;
 use crate::forecast::git;
 use crate::report::Report;
-use crate::scenarios::{TS, setup_repo};
 use crate::stats::Samples;
 
 /// `wit guard --agent claude` with `payload` on stdin, as a Claude Code session without
@@ -50,21 +49,27 @@ fn hook(opts: &Options, root: &Path, payload: &Value) -> Result<(Duration, i32, 
     ))
 }
 
-/// A Claude Code `Edit` payload of `session` (`event`: `PreToolUse` or `PostToolUse`).
-fn edit(root: &Path, session: &str, event: &str, old: &str, new: &str) -> Value {
+/// A Claude Code `Edit` payload of `session` (`event`: `PreToolUse` or `PostToolUse`)
+/// of `file`.
+fn edit(root: &Path, file: &str, session: &str, event: &str, old: &str, new: &str) -> Value {
     json!({
         "session_id": session, "transcript_path": "/dev/null", "cwd": root,
         "hook_event_name": event, "tool_name": "Edit",
-        "tool_input": {"file_path": root.join(TS), "old_string": old, "new_string": new},
-        "tool_response": {"filePath": root.join(TS)},
+        "tool_input": {"file_path": root.join(file), "old_string": old, "new_string": new},
+        "tool_response": {"filePath": root.join(file)},
     })
 }
 
-/// Runs the claims measures (`runs` samples each).
-pub(crate) fn run(opts: &Options, report: &mut Report, runs: usize) -> Result<()> {
-    let dir = tempfile::tempdir()?;
-    let root = dir.path().canonicalize()?;
-    setup_repo(&root)?;
+/// Runs the claims measures (`runs` samples each) on the fixture repository at `root`
+/// (not a git repository yet), whose generated TypeScript file is `file`.
+pub(crate) fn run(
+    opts: &Options,
+    report: &mut Report,
+    runs: usize,
+    root: &Path,
+    file: &str,
+) -> Result<()> {
+    let root = root.to_owned();
     git(&root, &["init", "-q"])?;
     git(&root, &["add", "."])?;
     git(&root, &["commit", "-qm", "fixture"])?;
@@ -78,7 +83,7 @@ pub(crate) fn run(opts: &Options, report: &mut Report, runs: usize) -> Result<()
         std::thread::sleep(Duration::from_millis(20));
     }
     // Another session changed fn10 and reported it: its claim stands in the file.
-    let path = root.join(TS);
+    let path = root.join(file);
     let text = std::fs::read_to_string(&path)?;
     std::fs::write(
         &path,
@@ -86,7 +91,7 @@ pub(crate) fn run(opts: &Options, report: &mut Report, runs: usize) -> Result<()
     )?;
     c.ok(
         "claims.record",
-        json!({"sessionId": "claude-other", "files": [TS]}),
+        json!({"sessionId": "claude-other", "files": [file]}),
     )?;
 
     let mut quiet = Samples::default();
@@ -97,6 +102,7 @@ pub(crate) fn run(opts: &Options, report: &mut Report, runs: usize) -> Result<()
             &root,
             &edit(
                 &root,
+                file,
                 "claude-bench",
                 "PreToolUse",
                 "  if (v > 45) {",
@@ -112,6 +118,7 @@ pub(crate) fn run(opts: &Options, report: &mut Report, runs: usize) -> Result<()
             &root,
             &edit(
                 &root,
+                file,
                 "claude-bench",
                 "PreToolUse",
                 "  if (v >= 10) {",
@@ -146,14 +153,14 @@ pub(crate) fn run(opts: &Options, report: &mut Report, runs: usize) -> Result<()
         hook(
             opts,
             &root,
-            &edit(&root, "claude-bench", "PreToolUse", old, new),
+            &edit(&root, file, "claude-bench", "PreToolUse", old, new),
         )?;
         let text = std::fs::read_to_string(&path)?;
         std::fs::write(&path, text.replacen(old, new, 1))?;
         let (wall, code, _) = hook(
             opts,
             &root,
-            &edit(&root, "claude-bench", "PostToolUse", old, new),
+            &edit(&root, file, "claude-bench", "PostToolUse", old, new),
         )?;
         if code != 0 {
             bail!("the post-edit hook: exit {code}");

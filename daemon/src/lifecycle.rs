@@ -166,7 +166,7 @@ async fn serve(
 
     let purger = tokio::spawn(purge::run(state.clone()));
     let forecaster = crate::forecast::Forecaster::start(state.clone());
-    crate::claims::Claims::start(&state);
+    crate::claims::worker::start(&state);
     // Commits of other processes: other worktrees' daemons through SQLite's data
     // version, other machines' daemons through PostgreSQL's notifications.
     let others = match &state.store {

@@ -73,7 +73,7 @@ pub(crate) async fn check(
             let found =
                 state
                     .claims
-                    .check(&state, &session, &edit.path, edit.content.as_deref())?;
+                    .check(&*state, &session, &edit.path, edit.content.as_deref())?;
             out.push(json!({
                 "file": edit.path,
                 "hits": found.hits.iter().map(|h| hit_json(&checkout, h)).collect::<Vec<_>>(),
@@ -115,7 +115,7 @@ pub(crate) async fn record(
         for rel in &files2 {
             let c = st
                 .claims
-                .observe(&st, rel, crate::claims::Source::Hook(&session2))?;
+                .observe(&*st, rel, crate::claims::Source::Hook(&session2))?;
             total.appeared += c.appeared;
             total.updated += c.updated;
             total.cleared += c.cleared;
