@@ -90,6 +90,20 @@ fn sha(bytes: &[u8]) -> [u8; 32] {
     Sha256::digest(bytes).into()
 }
 
+/// `source` with `edits` (ordered ranges and their replacements) applied; `None` when a
+/// range is not one of `source`.
+fn applied(source: &str, edits: &[(std::ops::Range<usize>, String)]) -> Option<String> {
+    let mut out = String::with_capacity(source.len());
+    let mut at = 0;
+    for (range, text) in edits {
+        out.push_str(source.get(at..range.start)?);
+        out.push_str(text);
+        at = range.end;
+    }
+    out.push_str(source.get(at..)?);
+    Some(out)
+}
+
 /// Paths that are never a change of the checkout's: wit's and git's own directories.
 fn own_files(rel: &str) -> bool {
     rel == ".wit" || rel.starts_with(".wit/") || rel == ".git" || rel.starts_with(".git/")
@@ -207,13 +221,13 @@ impl Claims {
             Source::Hook(session) => Some(
                 lock(&self.pending)
                     .take(session, rel)
-                    .map(|p| (session.to_owned(), Some(p.touched)))
+                    .map(|p| (session.to_owned(), Some(p.untouched)))
                     .unwrap_or_else(|| (session.to_owned(), None)),
             ),
             Source::Watcher => {
                 let mut pending = lock(&self.pending);
                 match pending.matching(rel, content.as_ref()) {
-                    Some(p) => Some((p.session, Some(p.touched))),
+                    Some(p) => Some((p.session, Some(p.untouched))),
                     // Expected shortly: the session's own report decides (`Worker`
                     // looks again once it is overdue). Overdue, the change is nobody's in
                     // particular: a checked edit may never be made (its tool failed, the
@@ -226,11 +240,11 @@ impl Claims {
                 }
             }
         };
-        let (session, touched) = proposal.unwrap_or_default();
+        let (session, untouched) = proposal.unwrap_or_default();
         let actor = Actor::Edit {
             session: &session,
             adopt_since: matches!(source, Source::Hook(_)).then_some(at - ADOPT_WITHIN_MS),
-            touched: touched.as_ref(),
+            untouched: untouched.as_ref(),
         };
         self.attribute(store, rel, commit.as_deref(), now, actor, "reverted", at)
     }
@@ -343,13 +357,24 @@ impl Claims {
     }
 
     /// What an edit by `me` leaving `rel` as `edited` (`None`: deleting it) runs into,
-    /// and remembers it as expected (see [`pending`]). Blocking.
+    /// and remembers it as expected (see [`pending`]). `edits`, when the caller knows
+    /// them: where the edit lands in the current content (ranges and replacements).
+    ///
+    /// The edit's definitions are found from where it lands, on the current version's
+    /// analysis (the one the index keeps current), without analysing the edited content
+    /// ([`rules::touches_at`]): an agent waits on this before every edit. The edited
+    /// content is analysed only when that cannot tell (an edit across the edge of a
+    /// definition, no `edits`), or when what other sessions claim needs it: a definition
+    /// one removed (the edit may bring it back), a signature one changed (the edit may call
+    /// it), code of theirs calling what the edit changes (its signature may change).
+    /// Blocking.
     pub(crate) fn check(
         &self,
         store: &dyn Rows,
         me: &str,
         rel: &str,
         edited: Option<&str>,
+        edits: Option<&[(std::ops::Range<usize>, String)]>,
     ) -> Result<EditCheck, Failure> {
         if own_files(rel) || !self.analysis.supports(rel) {
             return Ok(EditCheck::default());
@@ -357,48 +382,119 @@ impl Claims {
         let Ok(current) = self.current(rel) else {
             return Ok(EditCheck::default());
         };
-        // Analysed through the service: once the agent writes it, the watcher's re-read
-        // and the post-edit hook find this analysis in the cache.
-        let after = match edited {
-            Some(text) => match self.analysis.analyse_content(rel, text) {
-                FileOutcome::Analysed(a) => Some((text, a)),
-                _ => return Ok(EditCheck::default()),
-            },
-            None => None,
+        let current_version = current
+            .as_ref()
+            .map(|(source, analysis)| Version { source, analysis });
+        let defs = current_version
+            .as_ref()
+            .map(wit_forecast::definitions_of)
+            .unwrap_or_default();
+        // Where the edit lands, when the caller's ranges rebuild exactly the content it
+        // sent (else the file changed since it read it, or the ranges are wrong).
+        let quick = match (current_version.as_ref(), edited, edits) {
+            (Some(v), Some(text), Some(edits))
+                if applied(v.source, edits).as_deref() == Some(text) =>
+            {
+                let edits: Vec<(std::ops::Range<usize>, &str)> =
+                    edits.iter().map(|(r, t)| (r.clone(), t.as_str())).collect();
+                rules::touches_at(v, &defs, &edits)
+            }
+            _ => None,
         };
-        let touches = rules::touches(
-            current
-                .as_ref()
-                .map(|(source, analysis)| Version { source, analysis }),
-            after
-                .as_ref()
-                .map(|(source, analysis)| Version { source, analysis }),
-        );
+        let mut after: Option<(&str, Arc<Analysis>)> = None;
+        let touches = match quick {
+            Some(t) => t,
+            None => {
+                after = match self.analyse_edited(rel, edited) {
+                    Ok(a) => a,
+                    Err(()) => return Ok(EditCheck::default()),
+                };
+                rules::touches(
+                    current_version,
+                    after.as_ref().map(|(source, analysis)| Version {
+                        source,
+                        analysis: analysis.as_ref(),
+                    }),
+                )
+            }
+        };
+        let touched: BTreeSet<&str> = touches.iter().map(|t| t.key.as_str()).collect();
         lock(&self.pending).add(Proposal {
             session: me.to_owned(),
             file: rel.to_owned(),
             content: edited.map(|t| sha(t.as_bytes())),
-            touched: touches.iter().map(|t| t.key.clone()).collect(),
+            untouched: defs
+                .keys()
+                .filter(|k| !touched.contains(k.as_str()))
+                .cloned()
+                .collect(),
             at: Instant::now(),
         });
-        if touches.is_empty() {
+        let all = store.of_checkout(&self.checkout)?;
+        let theirs: Vec<&Claim> = all.iter().filter(|c| !c.by(me)).collect();
+        if theirs.is_empty() {
             return Ok(EditCheck::default());
         }
-        let all = store.of_checkout(&self.checkout)?;
-        if all.iter().all(|c| c.by(me)) {
+        let here = |c: &&&Claim| c.file == rel;
+        let paths: BTreeSet<String> = touches
+            .iter()
+            .map(|t| format!("{rel}:{}", t.name))
+            .collect();
+        let removed_here = theirs
+            .iter()
+            .filter(here)
+            .any(|c| c.change.change == wit_forecast::Change::Removed);
+        let callers = theirs.iter().any(|c| c.change.breaks_callers())
+            || theirs.iter().any(|c| {
+                c.change
+                    .calls
+                    .iter()
+                    .any(|call| paths.contains(&call.callee))
+            });
+        let touches = if after.is_none() && edited.is_some() && (removed_here || callers) {
+            after = match self.analyse_edited(rel, edited) {
+                Ok(a) => a,
+                Err(()) => return Ok(EditCheck::default()),
+            };
+            rules::touches(
+                current_version,
+                after.as_ref().map(|(source, analysis)| Version {
+                    source,
+                    analysis: analysis.as_ref(),
+                }),
+            )
+        } else {
+            touches
+        };
+        if touches.is_empty() {
             return Ok(EditCheck::default());
         }
         let in_file: Vec<Claim> = all.iter().filter(|c| c.file == rel).cloned().collect();
         let hits = rules::check(&touches, &in_file, me);
-        let collisions = if all
-            .iter()
-            .any(|c| !c.by(me) && (c.change.breaks_callers() || !c.change.calls.is_empty()))
-        {
+        let collisions = if callers {
             self.callers(me, rel, &touches, after.as_ref(), &all)
         } else {
             Vec::new()
         };
         Ok(EditCheck { hits, collisions })
+    }
+
+    /// The edited content's analysis (`Ok(None)`: the edit deletes the file), not through
+    /// the service's cache: a checked edit may never be made, and the cache's one
+    /// version of the file should stay the one on disk. `Err`: it does not analyse.
+    fn analyse_edited<'t>(
+        &self,
+        rel: &str,
+        edited: Option<&'t str>,
+    ) -> Result<Option<(&'t str, Arc<Analysis>)>, ()> {
+        let Some(text) = edited else {
+            return Ok(None);
+        };
+        let analyzer = self.analysis.registry().for_path(rel).ok_or(())?;
+        match analyzer.analyze_full(text) {
+            Ok(a) => Ok(Some((text, Arc::new(a)))),
+            Err(_) => Err(()),
+        }
     }
 
     /// The signature-vs-callers collisions between the edit (its touched definitions as
@@ -411,6 +507,7 @@ impl Claims {
         after: Option<&(&str, Arc<Analysis>)>,
         all: &[Claim],
     ) -> Vec<Forecast> {
+        // Only what an analysis of the edited content gives: the caller made one.
         let commit = lock(&self.head).commit().0;
         let Ok(head) = self.at_head(commit.as_deref(), rel) else {
             return Vec::new();

@@ -70,10 +70,13 @@ pub(crate) async fn check(
     tokio::task::spawn_blocking(move || {
         let mut out = Vec::new();
         for edit in files {
-            let found =
-                state
-                    .claims
-                    .check(&*state, &session, &edit.path, edit.content.as_deref())?;
+            let found = state.claims.check(
+                &*state,
+                &session,
+                &edit.path,
+                edit.content.as_deref(),
+                edit.edits.as_deref(),
+            )?;
             out.push(json!({
                 "file": edit.path,
                 "hits": found.hits.iter().map(|h| hit_json(&checkout, h)).collect::<Vec<_>>(),
