@@ -479,9 +479,10 @@ impl Claims {
         Ok(EditCheck { hits, collisions })
     }
 
-    /// The edited content's analysis (`Ok(None)`: the edit deletes the file), not through
-    /// the service's cache: a checked edit may never be made, and the cache's one
-    /// version of the file should stay the one on disk. `Err`: it does not analyse.
+    /// The edited content's analysis (`Ok(None)`: the edit deletes the file), made here,
+    /// not through the service's cache, whose one version of the file is the one on
+    /// disk while the agent waits (the answer's handler analyses the edited content into
+    /// the cache afterwards, in the background). `Err`: it does not analyse.
     fn analyse_edited<'t>(
         &self,
         rel: &str,

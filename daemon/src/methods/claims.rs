@@ -69,6 +69,7 @@ pub(crate) async fn check(
     let checkout = state.worktree_name();
     tokio::task::spawn_blocking(move || {
         let mut out = Vec::new();
+        let mut expected = Vec::new();
         for edit in files {
             let found = state.claims.check(
                 &*state,
@@ -82,7 +83,19 @@ pub(crate) async fn check(
                 "hits": found.hits.iter().map(|h| hit_json(&checkout, h)).collect::<Vec<_>>(),
                 "collisions": found.collisions,
             }));
+            if let Some(content) = edit.content {
+                expected.push((edit.path, content));
+            }
         }
+        // Most checked edits are made at once: the edited content is analysed now, while
+        // the agent writes it, so that the watcher's re-read and the post-edit hook find
+        // the analysis made (after the answer: the agent does not wait for it).
+        let analysis = state.analysis.clone();
+        tokio::task::spawn_blocking(move || {
+            for (rel, content) in expected {
+                analysis.analyse_content(&rel, &content);
+            }
+        });
         Ok(json!({ "files": out }))
     })
     .await
