@@ -84,6 +84,17 @@ pub enum Command {
                       wit conflicts --checkout wt-b --json")]
     Conflicts(ConflictsArgs),
 
+    /// The uncommitted changes of the checkouts, definition by definition, by the session
+    /// (agent) whose edit made each one (its claim; `(unattributed)`: a change no agent's
+    /// hook reported, such as a shell command or a person's editor). The edit-time guard
+    /// warns an agent about to change another's claimed code, and refuses an edit that
+    /// would undo it (a write from a stale read). A claim ends when the code is committed
+    /// or reverted, when its session ends, or after `[guard] claim_idle` without an edit.
+    #[command(after_help = "Example:\n  wit claims\n  \
+                      wit claims --session agent-a --diff\n  \
+                      wit claims --file src/pricing.ts --json")]
+    Claims(ClaimsArgs),
+
     /// Declare what you are about to change; prints the conflicts found (exit 0 even with
     /// conflicts: the intent is stored either way).
     #[command(
@@ -338,6 +349,24 @@ pub struct ConflictsArgs {
     /// what the other checkouts changed in it.
     #[arg(long, value_name = "PATH")]
     pub file: Option<String>,
+}
+
+/// `wit claims`.
+#[derive(Args, Debug)]
+pub struct ClaimsArgs {
+    /// Only this session's claims (`""`: the unattributed ones).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Only claims in this file (relative to the current directory).
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<String>,
+    /// Only claims of this checkout: its path, directory name (every checkout sharing the
+    /// state by default).
+    #[arg(long, value_name = "PATH|NAME")]
+    pub checkout: Option<String>,
+    /// Show each change: a short diff from HEAD.
+    #[arg(long)]
+    pub diff: bool,
 }
 
 /// `wit declare`.

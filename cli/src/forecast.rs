@@ -51,6 +51,9 @@ pub struct Forecast {
 pub struct Side {
     /// The checkout's root path.
     pub checkout: String,
+    /// Between two sessions of one checkout: this side's session (`""`: a change no
+    /// agent's hook announced).
+    pub session: Option<String>,
     /// Its branch (`None`: a detached HEAD, or not said).
     pub branch: Option<String>,
     /// Sessions working there.
@@ -78,6 +81,8 @@ pub struct Hop {
     pub symbol_path: String,
     /// The checkout whose version it is.
     pub checkout: String,
+    /// Between sessions of one checkout: the session whose version it is.
+    pub session: Option<String>,
     /// The line of its call of the next hop.
     pub line: Option<i64>,
 }
@@ -249,12 +254,25 @@ fn action(side: &Side, callee: Option<&str>) -> String {
     }
 }
 
+/// How a session side is named: the session, or `unattributed` for a change no agent's
+/// hook announced.
+fn session_name(session: &str) -> &str {
+    if session.is_empty() {
+        "unattributed"
+    } else {
+        session
+    }
+}
+
 /// The call chain, hop by hop: `src/c.ts:pay (wt-b, line 3) → src/p.ts:price (main)`.
 fn chain_text(chain: &[Hop]) -> String {
     let hops: Vec<String> = chain
         .iter()
         .map(|h| {
-            let mut place = shown(short(&h.checkout)).into_owned();
+            let mut place = match &h.session {
+                Some(s) => shown(session_name(s)).into_owned(),
+                None => shown(short(&h.checkout)).into_owned(),
+            };
             if let Some(l) = h.line {
                 place.push_str(&format!(", line {l}"));
             }
@@ -275,8 +293,28 @@ impl Forecast {
         list.join(", ")
     }
 
-    /// `main ↔ wt-b (this checkout)`: the two checkouts by directory name.
+    /// Whether it is a collision between two sessions of one checkout (their claims),
+    /// not between two checkouts.
+    pub fn between_sessions(&self) -> bool {
+        self.sides.iter().any(|s| s.session.is_some())
+    }
+
+    /// `main ↔ wt-b (this checkout)`: the two checkouts by directory name; between two
+    /// sessions of one checkout, `agent-a ↔ agent-b (in main)`.
     pub fn between(&self) -> String {
+        if self.between_sessions() {
+            let names: Vec<String> = self
+                .sides
+                .iter()
+                .map(|s| shown(session_name(s.session.as_deref().unwrap_or(""))).into_owned())
+                .collect();
+            let place = self
+                .sides
+                .first()
+                .map(|s| shown(short(&s.checkout)).into_owned())
+                .unwrap_or_default();
+            return format!("{} (in {place})", names.join(" ↔ "));
+        }
         let names: Vec<String> = self
             .sides
             .iter()
@@ -307,16 +345,20 @@ impl Forecast {
                 2 => self.sides.get(1 - i).map(|o| o.symbol_path.as_str()),
                 _ => None,
             };
-            out.push(format!(
-                "  {}: {}",
-                who(
+            let name = match &side.session {
+                Some(s) => format!(
+                    "{} (session in {})",
+                    shown(session_name(s)),
+                    shown(short(&side.checkout))
+                ),
+                None => who(
                     &side.checkout,
                     side.branch.as_deref(),
                     &side.sessions,
-                    side.is_self
+                    side.is_self,
                 ),
-                action(side, callee)
-            ));
+            };
+            out.push(format!("  {name}: {}", action(side, callee)));
         }
         if !self.chain.is_empty() {
             out.push(format!("  call chain: {}", chain_text(&self.chain)));
@@ -432,7 +474,9 @@ pub fn edit_warning(answer: &Answer, file: &str) -> Option<String> {
         answer
             .forecasts
             .iter()
-            .filter(|f| !f.summary.is_empty())
+            // Collisions between sessions of this checkout: the claims check says what
+            // of them this very edit runs into.
+            .filter(|f| !f.summary.is_empty() && !f.between_sessions())
             .map(|f| format!("forecast {}: {}", shown(&f.kind), shown(&f.summary))),
     );
     if clauses.is_empty() {

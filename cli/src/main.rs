@@ -5,6 +5,7 @@
 
 mod args;
 mod autostart;
+mod claims;
 mod client;
 mod commands;
 mod context;

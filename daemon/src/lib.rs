@@ -44,6 +44,7 @@
 //! off the async threads).
 
 mod analysis;
+mod claims;
 mod clock;
 mod config;
 mod discover;

@@ -136,6 +136,14 @@ async fn serve(
         &config.parsed.graph,
     ));
     index.start(wit.clone());
+    let claims = Arc::new(crate::claims::Claims::new(
+        root.clone(),
+        checkout.clone(),
+        placement.common_dir.clone(),
+        config.parsed.analysis.max_file_bytes,
+        analysis.clone(),
+        index.clone(),
+    ));
     let state = Arc::new(AppState {
         checkout,
         root: root.clone(),
@@ -149,6 +157,7 @@ async fn serve(
         lock_queues: Default::default(),
         placement,
         index,
+        claims,
         lock_expiry: Default::default(),
         served: Default::default(),
     });
@@ -176,6 +185,7 @@ async fn serve(
 
     let purger = tokio::spawn(purge::run(state.clone()));
     let forecaster = crate::forecast::Forecaster::start(state.clone());
+    crate::claims::worker::start(&state);
     // Commits of other processes: other worktrees' daemons through SQLite's data
     // version, other machines' daemons through PostgreSQL's notifications.
     let others = match &state.store {

@@ -39,6 +39,8 @@ pub(crate) struct AppState {
     pub placement: crate::worktree::Placement,
     /// The repository code graph (built in the background, see [`crate::index`]).
     pub index: Arc<crate::index::RepoIndex>,
+    /// Which session changed which definition of this checkout (see [`crate::claims`]).
+    pub claims: Arc<crate::claims::Claims>,
     /// Rung when a lock taken or renewed here expires before the expiry timer
     /// ([`crate::purge`]) planned to wake.
     pub lock_expiry: crate::expiry::ExpiryAlarm,

@@ -204,12 +204,17 @@ impl Kind {
     }
 }
 
-/// What one checkout did that takes part in a forecast.
+/// What one checkout (or one session of a checkout) did that takes part in a forecast.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Side {
     /// The checkout (its root path, as its daemon names it).
     pub checkout: String,
+    /// For a collision between two sessions of one checkout: the session whose claimed
+    /// change this side is (`""`: a change no agent's hook announced, seen by the file
+    /// watcher). Absent for a collision between two checkouts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
     /// The symbol it changed, `file:name` (the file, for a textual forecast).
     pub symbol_path: String,
     /// How: `added`, `removed`, `body`, `signature`, `renamed`, `calls` (the caller's
@@ -234,12 +239,17 @@ pub struct Hop {
     pub symbol_path: String,
     /// The checkout whose code this hop is read from.
     pub checkout: String,
+    /// The session whose version of the code this hop is, between sessions of one
+    /// checkout (see [`Side::session`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
     /// One-based line of its call of the next hop (none for the last hop).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
 }
 
-/// A collision that two checkouts' uncommitted (or unmerged) changes would make.
+/// A collision that two checkouts' uncommitted (or unmerged) changes would make, or two
+/// sessions' uncommitted changes in one checkout make.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Forecast {

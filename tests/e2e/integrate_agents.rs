@@ -211,7 +211,13 @@ fn claude_code_entries_have_the_documented_shape() {
     assert_eq!(pre[1]["matcher"], "Edit|MultiEdit|Write");
     let cmd = pre[1]["hooks"][0]["command"].as_str().unwrap();
     assert!(cmd.ends_with(" guard --agent claude"), "{cmd}");
-    for event in ["SessionStart", "SessionEnd"] {
+    // After each edit (what it changed becomes the session's claim), and the session's
+    // and its subagents' ends.
+    assert_eq!(
+        settings["hooks"]["PostToolUse"][0]["matcher"],
+        "Edit|MultiEdit|Write"
+    );
+    for event in ["PostToolUse", "SessionStart", "SessionEnd", "SubagentStop"] {
         let cmd = settings["hooks"][event][0]["hooks"][0]["command"]
             .as_str()
             .unwrap();
@@ -242,6 +248,17 @@ fn cursor_rule_and_codex_table_are_written_as_documented() {
             .unwrap()
             .ends_with(" guard --agent cursor")
     );
+    let codex = json_of(&read(&repo, ".codex/hooks.json"));
+    for event in ["PreToolUse", "PostToolUse"] {
+        assert_eq!(
+            codex["hooks"][event][0]["matcher"],
+            "apply_patch|Edit|Write"
+        );
+        let cmd = codex["hooks"][event][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap();
+        assert!(cmd.ends_with(" guard --agent codex"), "{event}: {cmd}");
+    }
     let toml = read(&repo, ".codex/config.toml");
     assert!(toml.starts_with("[mcp_servers.wit]\ncommand = "), "{toml}");
     assert!(toml.contains("args = [\"mcp\"]"), "{toml}");

@@ -100,7 +100,8 @@ pub fn render(a: &Answer, file: Option<&str>, filtered: bool, style: &Style) -> 
     let n = a.forecasts.len();
     if n > 0 {
         out.push_str(&style.bold(&format!(
-            "Conflict forecast: {n} collision{} between checkouts of this repository",
+            "Conflict forecast: {n} collision{} between checkouts of this repository or \
+             sessions of one checkout",
             if n == 1 { "" } else { "s" }
         )));
         out.push('\n');
@@ -111,11 +112,11 @@ pub fn render(a: &Answer, file: Option<&str>, filtered: bool, style: &Style) -> 
                 out.push('\n');
             }
         }
-    } else if !a.has_other_checkouts() {
+    } else if !a.has_other_checkouts() && !filtered {
         out.push_str(
-            "No conflict forecast: no other checkout of this repository is live (agents \
-             working in parallel each use a `git worktree add` checkout, whose daemon starts \
-             with any wit command there).\n",
+            "No conflict forecast: no other checkout of this repository is live, and the \
+             sessions working in this one do not collide (`wit claims` lists their \
+             uncommitted changes).\n",
         );
     } else if filtered {
         out.push_str("No forecast collision matches.\n");

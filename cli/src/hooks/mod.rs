@@ -9,13 +9,16 @@
 //! wit is about to be used, and nothing waits on a commit.
 
 mod agent_session;
+mod edited;
 pub mod guard;
 mod guard_config;
 pub(crate) mod guard_payload;
 mod guard_ranges;
+mod identity;
 pub mod install;
 pub mod merge_driver;
 mod merge_setup;
+mod post_edit;
 pub mod pre_commit;
 pub mod pre_push;
 pub mod prepare_msg;

@@ -723,11 +723,8 @@ impl Runner {
                 };
                 texts.merge(batch, common, ours, theirs)
             };
-            let found = wit_forecast::forecast(
-                Checkout { id: &a, files: fa },
-                Checkout { id: &b, files: fb },
-                &mut merge,
-            );
+            let found =
+                wit_forecast::forecast(Checkout::new(&a, fa), Checkout::new(&b, fb), &mut merge);
             let versions = if a == self.me {
                 (self.own.version, other.version)
             } else {

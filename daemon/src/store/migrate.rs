@@ -60,6 +60,13 @@ const PLAIN: &[(&str, &str)] = &[
     ),
     ("ended_sessions", "session_id, ended_at, reason"),
     ("session_worktrees", "session_id, worktree, seen_at"),
+    // Uncommitted changes of the checkouts, by session: state (a stale write of a
+    // claimed definition is refused), tied to checkouts that keep their paths.
+    (
+        "claims",
+        "checkout, file, def_key, session_id, since, edited_at, body",
+    ),
+    ("collisions", "id, checkout, body, since"),
 ];
 
 const INTENT_COLUMNS: &str = "id, session_id, description, files, symbols, start_byte, \

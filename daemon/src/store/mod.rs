@@ -14,6 +14,7 @@
 pub(crate) mod agents;
 pub(crate) mod audit;
 pub(crate) mod batch;
+pub(crate) mod claims;
 pub(crate) mod contracts;
 pub(crate) mod db;
 pub(crate) mod events;
