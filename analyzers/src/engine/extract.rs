@@ -459,7 +459,7 @@ fn symbol(
     Symbol {
         name: source[def.name.byte_range()].to_owned(),
         kind: def.kind,
-        container: container.map(str::to_owned),
+        container: container.map(container_text),
         start_byte: start.byte,
         end_byte: end,
         start_line: start.row,
@@ -484,6 +484,20 @@ fn symbol(
                     .map_or_else(|| "()".to_owned(), |c| signature(c, syntax, source))
             }
         }),
+    }
+}
+
+/// A container as its symbols are addressed: a name or a chain of names as written, and
+/// a type that is none (Rust's `impl Hex for [u8]`, `impl Tr for (A, B)`) in the
+/// canonical form signatures take, so that a line break inside it changes no address.
+fn container_text(written: &str) -> String {
+    let plain = written
+        .chars()
+        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.'));
+    if plain {
+        written.to_owned()
+    } else {
+        canonicalize(written)
     }
 }
 

@@ -274,6 +274,46 @@ fn rust_impls_name_their_type_through_references_and_own_their_associated_types(
     assert_eq!(callees(&a, "Array.into_iter"), ["iter"]);
 }
 
+const RUST_IMPLS_FOR_NON_PATHS: &str = r#"
+impl Hex for [u8] {
+    fn to_hex(&self) -> String { hex(self) }
+}
+impl<'a> Hex for &'a [u16] { fn to_hex(&self) -> String { String::new() } }
+impl Sum for [u8; 4] { fn sum(&self) -> u32 { 0 } }
+impl<A, B> Swap for (A,
+                     B) {
+    fn swap(self) -> (B, A) { (self.1, self.0) }
+}
+impl<T> Raw for *const T { fn raw(self) -> usize { 0 } }
+impl dyn Any { fn is_it(&self) -> bool { true } }
+impl Unit for () { fn unit() {} }
+fn hex(b: &[u8]) -> String { String::new() }
+"#;
+
+/// Issue 32: methods of `impl … for [u8]` (slices, arrays, tuples, pointers, trait
+/// objects, references to them) had no container. Each is named after the type as
+/// written, whitespace collapsed: `[u8].to_hex`, `(A, B).swap`.
+#[test]
+fn rust_impls_for_slices_arrays_tuples_and_references_give_their_methods_a_container() {
+    let a = analyze("src/hex.rs", RUST_IMPLS_FOR_NON_PATHS);
+    assert_eq!(
+        outline(&a),
+        owned(&[
+            ("method", "[u8].to_hex"),
+            ("method", "[u16].to_hex"),
+            ("method", "[u8; 4].sum"),
+            ("method", "(A, B).swap"),
+            ("method", "*const T.raw"),
+            ("method", "dyn Any.is_it"),
+            ("method", "().unit"),
+            ("function", "hex"),
+        ])
+    );
+    // Addressable by the qualified name, and their calls belong to them.
+    assert!(a.find("[u8].to_hex").is_some_and(|s| s.name == "to_hex"));
+    assert_eq!(callees(&a, "[u8].to_hex"), ["hex"]);
+}
+
 const JAVA_ANNOTATION: &str = r#"package com.acme;
 
 public @interface Since {
