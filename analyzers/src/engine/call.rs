@@ -39,8 +39,18 @@ pub(super) enum Receiver {
 
 impl Receiver {
     /// Classifies the receiver node of a member call.
-    pub(super) fn of(node: Node, source: &str) -> Self {
+    ///
+    /// TypeScript's non-null assertions are transparent: `opts!.parse()` is `opts.parse()`
+    /// (the wrapper is looked through) and `this.a!.b.parse()` is `this.a.b.parse()` (a `!`
+    /// inside a chain is dropped from its text, see [`Receiver::to_text`]).
+    pub(super) fn of(mut node: Node, source: &str) -> Self {
         const MAX: usize = 256;
+        while node.kind() == "non_null_expression" {
+            match node.named_child(0) {
+                Some(inner) => node = inner,
+                None => return Receiver::Other,
+            }
+        }
         let (start, end) = (node.start_byte(), node.end_byte());
         if end - start > MAX {
             return Receiver::Other;
@@ -86,7 +96,7 @@ impl Receiver {
                 let text = &source[start..end];
                 let plain = text.bytes().all(|b| {
                     b.is_ascii_alphanumeric()
-                        || matches!(b, b'_' | b'$' | b'.' | b'#' | b':')
+                        || matches!(b, b'_' | b'$' | b'.' | b'#' | b':' | b'!')
                         || b.is_ascii_whitespace()
                         || b >= 0x80
                 });
@@ -109,10 +119,12 @@ impl Receiver {
 
     /// The receiver as [`wit_core::CallSite::receiver`] spells it.
     pub(super) fn to_text(self, source: &str) -> Option<String> {
+        // Whitespace and TypeScript's non-null `!` (the only `!` a plain receiver holds)
+        // are not part of the name.
         let compact = |start: usize, end: usize| -> String {
             source[start..end]
                 .chars()
-                .filter(|c| !c.is_whitespace())
+                .filter(|&c| !c.is_whitespace() && c != '!')
                 .collect()
         };
         match self {

@@ -335,3 +335,54 @@ fn overload_signatures_and_interface_members_are_not_symbols() {
     assert_eq!(signature(&a, "f"), "(a: any)");
     assert_eq!(symbol(&a, "I").kind, SymbolKind::Interface);
 }
+
+/// Issue 32: `this.opts.parseBody!(s)` must be the call `this.opts.parseBody(s)` is: the
+/// same callee, receiver and caller (so the same edge, resolved or not, `?:parseBody` or
+/// name-only, the graph making no difference either). Each shape, with the `!` and
+/// without, in TypeScript and TSX, gives the same call sites but for their byte offsets.
+#[test]
+fn a_non_null_asserted_call_is_the_call_without_the_assertion() {
+    let shapes = [
+        "this.opts.parseBody!(s)",
+        "this.opts!.parseBody!(s)",
+        "this.opts!.parseBody(s)",
+        "opts!.parseBody(s)",
+        "this!.opts.parseBody!(s)",
+        "this.opts?.parseBody!(s)",
+        "parseBody!(s)",
+        "opts.parseBody!(s)",
+        "new Opts().parseBody!(s)",
+        "this.opts.parseBody!<string>(s)",
+        "await this.opts.parseBody!(s)",
+        "void this.opts.parseBody!(s)",
+        "void parseBody!<string>(s)",
+        "await parseBody!<string>(s)",
+        "await this.opts.parseBody!<string>(s)",
+        "this.opts.parseBody!(s).trim()",
+        "this.opts.parseBody!(this.opts.parseBody!(s))",
+    ];
+    for path in ["src/a.ts", "src/a.tsx"] {
+        for shape in shapes {
+            let with = format!(
+                "class Opts {{ parseBody(s: string) {{ return s; }} }}\n\
+                 function parseBody(s: string) {{ return s; }}\n\
+                 export class A {{\n  opts: Opts = new Opts();\n  \
+                 async run(s: string, opts: Opts) {{\n    return {shape};\n  }}\n}}\n"
+            );
+            let without = with.replace("!(", "(").replace("!<", "<").replace("!.", ".");
+            let sites = |source: &str| {
+                analyze(path, source)
+                    .call_sites
+                    .into_iter()
+                    .map(|s| (s.caller, s.callee, s.receiver, s.line))
+                    .collect::<Vec<_>>()
+            };
+            let (a, b) = (sites(&with), sites(&without));
+            assert!(
+                a.iter().any(|(_, callee, _, _)| callee == "parseBody"),
+                "{path}: `{shape}` is no call of parseBody: {a:?}"
+            );
+            assert_eq!(a, b, "{path}: `{shape}` differs from its form without `!`");
+        }
+    }
+}
