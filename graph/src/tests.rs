@@ -1195,3 +1195,36 @@ fn calls_through_a_field_of_evident_class_resolve_to_its_class_methods() {
         ["pkg/store.py:Repo.find (name-only)"]
     );
 }
+
+/// Issue 32: a function assigned through a chain (`res.set = res.header = function …`) is
+/// a definition under each name, with callers and callees under both.
+#[test]
+fn a_function_assigned_through_a_chain_is_called_and_calls_under_each_name() {
+    let g = graph(&[(
+        "lib/response.js",
+        "var res = Object.create(http.ServerResponse.prototype);\nmodule.exports = res;\nres.send = function send(body) {\n  this.set('Content-Type', 'text/html');\n  return body;\n};\nres.json = function json(obj) {\n  this.header('Content-Type', 'application/json');\n  return this.send(obj);\n};\nres.set = res.header = function header(field, val) {\n  return stringify(field, val);\n};\nfunction stringify(a, b) { return a + b; }\n",
+    )]);
+    assert_eq!(
+        callees(&g, "lib/response.js:res.send"),
+        ["lib/response.js:res.set (resolved)"]
+    );
+    assert_eq!(
+        callees(&g, "lib/response.js:res.json"),
+        [
+            "lib/response.js:res.header (resolved)",
+            "lib/response.js:res.send (resolved)"
+        ]
+    );
+    assert_eq!(
+        callers(&g, "lib/response.js:res.header"),
+        ["lib/response.js:res.json (resolved) L8"]
+    );
+    assert_eq!(
+        callees(&g, "lib/response.js:res.header"),
+        ["lib/response.js:stringify (resolved)"]
+    );
+    assert_eq!(
+        callees(&g, "lib/response.js:res.set"),
+        ["lib/response.js:stringify (resolved)"]
+    );
+}

@@ -26,6 +26,9 @@ use super::nesting::{Span, innermost};
 /// the function declares, which the module's top level may: see
 /// [`super::locals::module_level`]); a site merged from free and bound calls of one name
 /// is not free.
+///
+/// Several symbols owning the very same range are one function under several names
+/// (`res.set = res.header = function header() {}`): each of them gets the calls.
 pub(super) fn resolve(
     symbols: &[Symbol],
     mut scopes: Vec<Span<usize>>,
@@ -36,6 +39,16 @@ pub(super) fn resolve(
     // Stable, so two calls starting together (`a.b().c()`) keep the query's order.
     calls.sort_by_key(|c| c.at);
     let points: Vec<usize> = calls.iter().map(|c| c.at).collect();
+    // Twins: scopes of one range after the first (in symbol order), which stands for them.
+    scopes.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end), s.value));
+    let mut twins: HashMap<usize, Vec<usize>> = HashMap::new();
+    scopes.dedup_by(|later, first| {
+        let same = (later.start, later.end) == (first.start, first.end);
+        if same {
+            twins.entry(first.value).or_default().push(later.value);
+        }
+        same
+    });
     let owners = innermost(&mut scopes, &points);
 
     let mut caller_names: Vec<Option<String>> = vec![None; symbols.len()];
@@ -44,21 +57,26 @@ pub(super) fn resolve(
     let mut sites = Vec::new();
     let mut lines = LineIndex::new(source, origin);
     for (call, owner) in calls.iter().zip(owners) {
-        let Some(symbol) = owner else { continue };
-        let caller = caller_names[symbol].get_or_insert_with(|| symbols[symbol].qualified_name());
+        let Some(owner) = owner else { continue };
         let receiver = call.receiver.to_text(source);
         let free = call.receiver.is_free();
-        match seen_sites.entry((symbol, call.callee, receiver.clone())) {
-            Entry::Occupied(mut e) => e.get_mut().1 &= free,
-            Entry::Vacant(e) => {
-                e.insert((sites.len(), free));
-                sites.push(CallSite::new(
-                    caller.clone(),
-                    call.callee.to_owned(),
-                    receiver,
-                    call.at,
-                    lines.line_of(call.at),
-                ));
+        let line = lines.line_of(call.at);
+        let named = std::iter::once(owner).chain(twins.get(&owner).into_iter().flatten().copied());
+        for symbol in named {
+            let caller =
+                caller_names[symbol].get_or_insert_with(|| symbols[symbol].qualified_name());
+            match seen_sites.entry((symbol, call.callee, receiver.clone())) {
+                Entry::Occupied(mut e) => e.get_mut().1 &= free,
+                Entry::Vacant(e) => {
+                    e.insert((sites.len(), free));
+                    sites.push(CallSite::new(
+                        caller.clone(),
+                        call.callee.to_owned(),
+                        receiver.clone(),
+                        call.at,
+                        line,
+                    ));
+                }
             }
         }
     }

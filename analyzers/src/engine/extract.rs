@@ -280,6 +280,14 @@ pub(super) fn extract<'s>(
         .collect();
     // Source order; declarators sharing one statement (`const a = …, b = …`) by name.
     built.sort_by_key(|b| (b.symbol.start_byte, b.name_start));
+    // One function reached twice under one name (`module.exports.x = exports.x =
+    // function () {}`: the module's `x` both times) is one definition.
+    built.dedup_by(|b, a| {
+        let (a, b) = (&a.symbol, &b.symbol);
+        (a.start_byte, a.end_byte, a.kind) == (b.start_byte, b.end_byte, b.kind)
+            && a.name == b.name
+            && a.container == b.container
+    });
     let mut scopes = Vec::new();
     let mut exports = Vec::new();
     let symbols: Vec<Symbol> = built
