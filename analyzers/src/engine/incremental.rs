@@ -53,8 +53,9 @@ struct Chunk {
 
 impl Chunk {
     /// Runs the query over `node` alone, after checking that it does not nest too deeply
-    /// (see [`budget::MAX_NESTING_DEPTH`]: the query's cost grows with the depth). A
-    /// reused chunk passed this check when it was made.
+    /// in the kinds the query's patterns start at (see [`budget::MAX_NESTING_DEPTH`]: the
+    /// query's cost grows with that depth). A reused chunk passed this check when it was
+    /// made.
     fn extract(
         query: &CompiledQuery,
         syntax: &Syntax,
@@ -63,7 +64,7 @@ impl Chunk {
         budget: &Budget,
     ) -> Result<Self, AnalyzeError> {
         budget.check("running the queries")?;
-        budget::check_depth(node, budget::MAX_NESTING_DEPTH)?;
+        budget::check_depth(node, budget::MAX_NESTING_DEPTH, &query.costly)?;
         let (base, row) = (node.start_byte(), node.start_position().row);
         let mut found = extract::extract(query, syntax, node, source, budget)?;
         // Imports and exports: the language's reader, and whatever the queries captured.

@@ -39,6 +39,7 @@ pub(crate) mod modules;
 mod nesting;
 mod parse;
 mod query;
+mod roots;
 
 use std::sync::OnceLock;
 
@@ -288,15 +289,71 @@ mod tests {
 
     #[test]
     fn item6_deep_python_nesting_is_refused() {
+        // A `def` is a root of the queries' patterns: each level counts.
+        let depth = MAX_NESTING_DEPTH + 100;
         let mut s = String::new();
-        for i in 0..400 {
+        for i in 0..depth {
             s.push_str(&" ".repeat(i));
             s.push_str(&format!("def f{i}():\n"));
         }
-        s.push_str(&" ".repeat(400));
+        s.push_str(&" ".repeat(depth));
         s.push_str("pass\n");
         let err = python::python().analyze(&s).unwrap_err().to_string();
         assert!(err.contains("nesting deeper than"), "{err}");
+    }
+
+    /// Issue 32: the cap counts the nesting the queries pay for (the kinds their patterns
+    /// start at), not every syntax level, so a 10,000-term concatenation (the JDK's
+    /// `LocaleISOData.java` was refused) or `else if` ladder is analysed in full, while
+    /// 10,000 nested calls or classes are still refused at once. Each file is analysed
+    /// on a thread with the stack of the daemon's blocking pool (2 MiB): nothing recurses
+    /// over the depth. `cargo bench -p wit-analyzers -- deep` times the same files.
+    #[test]
+    fn ten_thousand_levels_of_ordinary_nesting_are_analysed_and_of_costly_nesting_refused() {
+        use fixtures::Deep;
+        let registry = crate::builtin_registry();
+        for shape in [
+            Deep::JavaConcatenation,
+            Deep::JavaElseIf,
+            Deep::TypeScriptConcatenation,
+            Deep::PythonConcatenation,
+            Deep::GoConcatenation,
+            Deep::JavaCallChain,
+            Deep::GoCallChain,
+            Deep::RustCallChain,
+            Deep::TypeScriptClasses,
+        ] {
+            let source = fixtures::deep(shape, 10_000);
+            let path = format!("deep.{}", shape.extension());
+            let analyzer = registry.for_path(&path).expect("a built-in");
+            let result = std::thread::scope(|scope| {
+                std::thread::Builder::new()
+                    .stack_size(2 << 20)
+                    .spawn_scoped(scope, || analyzer.analyze(&source))
+                    .expect("a thread")
+                    .join()
+                    .expect("no panic, no overflow")
+            });
+            if shape.ordinary() {
+                let analysis = result.unwrap_or_else(|e| panic!("{shape:?}: {e}"));
+                assert!(
+                    analysis
+                        .calls
+                        .iter()
+                        .any(|c| c.caller.ends_with("probe") && c.callee == "g"),
+                    "{shape:?}: {:?}",
+                    analysis.calls
+                );
+            } else {
+                let err = result
+                    .expect_err(&format!("{shape:?} is refused"))
+                    .to_string();
+                assert!(
+                    err.contains(&format!("nesting deeper than {MAX_NESTING_DEPTH} levels")),
+                    "{shape:?}: {err}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -151,6 +151,9 @@ pub(crate) struct CompiledQuery {
     pub(crate) locals: bool,
     /// The kinds and fields the scoping reads, as the grammar's ids.
     pub(crate) vocabulary: Vocabulary,
+    /// By node kind id: whether a pattern starts at nodes of that kind, so that their
+    /// nesting costs the query engine (see `engine/roots.rs`).
+    pub(crate) costly: Vec<bool>,
 }
 
 impl CompiledQuery {
@@ -195,9 +198,11 @@ impl CompiledQuery {
         } else {
             Vocabulary::default()
         };
+        let costly = super::roots::costly_kinds(language, &query, &source);
         Ok(Self {
             query,
             roles,
+            costly,
             locals,
             vocabulary,
         })
