@@ -88,6 +88,7 @@ pub fn load(spec: LanguageSpec) -> Result<TreeSitterAnalyzer, String> {
         return_separator: Box::leak(spec.return_separator.into_boxed_str()),
         modules: None,
         contain_all_kinds: spec.contain_all_kinds,
+        callable_variables: false,
     }));
     let extensions: Vec<&'static str> = spec
         .extensions

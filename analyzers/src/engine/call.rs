@@ -9,6 +9,9 @@ pub(super) struct Call<'s> {
     pub(super) at: usize,
     pub(super) callee: &'s str,
     pub(super) receiver: Receiver,
+    /// Where the query captures the argument list (`@arguments`): the index of its
+    /// types' text among the extraction's argument texts ([`super::extract::Found`]).
+    pub(super) arguments: Option<u32>,
 }
 
 /// The receiver of a call, as byte ranges into the source (text only when it becomes a

@@ -8,8 +8,8 @@ use wit_core::{CallSite, Symbol};
 use super::call::Call;
 use super::nesting::{Span, innermost};
 
-/// Turns calls into call sites, de-duplicated on (caller, callee, receiver), each at its
-/// first position. (The call edges are these sites' (caller, callee) pairs: see
+/// Turns calls into call sites, de-duplicated on (caller, callee, receiver, number of
+/// arguments where the language counts them), each at its first position. (The call edges are these sites' (caller, callee) pairs: see
 /// [`wit_core::Analysis::edges`]; the built-ins leave `calls` empty.)
 ///
 /// `scopes` are the call-owning ranges of callable symbols (values: indexes into
@@ -33,6 +33,7 @@ pub(super) fn resolve(
     symbols: &[Symbol],
     mut scopes: Vec<Span<usize>>,
     mut calls: Vec<Call>,
+    arguments: &[String],
     source: &str,
     origin: (usize, usize),
 ) -> (Vec<CallSite>, Vec<usize>) {
@@ -52,8 +53,7 @@ pub(super) fn resolve(
     let owners = innermost(&mut scopes, &points);
 
     let mut caller_names: Vec<Option<String>> = vec![None; symbols.len()];
-    // (symbol, callee, receiver) → (index of the site, whether it is free)
-    let mut seen_sites: HashMap<(usize, &str, Option<String>), (usize, bool)> = HashMap::new();
+    let mut seen_sites: HashMap<SiteKey, (usize, bool)> = HashMap::new();
     let mut sites = Vec::new();
     let mut lines = LineIndex::new(source, origin);
     for (call, owner) in calls.iter().zip(owners) {
@@ -65,17 +65,23 @@ pub(super) fn resolve(
         for symbol in named {
             let caller =
                 caller_names[symbol].get_or_insert_with(|| symbols[symbol].qualified_name());
-            match seen_sites.entry((symbol, call.callee, receiver.clone())) {
+            let args = call
+                .arguments
+                .and_then(|i| arguments.get(i as usize))
+                .map(String::as_str);
+            match seen_sites.entry((symbol, call.callee, receiver.clone(), args)) {
                 Entry::Occupied(mut e) => e.get_mut().1 &= free,
                 Entry::Vacant(e) => {
                     e.insert((sites.len(), free));
-                    sites.push(CallSite::new(
+                    let mut site = CallSite::new(
                         caller.clone(),
                         call.callee.to_owned(),
                         receiver.clone(),
                         call.at,
                         line,
-                    ));
+                    );
+                    site.arguments = args.map(str::to_owned);
+                    sites.push(site);
                 }
             }
         }
@@ -88,6 +94,10 @@ pub(super) fn resolve(
     free.sort_unstable();
     (sites, free)
 }
+
+/// A site's identity: (symbol, callee, receiver, argument types); mapped to the index of
+/// the site and whether it is free.
+type SiteKey<'a> = (usize, &'a str, Option<String>, Option<&'a str>);
 
 /// Line numbers of ascending byte offsets, counted on from the last one asked.
 struct LineIndex<'s> {

@@ -20,7 +20,7 @@
 //! recovery depends on the parse's history; the result must not).
 
 use tree_sitter::{InputEdit, Node, Point, Range, Tree};
-use wit_core::{Analysis, AnalyzeError, CallSite, Symbol};
+use wit_core::{Analysis, AnalyzeError, CallSite, Symbol, TypeBody};
 
 use super::budget::{self, Budget};
 use super::extract;
@@ -49,6 +49,8 @@ struct Chunk {
     names: ModuleNames,
     /// Imports and exports of this top-level node (no offsets).
     modules: Modules,
+    /// Type bodies, bytes relative as for `symbols`.
+    bodies: Vec<TypeBody>,
 }
 
 impl Chunk {
@@ -78,10 +80,19 @@ impl Chunk {
             f(node, source, &mut modules);
         }
         let names = std::mem::take(&mut found.module).relative_to(base);
+        let bodies = std::mem::take(&mut found.bodies)
+            .into_iter()
+            .map(|mut b| {
+                b.start_byte -= base;
+                b.end_byte -= base;
+                b
+            })
+            .collect();
         let (mut sites, free) = callers::resolve(
             &found.symbols,
             found.scopes,
             found.calls,
+            &found.arguments,
             source,
             (base, row),
         );
@@ -110,6 +121,7 @@ impl Chunk {
             free,
             names,
             modules,
+            bodies,
         })
     }
 
@@ -264,7 +276,14 @@ fn assemble(chunks: &[Chunk], source: &str) -> Analysis {
     let mut bases = Vec::new();
     let mut fields = Vec::new();
     let mut free = Vec::new();
+    let mut bodies = Vec::new();
     for c in chunks {
+        bodies.extend(c.bodies.iter().map(|b| {
+            let mut b = b.clone();
+            b.start_byte += c.start_byte;
+            b.end_byte += c.start_byte;
+            b
+        }));
         symbols.extend(c.symbols.iter().map(|s| Symbol {
             start_byte: s.start_byte + c.start_byte,
             end_byte: s.end_byte + c.start_byte,
@@ -299,6 +318,7 @@ fn assemble(chunks: &[Chunk], source: &str) -> Analysis {
     analysis.bases = bases;
     values.extend(fields);
     analysis.values = values;
+    analysis.bodies = bodies;
     analysis
 }
 

@@ -40,6 +40,7 @@ mod nesting;
 mod parse;
 mod query;
 mod roots;
+mod typed;
 
 use std::sync::OnceLock;
 
@@ -172,6 +173,10 @@ pub(crate) struct Syntax {
     /// Whether types inside a `@container.body` take the container's name too (a Java
     /// nested class is `Outer.Inner`), not only methods (TypeScript, Python).
     pub(crate) contain_all_kinds: bool,
+    /// Whether a variable can be called (`h(c)` with `h` a local of function type: Go),
+    /// so that a plain call of a name a local declares is no call of the package's
+    /// function of that name. Java keeps methods and variables apart.
+    pub(crate) callable_variables: bool,
 }
 
 /// A [`LanguageAnalyzer`] driven by a tree-sitter grammar and its query files.

@@ -374,15 +374,20 @@ fn kept_in_place(s: &OracleSite, wit: &WitFile) -> Match {
 
 /// Whether wit's site `w` can stand for the oracle's `s` by receiver: the same text, or a
 /// local the analyzer reported by its evident class (`doc` as `new:Doc`: the first
-/// `doc.write()` of a function is kept, and so stands for the others).
+/// `doc.write()` of a function is kept, and so stands for the others) or as one of
+/// unknown class (`""`: every local of unknown class calling that name in the function
+/// is one site).
 fn same_receiver(w: &WitSite, s: &OracleSite) -> bool {
+    let local = s.receiver.as_deref().is_some_and(|r| {
+        !r.is_empty()
+            && r.chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '#')
+    });
     w.receiver == s.receiver
-        || (w.receiver.as_deref().is_some_and(|r| r.starts_with("new:"))
-            && s.receiver.as_deref().is_some_and(|r| {
-                !r.is_empty()
-                    && r.chars()
-                        .all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '#')
-            }))
+        || (local
+            && w.receiver
+                .as_deref()
+                .is_some_and(|r| r.starts_with("new:") || r.is_empty()))
 }
 
 /// How the graph resolves an oracle site wit keeps no site for (outside definitions).

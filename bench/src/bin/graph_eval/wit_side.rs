@@ -229,6 +229,7 @@ impl WitRepo {
             callee,
             receiver,
             line,
+            arguments: None,
         };
         let (target, resolution) = self.graph.resolve(file, site);
         let target = match target {
