@@ -28,6 +28,8 @@
 //! recall over every edge, the report gives recall over the edges *within a file* (to a
 //! definition of the caller's own file), the measure of a language's scoping rules.
 
+#[cfg(test)]
+mod accuracy;
 mod checkout;
 #[path = "../../git_tree.rs"]
 mod git_tree;
