@@ -19,12 +19,15 @@
 //!   (`import * as db` then `db.query()`, `const m = require('./m')`, Python
 //!   `import a.b` then `a.b.f()`); `this.m()`/`self.m()`/`cls.m()` in the caller's class
 //!   or a base class; `super.m()`/`super().m()` in a base class; `new Repo().find()` on
-//!   an imported class; `api.get()` on an object whose methods are symbols. For files of
-//!   other languages (plugins): a plain call to a top-level definition of a file in the
-//!   same directory with the same extension (one Go package).
+//!   an imported class; `api.get()` on an object whose methods are symbols. Java and Go
+//!   by their own rules (`java.rs`: the innermost enclosing class having the method,
+//!   overloads by their arguments; `golang.rs`: the package, conversions no calls). For
+//!   files of other languages (plugins): a plain call to a top-level definition of a
+//!   file in the same directory with the same extension (one Go package).
 //! - **name-only**: no rule proves it, but the name matches a definition of the same file
 //!   (the protocol's v1 rule: `obj.save()` is `file:save` when the file defines a
-//!   `save`), or else of a file the caller's file imports.
+//!   `save`; in Java and Go only a function defined once under the name), or else of a
+//!   file the caller's file imports.
 //! - **unresolved**: nothing matches; the callee is written `?:name`.
 
 mod golang;

@@ -3,8 +3,8 @@
 //! A language is a [`Grammar`] (a tree-sitter language plus its query files, compiled once
 //! per process) and a [`Syntax`] (the few rules queries cannot express). Analysing a file
 //! is one parse ([`parse`]), one pass over the query's matches ([`extract`]), the scoping
-//! of receivers that name locals ([`locals`]) and one sweep assigning calls to their
-//! callers ([`callers`]).
+//! of receivers that name locals ([`locals`], and [`typed`] where declarations state
+//! types) and one sweep assigning calls to their callers ([`callers`]).
 //!
 //! The capture names a query file may use, and what the engine does with them:
 //!
@@ -16,11 +16,13 @@
 //! | `@scope`                | the node owning a callable's calls, when not `@callable`  |
 //! | `@wrapper` + `@wrapped` | the wrapper belongs to the wrapped definition, whose range widens to the wrapper's start (`export`, decorators); chains are followed |
 //! | `@container.body` (+ `@container.name`) | a class body; a `method` inside it takes the class's name as container (no name: anonymous class) |
-//! | `@reference.call`       | a call, with the called name in `@name`                    |
+//! | `@container.extends`, `@container.base` | the class a `@container.body`'s type extends, the interfaces it implements: the analysis reports its type bodies ([`wit_core::TypeBody`]) |
+//! | `@reference.call`       | a call, with the called name in `@name`; `@arguments` its argument list (see `typed.rs`) |
 //! | `@receiver`             | the object of a member call (kept as the call site's receiver when it is a name, a chain of names, `this`/`self`/`super`, or `new Name(…)`) |
 //! | `@qualifier`            | the object a definition is a property of: it becomes the container (`res.status`); `exports`/`module.exports` give none; `Foo.prototype` gives `Foo` and kind method |
 //! | `@bind.scope`           | a scope: a function (its `parameters`/`parameter` field binds in it), a block (`statement_block`, `switch_body`), a Python class body (`block`) |
 //! | `@bind`, `@bind.var`, `@bind.assign`, `@bind.global` | a node declaring names (a declaration, assignment, loop, import…; `var` binds in its function), an assignment that declares nothing, a `global`/`nonlocal` statement: with `@bind.scope`, they turn a receiver naming a local of evident class into `new:Class`, and one naming a local of unknown class into `""` (see `locals.rs`) |
+//! | `@typed.scope`, `@typed.local`, `@typed.field`, `@typed.name`, `@typed.type` | variables whose declaration states their type (Java, Go): see `typed.rs` |
 //! | `@_…`                   | ignored (helpers for predicates)                           |
 //!
 //! When several patterns match one definition (node and name), a `method` match wins.
