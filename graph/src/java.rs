@@ -238,7 +238,12 @@ impl Graph {
                 return Some(t);
             }
         }
-        // The package: `Name.java` of the directory first, then any file of it.
+        // The package: `Name.java` of the directory first, then any file of it. A name
+        // in lower case is a variable or a package, not a class (Java's naming): not
+        // looked for in every file of the directory.
+        if !name.starts_with(|c: char| c.is_uppercase()) {
+            return None;
+        }
         let dir = paths::dir(key);
         let own = if dir.is_empty() {
             format!("{name}.java")
@@ -391,8 +396,12 @@ fn choose<'s>(
     let mut applicable = 0;
     for &i in candidates {
         let Some(params) = signature(i).and_then(parameters) else {
-            // A method without a readable signature may be any of them.
-            return Choice::Several;
+            // A method without a readable signature (an analysis that kept none) may be
+            // any of them; alone, it is the one.
+            return match candidates {
+                [one] => Choice::One(*one),
+                _ => Choice::Several,
+            };
         };
         let Some(score) = params.fit(&args) else {
             continue;
