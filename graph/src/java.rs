@@ -6,16 +6,21 @@
 //!   outward; then a `static` import of `m`. Never a guess by name elsewhere: a class name
 //!   that several files declare (`ListItr` in `ArrayList.java` and `LinkedList.java`) is
 //!   not a reason to pick one, and a method of an anonymous class elsewhere is nobody's.
-//! - `this.m()`: the innermost body's type; `super.m()`: its bases; `Outer.this.m()`:
-//!   the enclosing body named `Outer`; `Iface.super.m()`: the type `Iface`.
+//! - `this.m()`: the innermost body's type; `super.m()`: its superclass (an anonymous
+//!   class's type); `Outer.this.m()`: the enclosing body named `Outer`;
+//!   `Iface.super.m()`: the type `Iface`.
 //! - `Type.m()`, `new Type().m()` and `v.m()` on a variable whose declared type the
 //!   analyzer read (`new:Type`): `Type` as seen from the call — a member type of an
 //!   enclosing body, a top-level type of the file, a single-type import, a top-level type
 //!   of the package (the directory), a fully qualified name — then its method `m`,
 //!   declared or inherited.
 //!
-//! Overloads are not told apart (the first method of the name in the type that has it
-//! wins); nor are types of expressions other than names and `new`.
+//! Overloads are told apart by the number of arguments, then by the types the call's
+//! syntax shows ([`wit_core::CallSite::arguments`]: literals, casts, `new`, variables of
+//! declared type), as javac ranks them; when that leaves several, or a method may come
+//! from a type outside the repository (a superclass wit does not hold, `Object`), the
+//! call stays unresolved rather than guessed. Types of other expressions (`f().g()`)
+//! are not inferred.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -57,7 +62,7 @@ impl Graph {
             file: key.clone(),
             body,
         };
-        let (callee, arity) = (site.callee, site.arguments);
+        let (callee, arguments) = (site.callee, site.arguments);
         let found = |lookup| match lookup {
             Lookup::Found(s) => Some(s),
             Lookup::Unknown | Lookup::NotMember => None,
@@ -67,16 +72,16 @@ impl Graph {
             None => {
                 // The innermost type that has a method of the name decides (JLS 15.12.1).
                 for &b in &around {
-                    match self.java_lookup(&here(b), callee, arity, &mut seen, 0) {
+                    match self.java_lookup(&here(b), callee, arguments, &mut seen, 0) {
                         Lookup::Found(s) => return Some(s),
                         Lookup::Unknown => return None,
                         Lookup::NotMember => seen.clear(),
                     }
                 }
-                self.java_static_import(a, callee, arity)
+                self.java_static_import(a, callee, arguments)
             }
             Some("this") => {
-                found(self.java_lookup(&here(*around.first()?), callee, arity, &mut seen, 0))
+                found(self.java_lookup(&here(*around.first()?), callee, arguments, &mut seen, 0))
             }
             Some("super") => {
                 let b = &a.bodies[*around.first()?];
@@ -87,7 +92,7 @@ impl Graph {
                         .flatten()
                 })?;
                 let t = self.java_type(key, written, Some(b.start_byte))?;
-                found(self.java_lookup(&t, callee, arity, &mut seen, 0))
+                found(self.java_lookup(&t, callee, arguments, &mut seen, 0))
             }
             Some("") => None,
             Some(r) => {
@@ -96,7 +101,7 @@ impl Graph {
                         .iter()
                         .copied()
                         .find(|&b| a.bodies[b].name.as_deref() == Some(outer))?;
-                    return found(self.java_lookup(&here(b), callee, arity, &mut seen, 0));
+                    return found(self.java_lookup(&here(b), callee, arguments, &mut seen, 0));
                 }
                 // `Iface.super.m()` names a default method of the interface `Iface`.
                 let written = r
@@ -104,14 +109,14 @@ impl Graph {
                     .or_else(|| r.strip_prefix("new:"))
                     .unwrap_or(r);
                 let t = self.java_type(key, written, Some(at))?;
-                found(self.java_lookup(&t, callee, arity, &mut seen, 0))
+                found(self.java_lookup(&t, callee, arguments, &mut seen, 0))
             }
         }
     }
 
-    /// The method `name` taking `arity` arguments (`None`: any) that the type `t` has:
+    /// The method `name` a call with `arguments` ([`choose`]) means in the type `t`:
     /// declared in its body, else inherited from its superclass chain, else from its
-    /// interfaces (a method declared in a type overrides one of the same arity above it).
+    /// interfaces (a method declared in a type overrides those above it).
     fn java_lookup(
         &self,
         t: &TypeRef,
@@ -178,7 +183,7 @@ impl Graph {
         &self,
         a: &Analysis,
         name: &str,
-        arity: Option<&str>,
+        arguments: Option<&str>,
     ) -> Option<SymbolRef> {
         let import = a
             .imports
@@ -186,7 +191,7 @@ impl Graph {
             .find(|i| i.local == name && i.module.contains('.'))?;
         let (owner, _) = import.module.rsplit_once('.')?;
         let t = self.java_qualified_type(owner)?;
-        match self.java_lookup(&t, name, arity, &mut HashSet::new(), 0) {
+        match self.java_lookup(&t, name, arguments, &mut HashSet::new(), 0) {
             Lookup::Found(s) => Some(s),
             _ => None,
         }

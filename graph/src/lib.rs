@@ -574,10 +574,11 @@ impl Graph {
             .collect();
         nested.sort_unstable();
         nested.dedup();
+        // Only Java's calls resolve by their caller's place (`java.rs`).
         let mut callables: Vec<u32> = kept
             .symbols
             .iter()
-            .filter(|d| d.kind.is_callable())
+            .filter(|d| !kept.bodies.is_empty() && d.kind.is_callable())
             .map(|d| self.names.id(&d.qualified_name()))
             .collect();
         callables.sort_unstable();
@@ -1084,7 +1085,7 @@ impl Graph {
         use packages::Family;
         match Family::of(paths::extension(key)) {
             Some(Family::Go | Family::Java) => {
-                if self.go_conversion(key, site) && paths::extension(key) == "go" {
+                if paths::extension(key) == "go" && self.go_conversion(key, site) {
                     return None;
                 }
                 let mut named = analysis
@@ -1417,26 +1418,27 @@ impl Graph {
         {
             return Cow::Owned(self.resolve(file, site));
         }
-        // `this` in a caller without a class of its own: found by the line (see
-        // `enclosing_class`), not remembered by caller.
-        if by_class && !site.caller.contains('.') && !java_bodies(file, &self.files) {
-            return Cow::Owned(self.resolve(file, site));
-        }
         // A Java call goes where its caller's place among the type bodies says: remembered
         // by caller, and not at all when two callers share the name (methods of two
         // anonymous classes), since then the call's line tells them apart.
-        let by_caller = by_class || java_bodies(file, &self.files);
-        if by_caller
-            && java_bodies(file, &self.files)
-            && self
-                .files
-                .get(file)
-                .is_some_and(|e| e.shared_callers.binary_search(&caller).is_ok())
-        {
+        let java = self
+            .files
+            .get(file)
+            .filter(|e| paths::extension(file) == "java" && !e.analysis.bodies.is_empty());
+        if java.is_some_and(|e| e.shared_callers.binary_search(&caller).is_ok()) {
+            return Cow::Owned(self.resolve(file, site));
+        }
+        // `this` in a caller without a class of its own: found by the line (see
+        // `enclosing_class`), not remembered by caller.
+        if by_class && !site.caller.contains('.') && java.is_none() {
             return Cow::Owned(self.resolve(file, site));
         }
         let key = (
-            if by_caller { caller } else { ANY_CALLER },
+            if by_class || java.is_some() {
+                caller
+            } else {
+                ANY_CALLER
+            },
             callee,
             receiver,
             arguments,
@@ -1886,14 +1888,6 @@ fn overlay_sites(analysis: &Analysis) -> Box<dyn Iterator<Item = SiteRef<'_>> + 
     } else {
         Box::new(analysis.call_sites.iter().map(SiteRef::from))
     }
-}
-
-/// Whether `file` is a Java file with type bodies, whose calls resolve by `java.rs`.
-fn java_bodies(file: &Arc<str>, files: &HashMap<Arc<str>, Entry>) -> bool {
-    paths::extension(file) == "java"
-        && files
-            .get(file)
-            .is_some_and(|e| !e.analysis.bodies.is_empty())
 }
 
 /// Whether a call's receiver is the caller's own instance or class, or a field of it
