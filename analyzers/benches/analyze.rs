@@ -54,17 +54,7 @@ fn main() {
 
     // Nesting 10,000 levels deep: ordinary shapes are analysed, costly ones refused
     // (engine/budget.rs); either way the answer must come within a second.
-    for shape in [
-        Deep::JavaConcatenation,
-        Deep::JavaElseIf,
-        Deep::TypeScriptConcatenation,
-        Deep::PythonConcatenation,
-        Deep::GoConcatenation,
-        Deep::JavaCallChain,
-        Deep::GoCallChain,
-        Deep::RustCallChain,
-        Deep::TypeScriptClasses,
-    ] {
+    for shape in Deep::ALL {
         bench_deep(shape, 10_000);
     }
 

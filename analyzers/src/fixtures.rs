@@ -142,6 +142,19 @@ pub enum Deep {
 }
 
 impl Deep {
+    /// Every shape.
+    pub const ALL: [Deep; 9] = [
+        Deep::JavaConcatenation,
+        Deep::JavaElseIf,
+        Deep::TypeScriptConcatenation,
+        Deep::PythonConcatenation,
+        Deep::GoConcatenation,
+        Deep::JavaCallChain,
+        Deep::GoCallChain,
+        Deep::RustCallChain,
+        Deep::TypeScriptClasses,
+    ];
+
     /// The extension of the file's language.
     pub fn extension(self) -> &'static str {
         match self {

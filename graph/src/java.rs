@@ -489,7 +489,7 @@ fn parameters(signature: &str) -> Option<Parameters> {
             .filter(|w| !w.starts_with('@') && *w != "final")
             .collect();
         let (name, ty) = words.split_last()?;
-        let mut ty = erase(&ty.join(" "));
+        let mut ty = wit_core::signature::without_type_arguments(&ty.join(" "));
         ty.push_str(&"[]".repeat(name.matches('[').count()));
         varargs = ty.ends_with("...");
         types.push(ty.replace("...", "[]"));
@@ -600,21 +600,6 @@ fn boxed(primitive: &str) -> Option<&'static str> {
         "double" => "Double",
         _ => return None,
     })
-}
-
-/// `written` without type arguments or whitespace (`Map<K, V>` is `Map`).
-fn erase(written: &str) -> String {
-    let mut out = String::with_capacity(written.len());
-    let mut depth = 0usize;
-    for c in written.chars() {
-        match c {
-            '<' => depth += 1,
-            '>' => depth = depth.saturating_sub(1),
-            _ if depth > 0 || c.is_whitespace() => {}
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 /// The offset in `s` of the `close` matching an `open` just before `s`.

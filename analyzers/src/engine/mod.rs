@@ -319,17 +319,7 @@ mod tests {
     fn ten_thousand_levels_of_ordinary_nesting_are_analysed_and_of_costly_nesting_refused() {
         use fixtures::Deep;
         let registry = crate::builtin_registry();
-        for shape in [
-            Deep::JavaConcatenation,
-            Deep::JavaElseIf,
-            Deep::TypeScriptConcatenation,
-            Deep::PythonConcatenation,
-            Deep::GoConcatenation,
-            Deep::JavaCallChain,
-            Deep::GoCallChain,
-            Deep::RustCallChain,
-            Deep::TypeScriptClasses,
-        ] {
+        for shape in Deep::ALL {
             let source = fixtures::deep(shape, 10_000);
             let path = format!("deep.{}", shape.extension());
             let analyzer = registry.for_path(&path).expect("a built-in");

@@ -288,21 +288,13 @@ impl Scoped<'_> {
     }
 }
 
-/// A type as written, without type arguments, annotations or whitespace: `Node<K,V>[]` is
-/// `Node[]`, `final int` is `int`; varargs `T...` read as the array they are.
+/// A type as written, without type arguments or whitespace (`Node<K,V>[]` is `Node[]`);
+/// varargs `T...` read as the array they are, and no comma left (argument types are
+/// joined with them).
 pub(super) fn erased(written: &str) -> String {
-    let mut out = String::with_capacity(written.len());
-    let mut depth = 0usize;
-    for c in written.chars() {
-        match c {
-            '<' => depth += 1,
-            '>' => depth = depth.saturating_sub(1),
-            _ if depth > 0 || c.is_whitespace() => {}
-            ',' => out.push(';'),
-            _ => out.push(c),
-        }
-    }
-    out.replace("...", "[]")
+    wit_core::signature::without_type_arguments(written)
+        .replace("...", "[]")
+        .replace(',', ";")
 }
 
 /// Whether `s` is one identifier.
