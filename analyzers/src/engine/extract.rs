@@ -400,13 +400,7 @@ fn type_bodies(
     bases: &HashMap<(usize, usize), Supertypes>,
 ) -> Vec<TypeBody> {
     let plain = |written: &str| -> Option<String> {
-        let name: String = written
-            .split('<')
-            .next()
-            .unwrap_or(written)
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect();
+        let name = wit_core::signature::without_type_arguments(written);
         (!name.is_empty() && name.len() <= 256).then_some(name)
     };
     let mut seen = std::collections::HashSet::new();
