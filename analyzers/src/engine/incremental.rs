@@ -20,7 +20,7 @@
 //! recovery depends on the parse's history; the result must not).
 
 use tree_sitter::{InputEdit, Node, Point, Range, Tree};
-use wit_core::{Analysis, AnalyzeError, CallSite, Symbol};
+use wit_core::{Analysis, AnalyzeError, CallSite, Symbol, TypeBody};
 
 use super::budget::{self, Budget};
 use super::extract;
@@ -49,12 +49,15 @@ struct Chunk {
     names: ModuleNames,
     /// Imports and exports of this top-level node (no offsets).
     modules: Modules,
+    /// Type bodies, bytes relative as for `symbols`.
+    bodies: Vec<TypeBody>,
 }
 
 impl Chunk {
     /// Runs the query over `node` alone, after checking that it does not nest too deeply
-    /// (see [`budget::MAX_NESTING_DEPTH`]: the query's cost grows with the depth). A
-    /// reused chunk passed this check when it was made.
+    /// in the kinds the query's patterns start at (see [`budget::MAX_NESTING_DEPTH`]: the
+    /// query's cost grows with that depth). A reused chunk passed this check when it was
+    /// made.
     fn extract(
         query: &CompiledQuery,
         syntax: &Syntax,
@@ -63,7 +66,7 @@ impl Chunk {
         budget: &Budget,
     ) -> Result<Self, AnalyzeError> {
         budget.check("running the queries")?;
-        budget::check_depth(node, budget::MAX_NESTING_DEPTH)?;
+        budget::check_depth(node, budget::MAX_NESTING_DEPTH, &query.costly)?;
         let (base, row) = (node.start_byte(), node.start_position().row);
         let mut found = extract::extract(query, syntax, node, source, budget)?;
         // Imports and exports: the language's reader, and whatever the queries captured.
@@ -77,10 +80,19 @@ impl Chunk {
             f(node, source, &mut modules);
         }
         let names = std::mem::take(&mut found.module).relative_to(base);
+        let bodies = std::mem::take(&mut found.bodies)
+            .into_iter()
+            .map(|mut b| {
+                b.start_byte -= base;
+                b.end_byte -= base;
+                b
+            })
+            .collect();
         let (mut sites, free) = callers::resolve(
             &found.symbols,
             found.scopes,
             found.calls,
+            &found.arguments,
             source,
             (base, row),
         );
@@ -109,6 +121,7 @@ impl Chunk {
             free,
             names,
             modules,
+            bodies,
         })
     }
 
@@ -286,7 +299,14 @@ fn assemble(chunks: &[Chunk], source: &str) -> Analysis {
     let mut bases = Vec::new();
     let mut fields = Vec::new();
     let mut free = Vec::new();
+    let mut bodies = Vec::new();
     for c in chunks {
+        bodies.extend(c.bodies.iter().map(|b| {
+            let mut b = b.clone();
+            b.start_byte += c.start_byte;
+            b.end_byte += c.start_byte;
+            b
+        }));
         symbols.extend(c.symbols.iter().map(|s| Symbol {
             start_byte: s.start_byte + c.start_byte,
             end_byte: s.end_byte + c.start_byte,
@@ -321,6 +341,7 @@ fn assemble(chunks: &[Chunk], source: &str) -> Analysis {
     analysis.bases = bases;
     values.extend(fields);
     analysis.values = values;
+    analysis.bodies = bodies;
     analysis
 }
 

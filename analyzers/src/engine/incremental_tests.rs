@@ -153,8 +153,14 @@ fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> Analysis {
     let tree = parse::parse(analyzer.grammar, source, None, &budget).unwrap();
     let found =
         extract::extract(query, analyzer.syntax, tree.root_node(), source, &budget).unwrap();
-    let (mut call_sites, free) =
-        callers::resolve(&found.symbols, found.scopes, found.calls, source, (0, 0));
+    let (mut call_sites, free) = callers::resolve(
+        &found.symbols,
+        found.scopes,
+        found.calls,
+        &found.arguments,
+        source,
+        (0, 0),
+    );
     // Imports and exports are per top-level node: the same in both.
     let mut modules = super::modules::Modules {
         imports: found.imports,
@@ -178,6 +184,7 @@ fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> Analysis {
         source,
     );
     let mut analysis = Analysis::new(found.symbols);
+    analysis.bodies = found.bodies;
     analysis.call_sites = call_sites;
     analysis.imports = modules.imports;
     analysis.exports = modules.exports;

@@ -25,10 +25,19 @@ pub(crate) enum Role {
     ContainerBody,
     /// `@container.name`: the name of the class whose body is `@container.body`.
     ContainerName,
+    /// `@container.extends`: the class the type whose body is `@container.body` extends
+    /// (Java: see [`wit_core::TypeBody`]).
+    ContainerExtends,
+    /// `@container.base`: an interface the type whose body is `@container.body`
+    /// implements (or, anonymous, the type it is created from).
+    ContainerBase,
     /// `@reference.call`: a call.
     Call,
     /// `@receiver`: the object of a member call (`db` in `db.query()`).
     Receiver,
+    /// `@arguments`: the argument list of a call, whose length picks among overloads
+    /// (Java: [`wit_core::CallSite::arguments`]).
+    Arguments,
     /// `@qualifier`: the object a definition is a property of (`res` in
     /// `res.status = function …`, `api` in `const api = { get() {} }`).
     Qualifier,
@@ -68,6 +77,17 @@ pub(crate) enum Role {
     BindAssign,
     /// `@bind.global`: Python's `global` or `nonlocal` statement.
     BindGlobal,
+    /// `@typed.scope`: a node whose declared locals are its own (see `engine/typed.rs`).
+    TypedScope,
+    /// `@typed.local`: a declaration of a local or parameter (with `@typed.name` and,
+    /// when it states one, `@typed.type`).
+    TypedLocal,
+    /// `@typed.field`: a declaration of a field (with `@typed.name` and `@typed.type`).
+    TypedField,
+    /// See [`Role::TypedLocal`].
+    TypedName,
+    /// See [`Role::TypedLocal`].
+    TypedType,
     /// A capture starting with `_`, or a `tags.scm` capture wit does not use
     /// (`@doc`, `@reference.class`, `@definition.module`, …): not read.
     Ignored,
@@ -115,8 +135,11 @@ impl Role {
             "wrapped" => Role::Wrapped,
             "container.body" => Role::ContainerBody,
             "container.name" => Role::ContainerName,
+            "container.base" => Role::ContainerBase,
+            "container.extends" => Role::ContainerExtends,
             "reference.call" => Role::Call,
             "receiver" => Role::Receiver,
+            "arguments" => Role::Arguments,
             "qualifier" => Role::Qualifier,
             "container" => Role::Container,
             "signature.type_parameters" => Role::SignatureTypeParameters,
@@ -132,6 +155,11 @@ impl Role {
             "bind.var" => Role::BindVar,
             "bind.assign" => Role::BindAssign,
             "bind.global" => Role::BindGlobal,
+            "typed.scope" => Role::TypedScope,
+            "typed.local" => Role::TypedLocal,
+            "typed.field" => Role::TypedField,
+            "typed.name" => Role::TypedName,
+            "typed.type" => Role::TypedType,
             // tags.scm captures that carry nothing wit uses.
             "doc" | "ignore" => Role::Ignored,
             r if r.starts_with("reference.") || r.starts_with("local.") => Role::Ignored,
@@ -242,6 +270,13 @@ pub(crate) struct CompiledQuery {
     pub(crate) locals: bool,
     /// The kinds and fields the scoping reads, as the grammar's ids.
     pub(crate) vocabulary: Vocabulary,
+    /// By node kind id: whether a pattern starts at nodes of that kind, so that their
+    /// nesting costs the query engine (see `engine/roots.rs`).
+    pub(crate) costly: Vec<bool>,
+    /// Whether the query captures supertypes of type bodies (`@container.base`,
+    /// `@container.extends`), so that the analysis reports its type bodies
+    /// ([`wit_core::Analysis::bodies`]).
+    pub(crate) bodies: bool,
 }
 
 impl CompiledQuery {
@@ -284,9 +319,14 @@ impl CompiledQuery {
         } else {
             Vocabulary::default()
         };
+        let costly = super::roots::costly_kinds(language, &query, &source);
+        let bodies =
+            roles.contains(&Role::ContainerBase) || roles.contains(&Role::ContainerExtends);
         Ok(Self {
             query,
             roles,
+            costly,
+            bodies,
             locals,
             vocabulary,
         })
