@@ -367,8 +367,7 @@ fn a_claim_its_session_stopped_editing_ends_after_claim_idle() {
     });
     let cleared = events(&mut c, &["claim.cleared"]);
     assert_eq!(
-        cleared[0].2["reason"],
-        "no edit by its session for 2 s",
+        cleared[0].2["reason"], "no edit by its session for 2 s",
         "{cleared:?}"
     );
 }
