@@ -141,14 +141,8 @@ impl<'g> Evaluator<'g> {
             verdict
         };
         let forecasts = forecast(
-            Checkout {
-                id: SIDE_A,
-                files: &a.files,
-            },
-            Checkout {
-                id: SIDE_B,
-                files: &b.files,
-            },
+            Checkout::new(SIDE_A, &a.files),
+            Checkout::new(SIDE_B, &b.files),
             &mut merge,
         );
 
