@@ -25,8 +25,6 @@
 //! on first use (npm); the Python oracle needs `python3` with jedi.
 
 mod checkout;
-#[path = "../../git_tree.rs"]
-mod git_tree;
 mod oracle;
 mod report;
 mod score;
