@@ -14,9 +14,11 @@
 //!   file watcher); which claims does that create, change or end?
 //! - [`touches`] and [`check`]: a session is about to replace a file's current version
 //!   with another; which definitions does that touch, which of them another session
-//!   claims, and which edits would *undo* another session's change — writing back a
-//!   version that definition had before the other session changed it, as a write from a
-//!   stale read does (the lost update).
+//!   claims, and which edits would *undo* another session's change, as a write from a
+//!   stale read does (the lost update): writing back a version that definition had before
+//!   the other session changed it, or putting back, in lines the other session's latest
+//!   edits of it changed, the text they had before (when both changed the definition,
+//!   the stale version is one it never had).
 //! - Collisions between sessions — the same definition changed by two, a signature
 //!   changed by one while another's changed code calls it — are [`crate::forecast`]'s
 //!   answer between two parties, each session's claims being its changes
@@ -41,6 +43,10 @@ const DIFF_LINES: usize = 14;
 /// Longest line of a claim's [`Claim::diff`], in characters.
 const DIFF_LINE_CHARS: usize = 160;
 
+/// Longest own text of a definition a claim keeps (see [`Claim::own`]), in bytes: a
+/// longer one is protected by its versions' digests alone.
+const OWN_KEPT: usize = 64 * 1024;
+
 /// One session's claim on one definition of one file of a checkout.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -64,6 +70,17 @@ pub struct Claim {
     pub edited_at: i64,
     /// A short unified diff of the definition, HEAD's version to this session's.
     pub diff: String,
+    /// The definition's own text as this session left it (see
+    /// [`crate::Definition::own`]); `None` when it removed it, or the text is over
+    /// [`OWN_KEPT`]. With [`Claim::own_before`] it tells an edit that puts back what
+    /// this session's latest edit replaced from one that builds on it (see [`check`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own: Option<String>,
+    /// Its own text before this session's latest run of edits of it (the edits no other
+    /// session's edit of it came between); `None` when it did not exist then, or the
+    /// text is over [`OWN_KEPT`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_before: Option<String>,
 }
 
 impl Claim {
@@ -210,12 +227,18 @@ pub fn attribute(seen: &Observed<'_>, claims: &[Claim], actor: Actor<'_>, at: i6
             continue;
         }
         // The version it had just before this edit: the latest claim's, else HEAD's.
-        let before = on
-            .iter()
-            .max_by_key(|c| c.edited_at)
+        let latest = on.iter().max_by_key(|c| c.edited_at);
+        let before = latest
             .map(|c| c.version().to_owned())
             .or_else(|| head.get(key).map(|d| d.digest.clone()))
             .unwrap_or_else(|| ABSENT.to_owned());
+        // The text before this session's run of edits of it: its earlier start when
+        // nobody edited it since, so that every line of the run is the session's.
+        let own_before = match latest {
+            Some(c) if c.by(session) => c.own_before.clone(),
+            Some(c) => c.own.clone(),
+            None => head.get(key).and_then(|d| kept(&d.own)),
+        };
         let mine = on.iter().find(|c| c.by(session));
         let mut prior = mine.map(|c| c.prior.clone()).unwrap_or_default();
         if !prior.contains(&before) {
@@ -232,9 +255,16 @@ pub fn attribute(seen: &Observed<'_>, claims: &[Claim], actor: Actor<'_>, at: i6
             since: mine.map_or(at, |c| c.since),
             edited_at: at,
             diff,
+            own: now.get(key).and_then(|d| kept(&d.own)),
+            own_before,
         });
     }
     out
+}
+
+/// `own` when a claim keeps it (not over [`OWN_KEPT`]).
+fn kept(own: &str) -> Option<String> {
+    (own.len() <= OWN_KEPT).then(|| own.to_owned())
 }
 
 /// `adopted` (an unattributed claim becoming a session's) joined with the session's own
@@ -273,6 +303,10 @@ pub struct Touch {
     pub signature_after: Option<String>,
     /// One-based line where it starts, in the version it is in.
     pub line: usize,
+    /// Its own text now (`None`: the edit adds it).
+    pub own_before: Option<String>,
+    /// Its own text after the edit (`None`: the edit removes it).
+    pub own_after: Option<String>,
 }
 
 /// The definitions an edit from `current` to `edited` changes (`None`: the file absent
@@ -294,6 +328,8 @@ pub fn touches(current: Option<Version<'_>>, edited: Option<Version<'_>>) -> Vec
             signature_before: signature(a),
             signature_after: signature(b),
             line: shown.line,
+            own_before: a.map(|d| d.own.clone()),
+            own_after: b.map(|d| d.own.clone()),
         })
     };
     let mut out: Vec<Touch> = will
@@ -316,8 +352,7 @@ pub struct Hit {
     pub claim: Claim,
     /// The edit's change of its definition.
     pub touch: Touch,
-    /// Whether the edit writes back a version the definition had before the claim's
-    /// session changed it: it would undo that session's work (see the module docs).
+    /// Whether the edit would undo that session's work (see [`check`]).
     pub undoes: bool,
 }
 
@@ -326,6 +361,13 @@ pub struct Hit {
 /// hit; one that changes a definition another session claims is a hit unless `me` has
 /// changed it since (its own claim holds the current version): the other session's
 /// change was already in front of `me` then.
+///
+/// An edit undoes a session's change of a definition when it writes back a version the
+/// definition had before one of that session's edits, or when it puts back the text of
+/// the lines that session's latest run of edits changed while those lines still differ
+/// from it ([`puts_back`]): a write from a read made before the session's change, of a
+/// definition the writer changed too, is a version the definition never had, but the
+/// session's lines are gone from it all the same.
 pub fn check(touches: &[Touch], claims: &[Claim], me: &str) -> Vec<Hit> {
     let mut out = Vec::new();
     for t in touches {
@@ -334,7 +376,13 @@ pub fn check(touches: &[Touch], claims: &[Claim], me: &str) -> Vec<Hit> {
             .iter()
             .any(|c| c.key() == t.key && c.by(me) && c.version() == t.before);
         for c in on.filter(|c| !c.by(me)) {
-            let undoes = c.prior.iter().any(|p| *p == t.after);
+            let undoes = c.prior.contains(&t.after)
+                || match (&c.own_before, &c.own, &t.own_before, &t.own_after) {
+                    (Some(was), Some(theirs), Some(now), Some(edited)) => {
+                        puts_back(was, theirs, now, edited)
+                    }
+                    _ => false,
+                };
             if undoes || !latest_mine {
                 out.push(Hit {
                     claim: c.clone(),
@@ -344,6 +392,73 @@ pub fn check(touches: &[Touch], claims: &[Claim], me: &str) -> Vec<Hit> {
             }
         }
     }
+    out
+}
+
+/// Whether `edited` puts back `was` in lines where a session changed `was` into
+/// `theirs` (texts of one definition): some run of lines the session changed still
+/// differs from `was` in `now`, while `edited` has `was`'s text there (its changes from
+/// `was` lie elsewhere) and not the session's new lines. An edit that changes those
+/// lines further (builds on the session's change) puts nothing back; so does one that
+/// changes any line of a run of adjacent lines the session changed (the run is taken
+/// whole: which of its lines became which is not known).
+pub fn puts_back(was: &str, theirs: &str, now: &str, edited: &str) -> bool {
+    let edited_runs = changed_runs(was, edited);
+    let now_runs = changed_runs(was, now);
+    changed_runs(was, theirs).iter().any(|run| {
+        now_runs.iter().any(|n| run.meets(n))
+            && !edited_runs.iter().any(|e| run.meets(e))
+            && (run.added.trim().is_empty() || !edited.contains(run.added.as_str()))
+    })
+}
+
+/// A run of lines of one text that another text replaces: lines `start .. end` (an
+/// insertion: `start == end`, before line `start`) and the lines put there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Run {
+    start: usize,
+    end: usize,
+    added: String,
+}
+
+impl Run {
+    /// Whether two runs of one text's lines meet: they share a line, or one inserts
+    /// inside the other, or both insert at one place.
+    fn meets(&self, other: &Run) -> bool {
+        let (a, b) = ((self.start, self.end), (other.start, other.end));
+        match (a.0 == a.1, b.0 == b.1) {
+            (true, true) => a.0 == b.0,
+            (true, false) => b.0 < a.0 && a.0 < b.1,
+            (false, true) => a.0 < b.0 && b.0 < a.1,
+            (false, false) => a.0 < b.1 && b.0 < a.1,
+        }
+    }
+}
+
+/// The runs of `from`'s lines that `to` replaces, in order.
+fn changed_runs(from: &str, to: &str) -> Vec<Run> {
+    let diff = similar::TextDiff::from_lines(from, to);
+    let mut out: Vec<Run> = Vec::new();
+    let mut open: Option<Run> = None;
+    for op in diff.ops() {
+        if op.tag() == similar::DiffTag::Equal {
+            out.extend(open.take());
+            continue;
+        }
+        let old = op.old_range();
+        let run = open.get_or_insert(Run {
+            start: old.start,
+            end: old.start,
+            added: String::new(),
+        });
+        run.end = old.end;
+        for change in diff.iter_changes(op) {
+            if change.tag() == similar::ChangeTag::Insert {
+                run.added.push_str(change.value());
+            }
+        }
+    }
+    out.extend(open);
     out
 }
 

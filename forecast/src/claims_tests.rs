@@ -207,6 +207,99 @@ fn a_stale_whole_file_write_undoes_another_sessions_change_and_is_a_hit_that_und
     );
 }
 
+/// A definition of two statements, so that two sessions can change it apart.
+const TWO: &str = "export function price(n: number): number {\n  const base = n * 2;\n  return base + 1;\n}\n\nexport function tax(n: number): number {\n  return n / 10;\n}\n";
+
+/// Found by claims-eval on flask (`Flask.__init__`, `send_file`, `Flask.test_client`):
+/// A changes one line of a definition, B (warned) another line of it; B's whole-file
+/// write from its read made before A's change gives the definition a version it never had
+/// (B's line without A's), so no earlier version matched and the lost update went through
+/// without a word.
+#[test]
+fn a_stale_write_dropping_another_sessions_lines_of_a_definition_both_changed_undoes_them() {
+    let a_edit = TWO.replace("n * 2", "n * 3");
+    let claims = apply(
+        &[],
+        &observe_against(TWO, Some(&a_edit), &[], edit("agent-a"), 10),
+    );
+    let both = a_edit.replace("base + 1", "base + 5");
+    let claims = apply(
+        &claims,
+        &observe_against(TWO, Some(&both), &claims, edit("agent-b"), 20),
+    );
+    assert_eq!(
+        names(&claims),
+        [
+            "agent-a body src/pricing.ts:price",
+            "agent-b body src/pricing.ts:price"
+        ]
+    );
+    // B writes the file it read before A's edit, with its own change (and one of tax).
+    let stale = TWO
+        .replace("base + 1", "base + 5")
+        .replace("n / 10", "n / 5");
+    let hits = check_edit(&both, Some(&stale), &claims, "agent-b");
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert!(hits[0].undoes && hits[0].claim.by("agent-a"), "{hits:?}");
+    // Building on both changes is no hit at all (B changed price last); changing A's line
+    // further is a hit, and undoes nothing.
+    let further = both.replace("base + 5", "base + 6");
+    assert!(check_edit(&both, Some(&further), &claims, "agent-b").is_empty());
+    let on_a = both.replace("n * 3", "n * 4");
+    let hits = check_edit(&both, Some(&on_a), &claims, "agent-b");
+    assert!(hits.iter().all(|h| !h.undoes), "{hits:?}");
+    // B putting back its own line (reverting its own change) leaves A's: nothing undone.
+    assert!(check_edit(&both, Some(&a_edit), &claims, "agent-b").is_empty());
+}
+
+#[test]
+fn a_sessions_run_of_edits_is_all_its_own_and_putting_back_any_of_it_undoes_it() {
+    let head = "export function price(n: number): number {\n  const base = n * 2;\n  const fee = 1;\n  return base + fee;\n}\n";
+    // A changes two lines of price in two edits; nobody edits price between them.
+    let first = head.replace("n * 2", "n * 3");
+    let claims = apply(
+        &[],
+        &observe_against(head, Some(&first), &[], edit("agent-a"), 10),
+    );
+    let second = first.replace("base + fee", "base + fee * 2");
+    let claims = apply(
+        &claims,
+        &observe_against(head, Some(&second), &claims, edit("agent-a"), 20),
+    );
+    assert!(
+        claims[0]
+            .own_before
+            .as_deref()
+            .is_some_and(|t| t.contains("n * 2")),
+        "{claims:?}"
+    );
+    // An edit by B putting back A's first line (its second kept) undoes A's work.
+    let back = second.replace("n * 3", "n * 2");
+    let hits = check_edit(&second, Some(&back), &claims, "agent-b");
+    assert!(hits.iter().any(|h| h.undoes), "{hits:?}");
+}
+
+#[test]
+fn putting_back_is_told_by_runs_of_lines() {
+    let was = "a\nb\nc\nd\n";
+    let theirs = "a\nB\nc\nd\n";
+    // Now both changes; the edit puts b back and keeps its own d change.
+    assert!(puts_back(was, theirs, "a\nB\nc\nD\n", "a\nb\nc\nD\n"));
+    // The edit changes B further: building on it.
+    assert!(!puts_back(was, theirs, "a\nB\nc\nD\n", "a\nBB\nc\nD\n"));
+    // Their line is gone already (changed back by someone): nothing left to undo.
+    assert!(!puts_back(was, theirs, "a\nb\nc\nD\n", "a\nb\nc\nd\n"));
+    // An insertion of theirs, dropped by the edit.
+    assert!(puts_back(
+        was,
+        "a\nb\nnew\nc\nd\n",
+        "a\nb\nnew\nc\nd\n",
+        "a\nb\nc\nd\n"
+    ));
+    // Their new line still in the edit (moved by a change around it): nothing put back.
+    assert!(!puts_back(was, theirs, theirs, "a\nx\nc\nB\n"));
+}
+
 #[test]
 fn a_write_that_drops_a_definition_another_session_added_undoes_it() {
     let added = format!("{HEAD}\nexport function fresh(): number {{\n  return 1;\n}}\n");

@@ -100,6 +100,9 @@ pub struct Definition {
     pub kind: String,
     /// A digest of its own text (its text without its nested definitions).
     pub digest: String,
+    /// Its own text, as digested: the pieces of its text around its nested definitions,
+    /// each trimmed, joined by NUL.
+    pub own: String,
     /// Its signature, for a callable.
     pub signature: Option<String>,
     /// One-based line where it starts.
@@ -124,6 +127,7 @@ pub fn definitions_of(version: &Version<'_>) -> BTreeMap<String, Definition> {
                 name: d.address,
                 kind: s.kind.as_str().to_owned(),
                 digest: digest(&d.own),
+                own: d.own,
                 signature: s.signature.clone(),
                 line: s.start_line + 1,
                 text,
