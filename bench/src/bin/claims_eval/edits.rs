@@ -36,10 +36,10 @@ impl Side {
     }
 }
 
-/// Most unchanged lines between two hunks made as one edit: `git diff`'s three lines of
-/// context join such hunks into one, and an agent changes such a region in one `Edit`
-/// too (made hunk by hunk, a change such as removing an overload would leave the file
-/// unparseable in between, which no agent's edit of it does).
+/// Most unchanged lines between two hunks made as one edit, by default: `git diff`'s
+/// three lines of context join such hunks into one, and an agent changes such a region
+/// in one `Edit` too (made hunk by hunk, a change such as removing an overload would leave
+/// the file unparseable in between, which no agent's edit of it does).
 pub const JOIN_GAP: usize = 6;
 
 /// Hunks made as one edit: the range from the first one's start to the last one's end,
@@ -52,13 +52,13 @@ pub struct Group {
     pub parts: Vec<Hunk>,
 }
 
-/// `hunks` (in order, of one file) joined where at most [`JOIN_GAP`] unchanged lines part
-/// them.
-pub fn group(hunks: &[Hunk]) -> Vec<Group> {
+/// `hunks` (in order, of one file) joined where at most `gap` unchanged lines part them
+/// (see [`JOIN_GAP`]; `None`: each hunk alone).
+pub fn group(hunks: &[Hunk], gap: Option<usize>) -> Vec<Group> {
     let mut out: Vec<Group> = Vec::new();
     for h in hunks {
-        if let Some(g) = out.last_mut()
-            && h.start.saturating_sub(g.span.start + g.span.len) <= JOIN_GAP
+        if let (Some(g), Some(gap)) = (out.last_mut(), gap)
+            && h.start.saturating_sub(g.span.start + g.span.len) <= gap
         {
             g.span.len = h.start + h.len - g.span.start;
             g.span.new_len = h.new_start + h.new_len - g.span.new_start;
@@ -434,11 +434,12 @@ mod tests {
             hunk(9, 0, 10, 1),  // 6 unchanged lines later: joined
             hunk(16, 2, 17, 0), // 7 unchanged lines later: apart
         ];
-        let groups = group(&hunks);
+        let groups = group(&hunks, Some(JOIN_GAP));
         assert_eq!(groups.len(), 2);
         assert_eq!(groups[0].span, hunk(2, 7, 2, 9));
         assert_eq!(groups[0].parts, hunks[..2]);
         assert_eq!(groups[1].span, hunks[2]);
+        assert_eq!(group(&hunks, None).len(), 3);
     }
 
     #[test]

@@ -185,15 +185,18 @@ pub struct Replayer<'g> {
     git: &'g Git,
     registry: Registry,
     wit: PathBuf,
+    join: Option<usize>,
 }
 
 impl<'g> Replayer<'g> {
-    /// A replayer on `git` driving the `wit` binary `wit`.
-    pub fn new(git: &'g Git, wit: &Path) -> Self {
+    /// A replayer on `git` driving the `wit` binary `wit`, joining hunks at most `join`
+    /// lines apart into one edit (`None`: every hunk is an edit).
+    pub fn new(git: &'g Git, wit: &Path, join: Option<usize>) -> Self {
         Replayer {
             git,
             registry: wit_analyzers::builtin_registry(),
             wit: wit.to_owned(),
+            join,
         }
     }
 
@@ -237,12 +240,15 @@ impl<'g> Replayer<'g> {
                 let Some(after) = self.load(&r.path, new_oid)? else {
                     continue;
                 };
-                let base = match &r.old_oid {
-                    Some(oid) => match self.load(&r.path, oid)? {
+                // The base version, loaded once for both sides.
+                let known = files.get(&r.path).map(|f| f.base.clone());
+                let base = match (&r.old_oid, known) {
+                    (_, Some(base)) => base,
+                    (Some(oid), None) => match self.load(&r.path, oid)? {
                         Some(b) => Some(b),
                         None => continue,
                     },
-                    None => None,
+                    (None, None) => None,
                 };
                 let hunks = match &r.old_oid {
                     Some(oid) => Some(self.git.hunks(oid, new_oid)?),
@@ -275,7 +281,7 @@ impl<'g> Replayer<'g> {
                         file: path.clone(),
                         hunk: None,
                     }),
-                    Some(hunks) => out.extend(group(hunks).into_iter().map(|g| Step {
+                    Some(hunks) => out.extend(group(hunks, self.join).into_iter().map(|g| Step {
                         side,
                         file: path.clone(),
                         hunk: Some(g),

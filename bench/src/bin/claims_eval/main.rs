@@ -5,7 +5,7 @@
 //!
 //! ```sh
 //! cargo build --release -p wit-cli -p wit-bench --bin claims-eval
-//! target/release/claims-eval <git repository> [--pairs N] [--json] [--wit PATH] [--pair C1+C2]
+//! target/release/claims-eval <git repository> [--pairs N] [--json] [--wit PATH] [--pair C1+C2] [--join N]
 //! ```
 //!
 //! Pairs are `forecast-eval`'s generated pairs (`bench/src/history/pairs.rs`): two
@@ -38,12 +38,13 @@ const DEFAULT_PAIRS: usize = 60;
 
 /// Replays up to `count` pairs of `repository`'s history with the `wit` binary `wit`
 /// (`only`: just the pair of these two commits, `C1+C2`).
-fn run(repository: &Path, count: usize, wit: &Path, only: Option<&str>) -> Result<report::Report> {
+fn run(repository: &Path, opts: &Options) -> Result<report::Report> {
+    let (count, wit, only) = (opts.pairs, opts.wit.as_path(), opts.only.as_deref());
     let t0 = Instant::now();
     let scratch = tempfile::tempdir().context("a temp directory for the clone")?;
     let git = Git::clone_from(repository, scratch.path())?;
     let head = git.commit_of("HEAD")?;
-    let replayer = eval::Replayer::new(&git, wit);
+    let replayer = eval::Replayer::new(&git, wit, opts.join);
     let mut chosen = pairs::Chosen::default();
     match only {
         Some(label) => {
@@ -95,12 +96,25 @@ fn run(repository: &Path, count: usize, wit: &Path, only: Option<&str>) -> Resul
         repository.display().to_string(),
         head,
         count,
+        opts.join,
         chosen.generated_candidates,
         skipped,
         failed,
         results,
         t0.elapsed().as_secs_f64(),
     ))
+}
+
+/// What to replay, and how.
+struct Options {
+    /// At most this many pairs.
+    pairs: usize,
+    /// The `wit` binary under test.
+    wit: PathBuf,
+    /// Only the pair `C1+C2`.
+    only: Option<String>,
+    /// Hunks at most this many lines apart are one edit (`None`: each hunk alone).
+    join: Option<usize>,
 }
 
 /// The `wit` binary next to this one (`target/release/wit` for a release build).
@@ -115,6 +129,7 @@ fn main() -> Result<()> {
     let mut json = false;
     let mut wit: Option<PathBuf> = None;
     let mut only: Option<String> = None;
+    let mut join = Some(edits::JOIN_GAP);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -129,9 +144,17 @@ fn main() -> Result<()> {
             "--json" => json = true,
             "--wit" => wit = Some(args.next().context("--wit needs a path")?.into()),
             "--pair" => only = Some(args.next().context("--pair needs C1+C2")?),
+            "--join" => {
+                let n: usize = args
+                    .next()
+                    .context("--join needs a count of lines")?
+                    .parse()
+                    .context("--join needs a count of lines")?;
+                join = (n > 0).then_some(n);
+            }
             "-h" | "--help" => {
                 println!(
-                    "claims-eval <git repository> [--pairs N] [--json] [--wit PATH] [--pair C1+C2]\n\n\
+                    "claims-eval <git repository> [--pairs N] [--json] [--wit PATH] [--pair C1+C2] [--join N]\n\n\
                      Replays pairs of nearby commits of the repository's history (HEAD) that touch a\n\
                      common analysed file as two Claude Code sessions editing one checkout through the\n\
                      hooks `wit init --agents claude` configures (a real daemon, the real guard), then\n\
@@ -141,7 +164,10 @@ fn main() -> Result<()> {
                      --pairs N      at most N pairs (default {DEFAULT_PAIRS})\n\
                      --json         print one JSON document (every pair, every edit) instead of the table\n\
                      --wit PATH     the wit binary under test (default: the `wit` next to this binary)\n\
-                     --pair C1+C2   replay only the pair of these two commits (as the report labels it)"
+                     --pair C1+C2   replay only the pair of these two commits (as the report labels it)\n\
+                     --join N       hunks at most N unchanged lines apart are one Edit (default {}, as git diff's\n\
+                     \x20              context joins them; 0: every hunk of git diff -U0 is an Edit of its own)",
+                    edits::JOIN_GAP
                 );
                 return Ok(());
             }
@@ -164,7 +190,13 @@ fn main() -> Result<()> {
             wit.display()
         );
     }
-    let report = run(&repository, count, &wit, only.as_deref())?;
+    let opts = Options {
+        pairs: count,
+        wit,
+        only,
+        join,
+    };
+    let report = run(&repository, &opts)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

@@ -128,6 +128,8 @@ pub struct Report {
     pub head: String,
     /// `--pairs`.
     pub pairs_requested: usize,
+    /// `--join`: hunks at most this many lines apart were one edit (`None`: each alone).
+    pub join: Option<usize>,
     /// Pairs of commits within the window touching a common analysed file.
     pub candidates: usize,
     /// Candidates passed over, by reason.
@@ -217,6 +219,7 @@ impl Report {
         repository: String,
         head: String,
         pairs_requested: usize,
+        join: Option<usize>,
         candidates: usize,
         skipped: BTreeMap<String, usize>,
         failed: Vec<(String, String)>,
@@ -304,6 +307,7 @@ impl Report {
             repository,
             head,
             pairs_requested,
+            join,
             candidates,
             skipped,
             failed,
@@ -329,13 +333,16 @@ impl Report {
         let pct = |x: Option<f64>| x.map_or("   n/a".into(), |x| format!("{:5.1}%", x * 100.0));
         let _ = writeln!(
             out,
-            "claims-eval: {} at {}\n{} pairs requested, {} candidates; {} pairs replayed in {:.1} s",
+            "claims-eval: {} at {}\n{} pairs requested, {} candidates; {} pairs replayed in {:.1} s; \
+             hunks {} apart made as one edit",
             self.repository,
             &self.head[..self.head.len().min(12)],
             self.pairs_requested,
             self.candidates,
             self.replayed,
-            self.seconds
+            self.seconds,
+            self.join
+                .map_or("never".to_owned(), |n| format!("at most {n} lines")),
         );
         for (reason, n) in &self.skipped {
             let _ = writeln!(out, "  skipped {n:>5}  {reason}");
