@@ -3,6 +3,7 @@
 //! (`forecast-eval`, `claims-eval`, `graph-eval`) git driven as a child process on a
 //! throw-away clone and the pairs of changes taken from a history.
 
+pub mod args;
 pub mod client;
 pub mod daemon;
 pub mod git_tree;

@@ -133,23 +133,12 @@ fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--pairs" => {
-                count = args
-                    .next()
-                    .context("--pairs needs a count")?
-                    .parse::<usize>()
-                    .context("--pairs needs a positive count")?
-                    .max(1);
-            }
+            "--pairs" => count = wit_bench::args::number(&mut args, "--pairs")?.max(1),
             "--json" => json = true,
             "--wit" => wit = Some(args.next().context("--wit needs a path")?.into()),
             "--pair" => only = Some(args.next().context("--pair needs C1+C2")?),
             "--join" => {
-                let n: usize = args
-                    .next()
-                    .context("--join needs a count of lines")?
-                    .parse()
-                    .context("--join needs a count of lines")?;
+                let n = wit_bench::args::number(&mut args, "--join")?;
                 join = (n > 0).then_some(n);
             }
             "-h" | "--help" => {

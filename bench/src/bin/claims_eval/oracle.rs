@@ -4,7 +4,9 @@
 //!   definition of each non-blank line it replaces in the base and of each non-blank line
 //!   it adds in the side's version of the file ([`hunk_defs`]). Definitions are told
 //!   apart by [`ids`]: the qualified names of the definitions enclosing them, their own,
-//!   and their kind (the scheme the forecast's match keys follow, written again here).
+//!   and their kind. That is the scheme the forecast's match keys follow, written again
+//!   here on purpose: this oracle takes nothing from the code it scores but the
+//!   analyzers' definitions and line ranges.
 //! - **Symbols** (`wit_forecast::diff_symbols`, the forecast's comparison of two versions
 //!   of a file, which the claims build on): an edit touches the definitions
 //!   `diff_symbols` reports changed between the file before and after it.

@@ -72,14 +72,7 @@ fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--pairs" => {
-                pairs = args
-                    .next()
-                    .context("--pairs needs a count")?
-                    .parse::<usize>()
-                    .context("--pairs needs a positive count")?
-                    .max(1);
-            }
+            "--pairs" => pairs = wit_bench::args::number(&mut args, "--pairs")?.max(1),
             "--json" => json = true,
             "-h" | "--help" => {
                 println!(
