@@ -73,6 +73,9 @@ pub struct StepResult {
     pub due_lines: Vec<String>,
     /// The same by the symbol oracle (`diff_symbols` match keys).
     pub due_symbols: Vec<String>,
+    /// Whether the other session had edited this file before (a warning due or not, the
+    /// file holds their claims).
+    pub shared_file: bool,
     /// The pre-edit hook's wall time, ms.
     pub pre_ms: f64,
     /// The post-edit hook's wall time, ms (`None`: not run, the edit was refused).
@@ -321,6 +324,7 @@ impl<'g> Replayer<'g> {
             replayed: Vec::new(),
             skipped: Vec::new(),
             calls: 0,
+            edited: BTreeSet::new(),
         };
         let mut order = Vec::with_capacity(a.len() + b.len());
         for i in 0..a.len().max(b.len()) {
@@ -495,6 +499,8 @@ struct Run<'r> {
     skipped: Vec<String>,
     /// Tool calls made (each one's `tool_use_id`).
     calls: usize,
+    /// The files each session has edited.
+    edited: BTreeSet<(Side, String)>,
 }
 
 impl Run<'_> {
@@ -520,6 +526,7 @@ impl Run<'_> {
         let file = &files[path];
         let side = &file.sides[&me];
         let n = self.replayed.len();
+        let shared_file = self.edited.contains(&(other, path.to_owned()));
         self.calls += 1;
         let call = self.calls;
         let root = self.checkout.root.clone();
@@ -548,6 +555,7 @@ impl Run<'_> {
                 post_ms = Some(ms(done.wall));
                 self.lines.changed(me, path, &defs, n);
                 self.symbols.changed(me, path, &keys, n);
+                self.edited.insert((me, path.to_owned()));
             }
             self.replayed.push(StepResult {
                 n,
@@ -559,6 +567,7 @@ impl Run<'_> {
                 verdict: said,
                 due_lines: Vec::new(),
                 due_symbols: Vec::new(),
+                shared_file,
                 pre_ms: ms(ran.wall),
                 post_ms,
             });
@@ -636,6 +645,7 @@ impl Run<'_> {
             post_ms = Some(ms(done.wall));
             self.lines.changed(me, path, &defs, n);
             self.symbols.changed(me, path, &keys, n);
+            self.edited.insert((me, path.to_owned()));
             if std::fs::read_to_string(self.disk(path))? != after_text {
                 bail!("{path}: the edit did not leave the planned text");
             }
@@ -650,6 +660,7 @@ impl Run<'_> {
             verdict: said,
             due_lines: due_lines.into_iter().collect(),
             due_symbols: due_symbols.into_iter().collect(),
+            shared_file,
             pre_ms: ms(ran.wall),
             post_ms,
         });

@@ -80,6 +80,20 @@ impl Lost {
     }
 }
 
+/// The edits no warning was due for (by the symbol oracle) and how many were flagged:
+/// what precision rests on when warnings are few.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Quiet {
+    /// Edits no warning was due for.
+    pub not_due: usize,
+    /// Of them, flagged.
+    pub flagged: usize,
+    /// Of them, edits of a file the other session had edited before.
+    pub shared_file: usize,
+    /// Of those, flagged.
+    pub shared_file_flagged: usize,
+}
+
 /// One case for a reader: the pair, where, and what happened.
 #[derive(Debug, Clone, Serialize)]
 pub struct Example {
@@ -144,6 +158,8 @@ pub struct Report {
     pub edits_lines: Score,
     /// Edits: symbol oracle.
     pub edits_symbols: Score,
+    /// Edits no warning was due for (symbol oracle).
+    pub quiet: Quiet,
     /// Pairs: both commits change one definition (line oracle) vs any claim flagged.
     pub pairs_lines: Score,
     /// The same, symbol oracle.
@@ -232,6 +248,7 @@ impl Report {
         let (mut lost_lines, mut lost_symbols) = (Lost::default(), Lost::default());
         let (mut missed, mut false_warnings, mut lost_examples) = (vec![], vec![], vec![]);
         let (mut pre, mut post) = (Vec::new(), Vec::new());
+        let mut quiet = Quiet::default();
         for p in &pairs {
             let mut flagged_pair = false;
             answers.skipped += p.skipped_steps.len();
@@ -262,6 +279,14 @@ impl Report {
                 let (due_l, due_s) = (!s.due_lines.is_empty(), !s.due_symbols.is_empty());
                 edits_lines.add(flagged, due_l);
                 edits_symbols.add(flagged, due_s);
+                if !due_s {
+                    quiet.not_due += 1;
+                    quiet.flagged += usize::from(flagged);
+                    if s.shared_file {
+                        quiet.shared_file += 1;
+                        quiet.shared_file_flagged += usize::from(flagged);
+                    }
+                }
                 let example = || Example {
                     pair: p.label.clone(),
                     text: step_text(s),
@@ -315,6 +340,7 @@ impl Report {
             answers,
             edits_lines,
             edits_symbols,
+            quiet,
             pairs_lines,
             pairs_symbols,
             lost_lines,
@@ -420,6 +446,13 @@ impl Report {
                 pct(s.recall)
             );
         }
+        let q = &self.quiet;
+        let _ = writeln!(
+            out,
+            "  edits no warning was due for (symbols): {}, flagged {}; of them in a file the other \
+             session had edited: {}, flagged {}",
+            q.not_due, q.flagged, q.shared_file, q.shared_file_flagged
+        );
         let _ = writeln!(
             out,
             "\n(lost updates: undo = the write changes the text of a definition A changed (line oracle), or\n \
