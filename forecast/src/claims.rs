@@ -73,7 +73,8 @@ pub struct Claim {
     /// The definition's own text as this session left it (see
     /// [`crate::Definition::own`]); `None` when it removed it, or the text is over
     /// [`OWN_KEPT`]. With [`Claim::own_before`] it tells an edit that puts back what
-    /// this session's latest edit replaced from one that builds on it (see [`check`]).
+    /// this session's latest edits replaced from one that builds on them (see
+    /// [`check`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub own: Option<String>,
     /// Its own text before this session's latest run of edits of it (the edits no other
