@@ -5,9 +5,9 @@
 //! Each side's commit is turned into steps: per changed file a built-in analyzer covers
 //! (in path order), each of git's `-U0` hunks against the base as one `Edit`, hunks at
 //! most six lines apart joined as `git diff` joins them (see `edits.rs`), or, for a file
-//! the commit adds, one `Write` creating it; deleted files
-//! are left out (Claude Code deletes through its shell, which no edit hook sees). The two
-//! sessions' steps alternate, A first. Each step goes through the pre-edit hook; when it
+//! the commit adds, one `Write` creating it; deleted files are left out (Claude Code
+//! deletes through its shell, which no edit hook sees). The two sessions' steps
+//! alternate, A first. Each step goes through the pre-edit hook; when it
 //! is allowed, the file is changed as the tool would change it and the post-edit hook
 //! reports it. Then, for each file both commits changed, B writes the file back whole
 //! from its stale read (the base with B's own changes: B read the file before A's first
@@ -395,36 +395,12 @@ fn both_changed(files: &BTreeMap<String, File>) -> (bool, bool) {
 }
 
 /// A real git checkout of the pair's base with a real daemon and the agents' hooks.
+/// Fields drop in order: the daemon stops before its directory is removed.
 struct Checkout {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    hooks: Hooks,
     daemon: Daemon,
-}
-
-impl Checkout {
-    /// The standing claims on `file`, as `session symbolPath change` (`-` for an
-    /// unattributed one).
-    fn claims_on(&self, file: &str) -> Result<Vec<String>> {
-        let answer = self
-            .daemon
-            .connect()?
-            .call("claims.query", json!({ "file": file }))?
-            .map_err(|e| anyhow::anyhow!("claims.query: {e}"))?;
-        Ok(answer["claims"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|c| {
-                format!(
-                    "{} {} {}",
-                    c["sessionId"].as_str().unwrap_or("-"),
-                    c["symbolPath"].as_str().unwrap_or("?"),
-                    c["change"].as_str().unwrap_or("?")
-                )
-            })
-            .collect())
-    }
+    hooks: Hooks,
+    root: PathBuf,
+    _dir: tempfile::TempDir,
 }
 
 impl Checkout {
@@ -476,11 +452,34 @@ impl Checkout {
             std::thread::sleep(Duration::from_millis(20));
         }
         Ok(Checkout {
-            _dir: dir,
-            root,
-            hooks,
             daemon,
+            hooks,
+            root,
+            _dir: dir,
         })
+    }
+
+    /// The standing claims on `file`, as `session symbolPath change` (`-` for an
+    /// unattributed one).
+    fn claims_on(&self, file: &str) -> Result<Vec<String>> {
+        let answer = self
+            .daemon
+            .connect()?
+            .call("claims.query", json!({ "file": file }))?
+            .map_err(|e| anyhow::anyhow!("claims.query: {e}"))?;
+        Ok(answer["claims"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| {
+                format!(
+                    "{} {} {}",
+                    c["sessionId"].as_str().unwrap_or("-"),
+                    c["symbolPath"].as_str().unwrap_or("?"),
+                    c["change"].as_str().unwrap_or("?")
+                )
+            })
+            .collect())
     }
 }
 
