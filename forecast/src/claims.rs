@@ -364,11 +364,11 @@ pub struct Hit {
 /// change was already in front of `me` then.
 ///
 /// An edit undoes a session's change of a definition when it writes back a version the
-/// definition had before one of that session's edits, or when it puts back the text of
-/// the lines that session's latest run of edits changed while those lines still differ
-/// from it ([`puts_back`]): a write from a read made before the session's change, of a
-/// definition the writer changed too, is a version the definition never had, but the
-/// session's lines are gone from it all the same.
+/// definition had before one of that session's edits, or when it takes back what that
+/// session's latest run of edits changed and the definition still holds ([`puts_back`]):
+/// a write from a read made before the session's change, of a definition the writer
+/// changed too, is a version the definition never had, but the session's lines are gone
+/// from it all the same.
 pub fn check(touches: &[Touch], claims: &[Claim], me: &str) -> Vec<Hit> {
     let mut out = Vec::new();
     for t in touches {
@@ -396,29 +396,45 @@ pub fn check(touches: &[Touch], claims: &[Claim], me: &str) -> Vec<Hit> {
     out
 }
 
-/// Whether `edited` puts back `was` in lines where a session changed `was` into
-/// `theirs` (texts of one definition): some run of lines the session changed still
-/// differs from `was` in `now`, while `edited` has `was`'s text there (its changes from
-/// `was` lie elsewhere) and not the session's new lines. An edit that changes those
-/// lines further (builds on the session's change) puts nothing back; so does one that
-/// changes any line of a run of adjacent lines the session changed (the run is taken
-/// whole: which of its lines became which is not known).
+/// Whether `edited` takes back a session's change of `was` into `theirs` (texts of one
+/// definition) that `now` still holds, in either of two ways:
+/// - it puts back `was`'s text in a run of lines the session changed: `edited` has
+///   `was`'s text there (its changes from `was` lie elsewhere) and not the session's new
+///   lines;
+/// - it takes the session's new lines out of `now` without putting anything in their
+///   place (a write from a read made before them, of lines the writer changed too, keeps
+///   the writer's lines and drops theirs).
+///
+/// An edit that changes the session's lines further (builds on their change) takes back
+/// nothing; nor does one that changes any line of a run of adjacent lines the session
+/// changed while keeping was's text out of it (the run is taken whole: which of its lines
+/// became which is not known).
 pub fn puts_back(was: &str, theirs: &str, now: &str, edited: &str) -> bool {
     let edited_runs = changed_runs(was, edited);
     let now_runs = changed_runs(was, now);
+    let removals: Vec<Run> = changed_runs(now, edited)
+        .into_iter()
+        .filter(|r| r.added.trim().is_empty())
+        .collect();
     changed_runs(was, theirs).iter().any(|run| {
-        now_runs.iter().any(|n| run.meets(n))
+        let theirs_new = run.added.as_str();
+        let back = now_runs.iter().any(|n| run.meets(n))
             && !edited_runs.iter().any(|e| run.meets(e))
-            && (run.added.trim().is_empty() || !edited.contains(run.added.as_str()))
+            && (theirs_new.trim().is_empty() || !edited.contains(theirs_new));
+        let out = !theirs_new.trim().is_empty()
+            && now.contains(theirs_new)
+            && removals.iter().any(|r| r.removed.contains(theirs_new));
+        back || out
     })
 }
 
 /// A run of lines of one text that another text replaces: lines `start .. end` (an
-/// insertion: `start == end`, before line `start`) and the lines put there.
+/// insertion: `start == end`, before line `start`), their text, and the lines put there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Run {
     start: usize,
     end: usize,
+    removed: String,
     added: String,
 }
 
@@ -450,12 +466,15 @@ fn changed_runs(from: &str, to: &str) -> Vec<Run> {
         let run = open.get_or_insert(Run {
             start: old.start,
             end: old.start,
+            removed: String::new(),
             added: String::new(),
         });
         run.end = old.end;
         for change in diff.iter_changes(op) {
-            if change.tag() == similar::ChangeTag::Insert {
-                run.added.push_str(change.value());
+            match change.tag() {
+                similar::ChangeTag::Insert => run.added.push_str(change.value()),
+                similar::ChangeTag::Delete => run.removed.push_str(change.value()),
+                similar::ChangeTag::Equal => {}
             }
         }
     }

@@ -298,6 +298,54 @@ fn putting_back_is_told_by_runs_of_lines() {
     ));
     // Their new line still in the edit, moved to the end: nothing put back.
     assert!(!puts_back(was, theirs, theirs, "a\nb\nc\nd\nB\n"));
+    // Both replaced b, theirs first, the editor's line put beside theirs; the editor's
+    // write from its earlier read keeps its own line and drops theirs.
+    assert!(puts_back(
+        was,
+        theirs,
+        "a\nB\nMINE\nc\nd\n",
+        "a\nMINE\nc\nd\n"
+    ));
+    // Changing their line (in place) is building on it.
+    assert!(!puts_back(
+        was,
+        theirs,
+        "a\nB\nMINE\nc\nd\n",
+        "a\nB2\nMINE\nc\nd\n"
+    ));
+}
+
+/// Found by claims-eval on flask (`SecureCookieSessionInterface.save_session`,
+/// `Flask.make_response`): both sessions replaced the same line of a definition, A first,
+/// B (warned) keeping A's line and adding its own beside it; B's whole-file write from its
+/// read made before A's change keeps B's line and drops A's, and went through without a
+/// word (B changed the definition last, and the line's text was neither HEAD's nor A's).
+#[test]
+fn a_stale_write_dropping_another_sessions_line_on_lines_both_replaced_undoes_it() {
+    let a_edit = TWO.replace("  return base + 1;\n", "  return base + 2;\n");
+    let claims = apply(
+        &[],
+        &observe_against(TWO, Some(&a_edit), &[], edit("agent-a"), 10),
+    );
+    let both = a_edit.replace(
+        "  return base + 2;\n",
+        "  return base + 2;\n  // and B's note\n",
+    );
+    let claims = apply(
+        &claims,
+        &observe_against(TWO, Some(&both), &claims, edit("agent-b"), 20),
+    );
+    // B's read: HEAD; its own change replaced the same line with its note.
+    let stale = TWO.replace("  return base + 1;\n", "  // and B's note\n");
+    let hits = check_edit(&both, Some(&stale), &claims, "agent-b");
+    assert!(
+        hits.iter().any(|h| h.undoes && h.claim.by("agent-a")),
+        "{hits:?}"
+    );
+    // B changing A's line further is still only a hit that undoes nothing.
+    let on_a = both.replace("base + 2", "base + 3");
+    let hits = check_edit(&both, Some(&on_a), &claims, "agent-b");
+    assert!(hits.iter().all(|h| !h.undoes), "{hits:?}");
 }
 
 #[test]
