@@ -195,19 +195,22 @@ impl FileState {
         (line as isize + shift) as usize
     }
 
-    /// The edit that makes `hunk` of `side` (`new_lines`: its new lines) on the file as it
-    /// is now; `None` when it would change nothing.
-    pub fn plan(&self, side: Side, hunk: &Hunk, new_lines: &[String]) -> Option<Planned> {
-        let range = (hunk.start, hunk.start + hunk.len);
+    /// The edit that makes `group` of `side` (`side_lines`: the side's version of the
+    /// file, where the group's new lines are) on the file as it is now; `None` when it
+    /// would change nothing. The edit replaces the group's whole range; the other
+    /// session's edits inside it are kept, and a hunk that meets one of them is put beside
+    /// it (see the module documentation).
+    pub fn plan(&self, side: Side, group: &Group, side_lines: &[String]) -> Option<Planned> {
+        let span = (group.span.start, group.span.start + group.span.len);
         let over: Vec<usize> = self
             .regions
             .iter()
             .enumerate()
-            .filter(|(_, r)| overlaps((r.start, r.end), range))
+            .filter(|(_, r)| overlaps((r.start, r.end), span))
             .map(|(i, _)| i)
             .collect();
         let now = self.render();
-        let (start, end) = over.iter().fold(range, |(s, e), &i| {
+        let (start, end) = over.iter().fold(span, |(s, e), &i| {
             (s.min(self.regions[i].start), e.max(self.regions[i].end))
         });
         // The span of the file now that the edit replaces.
@@ -218,20 +221,43 @@ impl FileState {
             .sum();
         let kept: usize = over.iter().map(|&i| self.regions[i].lines.len()).sum();
         let to = from + (end - start) - replaced + kept;
-        // What replaces it: the hunk's lines, beside the other session's where they meet.
-        let mut items: Vec<(usize, usize, &[String])> = over
+        // What replaces it: the other session's edits in it and the group's hunks, in
+        // the order of the base's lines; where a hunk meets one of theirs, side by side
+        // (theirs first when they start together).
+        let part_lines = |h: &Hunk| side_lines[h.new_start..h.new_start + h.new_len].to_vec();
+        let mut items: Vec<(usize, usize, Vec<String>)> = over
             .iter()
             .map(|&i| {
                 let r = &self.regions[i];
-                (r.start, r.end, r.lines.as_slice())
+                (r.start, r.end, r.lines.clone())
             })
             .collect();
-        items.push((range.0, range.1, new_lines));
+        items.extend(
+            group
+                .parts
+                .iter()
+                .map(|h| (h.start, h.start + h.len, part_lines(h))),
+        );
         items.sort_by_key(|&(s, e, _)| (s, e));
-        let with: Vec<String> = items
-            .iter()
-            .flat_map(|(_, _, l)| l.iter().cloned())
-            .collect();
+        let mut clusters: Vec<(usize, usize, Vec<String>, usize)> = Vec::new();
+        for (s, e, lines) in items {
+            match clusters.last_mut() {
+                Some(c) if overlaps((c.0, c.1), (s, e)) => {
+                    c.1 = c.1.max(e);
+                    c.2.extend(lines);
+                    c.3 += 1;
+                }
+                _ => clusters.push((s, e, lines, 1)),
+            }
+        }
+        let mut with: Vec<String> = Vec::new();
+        let mut at = start;
+        for (s, e, lines, _) in &clusters {
+            with.extend_from_slice(&self.base[at..*s]);
+            with.extend(lines.iter().cloned());
+            at = *e;
+        }
+        with.extend_from_slice(&self.base[at..end]);
         if now[from..to] == with[..] {
             return None;
         }
@@ -251,16 +277,16 @@ impl FileState {
         });
         regions.sort_by_key(|r| (r.start, r.end));
         next.regions = regions;
-        next.made.push(Made {
+        next.made.extend(group.parts.iter().map(|h| Made {
             side,
-            start: range.0,
-            end: range.1,
-            lines: new_lines.to_vec(),
-        });
+            start: h.start,
+            end: h.start + h.len,
+            lines: part_lines(h),
+        }));
         Some(Planned {
             old,
             new,
-            merged: !over.is_empty(),
+            merged: clusters.iter().any(|c| c.3 > 1),
             context,
             next,
         })
@@ -364,6 +390,14 @@ mod tests {
         assert_eq!(unique_edit(&[], 0, 0, &l("a\n")), None);
     }
 
+    /// One hunk as a group of its own.
+    fn one(h: Hunk) -> Group {
+        Group {
+            span: h,
+            parts: vec![h],
+        }
+    }
+
     #[test]
     fn both_sides_hunks_land_where_the_other_sides_edits_moved_them() {
         let base = "def f():\n    return 1\n\n\ndef g():\n    return 2\n";
@@ -372,18 +406,15 @@ mod tests {
         let mut file = FileState::new(base);
         let mut disk = base.to_owned();
         // A: insert the import at the top, then change f's body.
-        for (h, side) in [(hunk(0, 0, 0, 1), &a_side), (hunk(1, 1, 2, 1), &a_side)] {
-            let p = file
-                .plan(Side::A, &h, &side[h.new_start..h.new_start + h.new_len])
-                .unwrap();
+        for h in [hunk(0, 0, 0, 1), hunk(1, 1, 2, 1)] {
+            let p = file.plan(Side::A, &one(h), &a_side).unwrap();
             assert!(!p.merged);
             disk = apply(&disk, &p);
             file.commit(p);
             assert_eq!(disk, file.text());
         }
         // B's hunk in base lines 5..6 lands below A's added line.
-        let h = hunk(5, 1, 5, 2);
-        let p = file.plan(Side::B, &h, &b_side[5..7]).unwrap();
+        let p = file.plan(Side::B, &one(hunk(5, 1, 5, 2)), &b_side).unwrap();
         disk = apply(&disk, &p);
         file.commit(p);
         assert_eq!(
@@ -401,13 +432,13 @@ mod tests {
         let base = "one\ntwo\nthree\nfour\n";
         let mut file = FileState::new(base);
         let mut disk = base.to_owned();
-        let p = file
-            .plan(Side::A, &hunk(1, 2, 1, 1), &l("TWO-THREE\n"))
-            .unwrap();
+        let a_side = l("one\nTWO-THREE\nfour\n");
+        let p = file.plan(Side::A, &one(hunk(1, 2, 1, 1)), &a_side).unwrap();
         disk = apply(&disk, &p);
         file.commit(p);
         // B changes line 2 (three), which A's hunk replaced.
-        let p = file.plan(Side::B, &hunk(2, 1, 2, 1), &l("3\n")).unwrap();
+        let b_side = l("one\ntwo\n3\nfour\n");
+        let p = file.plan(Side::B, &one(hunk(2, 1, 2, 1)), &b_side).unwrap();
         assert!(p.merged);
         disk = apply(&disk, &p);
         file.commit(p);
@@ -418,12 +449,39 @@ mod tests {
     }
 
     #[test]
+    fn a_group_around_the_other_sides_edit_keeps_it_in_its_place() {
+        let base = "a\nb\nc\nd\ne\n";
+        let mut file = FileState::new(base);
+        let mut disk = base.to_owned();
+        // B first: a line inserted after c.
+        let b_side = l("a\nb\nc\nnote\nd\ne\n");
+        let p = file.plan(Side::B, &one(hunk(3, 0, 3, 1)), &b_side).unwrap();
+        disk = apply(&disk, &p);
+        file.commit(p);
+        // A changes b and e, one edit around B's line.
+        let a_side = l("a\nB\nc\nd\nE\n");
+        let parts = vec![hunk(1, 1, 1, 1), hunk(4, 1, 4, 1)];
+        let group = Group {
+            span: hunk(1, 4, 1, 4),
+            parts,
+        };
+        let p = file.plan(Side::A, &group, &a_side).unwrap();
+        assert!(!p.merged, "no line of B's was replaced");
+        disk = apply(&disk, &p);
+        file.commit(p);
+        assert_eq!(disk, "a\nB\nc\nnote\nd\nE\n");
+        assert_eq!(disk, file.text());
+        assert_eq!(file.stale(Side::A), a_side.concat());
+    }
+
+    #[test]
     fn a_hunk_that_changes_nothing_now_is_no_edit() {
         // Both delete line 1: once A has, B's deletion leaves the file as it is.
         let mut file = FileState::new("a\nb\n");
-        let p = file.plan(Side::A, &hunk(1, 1, 1, 0), &[]).unwrap();
+        let side = l("a\n");
+        let p = file.plan(Side::A, &one(hunk(1, 1, 1, 0)), &side).unwrap();
         file.commit(p);
-        assert!(file.plan(Side::B, &hunk(1, 1, 1, 0), &[]).is_none());
+        assert!(file.plan(Side::B, &one(hunk(1, 1, 1, 0)), &side).is_none());
         assert_eq!(file.text(), "a\n");
     }
 

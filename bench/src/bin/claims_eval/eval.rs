@@ -529,7 +529,7 @@ impl Run<'_> {
         self.calls += 1;
         let call = self.calls;
         let root = self.checkout.root.clone();
-        let Some(Group { span: hunk, parts }) = step.hunk.clone() else {
+        let Some(group) = &step.hunk else {
             // A file the commit creates: one Write.
             if self.disk(path).exists() {
                 self.skipped.push(format!("{path}: both commits create it"));
@@ -572,17 +572,17 @@ impl Run<'_> {
             });
             return Ok(());
         };
-        let new_lines = lines(&side.after.text);
-        let new_lines = &new_lines[hunk.new_start..hunk.new_start + hunk.new_len];
+        let side_lines = lines(&side.after.text);
         let state = &self.states[path];
-        let Some(planned) = state.plan(me, &hunk, new_lines) else {
+        let Some(planned) = state.plan(me, group, &side_lines) else {
             self.skipped
                 .push(format!("{path}: a hunk of {me:?} the file already has"));
             return Ok(());
         };
         let before_text = state.text();
         let after_text = planned.text_after();
-        let defs: BTreeSet<String> = parts
+        let defs: BTreeSet<String> = group
+            .parts
             .iter()
             .flat_map(|h| {
                 hunk_defs(
