@@ -202,6 +202,30 @@ pub fn attribute(seen: &Observed<'_>, claims: &[Claim], actor: Actor<'_>, at: i6
                 _ => session,
             },
         };
+        // A claimed definition gone under its key, whose version is this new key's (its
+        // enclosing definition renamed, or it moved): the claims follow it, whoever moved
+        // it.
+        if on.is_empty() && version != ABSENT {
+            let moved: Vec<&Claim> = claims
+                .iter()
+                .filter(|c| !now.contains_key(c.key()) && c.version() == version)
+                .collect();
+            if !moved.is_empty() {
+                for c in moved {
+                    let mut follows = c.clone();
+                    follows.change = SymbolChange {
+                        calls: c.change.calls.clone(),
+                        ..change.clone()
+                    };
+                    follows.diff = diff.clone();
+                    out.upserts.push(follows);
+                    if !out.cleared.contains(c) {
+                        out.cleared.push(c.clone());
+                    }
+                }
+                continue;
+            }
+        }
         if on.iter().any(|c| c.version() == version) {
             // No edit of it since a claim recorded this very version: unattributed
             // claims of that version made lately are the actor's own write.
@@ -338,12 +362,28 @@ pub fn touches(current: Option<Version<'_>>, edited: Option<Version<'_>>) -> Vec
         .filter_map(|(k, d)| touch(k, was.get(k), Some(d)))
         .collect();
     out.sort_by_key(|t| t.line);
+    // A definition gone under its key whose own text is there under a key the edit adds
+    // (its enclosing definition renamed, or it moved into another) lives on: the edit
+    // does not remove it.
+    let appeared = moved_digests(&was, &will);
     out.extend(
         was.iter()
-            .filter(|(k, _)| !will.contains_key(*k))
+            .filter(|(k, d)| !will.contains_key(*k) && !appeared.contains(d.digest.as_str()))
             .filter_map(|(k, d)| touch(k, Some(d), None)),
     );
     out
+}
+
+/// The digests of the definitions of `now` under keys `was` does not have: where a
+/// definition gone under its own key may live on.
+fn moved_digests<'a>(
+    was: &BTreeMap<String, Definition>,
+    now: &'a BTreeMap<String, Definition>,
+) -> BTreeSet<&'a str> {
+    now.iter()
+        .filter(|(k, _)| !was.contains_key(*k))
+        .map(|(_, d)| d.digest.as_str())
+        .collect()
 }
 
 /// One claim of another session an edit runs into.

@@ -348,6 +348,42 @@ fn a_stale_write_dropping_another_sessions_line_on_lines_both_replaced_undoes_it
     assert!(hits.iter().all(|h| !h.undoes), "{hits:?}");
 }
 
+/// Found by claims-eval on express (`exports.flashFormatters.d`): A adds a method to an
+/// object, B renames the object; every definition in it changes key, so A's added method
+/// looked removed, and removing a definition its session added is undoing it: B's rename
+/// was refused, A's method was credited to B.
+#[test]
+fn renaming_a_definition_around_another_sessions_change_neither_undoes_nor_takes_it() {
+    let head = "export class Old {\n  m(): number {\n    return 1;\n  }\n}\n";
+    let a_edit = head.replace(
+        "  }\n}\n",
+        "  }\n\n  n(): number {\n    return 2;\n  }\n}\n",
+    );
+    let claims = apply(
+        &[],
+        &observe_against(head, Some(&a_edit), &[], edit("agent-a"), 10),
+    );
+    assert_eq!(names(&claims), ["agent-a added src/pricing.ts:Old.n"]);
+    let renamed = a_edit.replace("class Old", "class New");
+    let hits = check_edit(&a_edit, Some(&renamed), &claims, "agent-b");
+    assert!(hits.iter().all(|h| !h.undoes), "{hits:?}");
+    // B's edit recorded: A's method is still A's, under its new name.
+    let got = observe_against(head, Some(&renamed), &claims, edit("agent-b"), 20);
+    let claims = apply(&claims, &got);
+    let mine: Vec<String> = names(&claims)
+        .into_iter()
+        .filter(|n| n.starts_with("agent-a"))
+        .collect();
+    assert_eq!(mine, ["agent-a added src/pricing.ts:New.n"], "{claims:?}");
+    // And a stale write from before A's edit still undoes it, under its new name.
+    let stale = head.replace("class Old", "class New");
+    let hits = check_edit(&renamed, Some(&stale), &claims, "agent-b");
+    assert!(
+        hits.iter().any(|h| h.undoes && h.claim.by("agent-a")),
+        "{hits:?}"
+    );
+}
+
 #[test]
 fn a_write_that_drops_a_definition_another_session_added_undoes_it() {
     let added = format!("{HEAD}\nexport function fresh(): number {{\n  return 1;\n}}\n");
