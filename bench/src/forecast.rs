@@ -25,7 +25,8 @@ use crate::stats::{Samples, rss_kib};
 /// The file both checkouts edit, and the function in it.
 const FILE: &str = "packages/p0/src/m0.ts";
 
-fn git(dir: &Path, args: &[&str]) -> Result<()> {
+/// Runs git in `dir` with a fixed identity and no system configuration.
+pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<()> {
     let status = Command::new("git")
         .args(args)
         .current_dir(dir)

@@ -8,6 +8,7 @@
 //! cargo build --release -p wit-cli -p wit-bench && target/release/wit-bench
 //! ```
 
+mod claims;
 mod fixtures;
 mod forecast;
 mod graph;

@@ -95,7 +95,8 @@ pub struct Checkout {
     pub path: String,
     /// Its branch (`None`: detached).
     pub branch: Option<String>,
-    /// `ready`, `indexing`, `rebasing`, `merging`, `no-commit`, `not-git`.
+    /// `ready`, `indexing`, `rebasing`, `merging`, `no-commit`, `not-git`,
+    /// `too-many-changes`.
     pub state: String,
     /// Whether its daemon was heard from lately.
     pub live: bool,
@@ -128,7 +129,7 @@ pub struct Pending {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct PendingChange {
-    /// `symbols` (an analysed file) or `text`.
+    /// `symbols` (an analysed file), `text` or `uncompared`.
     #[serde(rename = "type")]
     pub kind: String,
     /// The changed definitions (`symbols`; empty: only text outside them changed).
@@ -137,6 +138,8 @@ pub struct PendingChange {
     pub blob: Option<String>,
     /// `text`: why an analysed language was compared as text.
     pub note: Option<String>,
+    /// `uncompared`: why the forecast could not compare it (too large, …).
+    pub why: Option<String>,
 }
 
 /// One changed definition of a pending file.
@@ -381,6 +384,10 @@ pub fn state_note(state: &str) -> Option<&'static str> {
         "merging" => Some("a merge is under way: its changes are left out until it ends"),
         "no-commit" => Some("no commit yet: nothing to compare with"),
         "not-git" => Some("not a git checkout: nothing to compare with"),
+        "too-many-changes" => Some(
+            "more files changed against the merge base than the forecast compares: not \
+             compared until fewer",
+        ),
         _ => Some("state unknown to this wit"),
     }
 }
@@ -439,6 +446,10 @@ pub fn pending_text(p: &Pending) -> String {
                 .collect();
             format!("{who} changed {}", parts.join(", "))
         }
+        "uncompared" => format!(
+            "{who} changed {file} (not compared: {})",
+            shown(p.change.why.as_deref().unwrap_or("unknown"))
+        ),
         _ if p.change.blob.is_none() => format!("{who} deleted {file}"),
         _ => {
             let note = p

@@ -130,11 +130,12 @@ pub enum Actor<'a> {
         session: &'a str,
         /// See above; `None`: adopt nothing.
         adopt_since: Option<i64>,
-        /// The definitions (keys) the edit changed, when known (the guard checked the
-        /// edit before it was made): a definition that differs from HEAD in a version no
-        /// claim holds and is not among them was changed by someone else before, and is
-        /// claimed unattributed. `None`: every such definition is the session's.
-        touched: Option<&'a BTreeSet<String>>,
+        /// The definitions (keys) that existed before the edit and that it left alone,
+        /// when known (the guard checked the edit before it was made): one of them that
+        /// differs from HEAD in a version no claim holds was changed by someone else
+        /// before, and is claimed unattributed. `None`: every such definition is the
+        /// session's.
+        untouched: Option<&'a BTreeSet<String>>,
     },
     /// Nobody: HEAD moved (a commit, a checkout) and the claims are only compared with
     /// it again. Nothing is claimed anew.
@@ -196,9 +197,9 @@ pub fn attribute(seen: &Observed<'_>, claims: &[Claim], actor: Actor<'_>, at: i6
                 continue;
             }
             Actor::Edit {
-                session, touched, ..
-            } => match touched {
-                Some(keys) if !keys.contains(key) => "",
+                session, untouched, ..
+            } => match untouched {
+                Some(keys) if keys.contains(key) => "",
                 _ => session,
             },
         };
@@ -384,6 +385,75 @@ fn moved_digests<'a>(
         .filter(|(k, _)| !was.contains_key(*k))
         .map(|(_, d)| d.digest.as_str())
         .collect()
+}
+
+/// The definitions an edit changes, found from where it lands in the current version
+/// without analysing the edited one: `edits` are the byte ranges of `current`'s source the
+/// edit replaces (not overlapping, in order; an empty range is an insertion) and their
+/// replacement texts, `defs` the definitions of `current` ([`definitions_of`]). A
+/// definition is touched when an edit lands in its own text (the text between its nested
+/// definitions; an insertion strictly inside it), and its text after the edit is its own
+/// pieces with those edits applied. `None` when that cannot be told this way: an edit
+/// that runs across the edge of a definition or of one nested in it (the caller then
+/// compares whole analyses, [`touches`]). Definitions the edit adds are not seen here.
+pub fn touches_at(
+    current: &Version<'_>,
+    defs: &BTreeMap<String, Definition>,
+    edits: &[(std::ops::Range<usize>, &str)],
+) -> Option<Vec<Touch>> {
+    let source = current.source;
+    let mut out = Vec::new();
+    for d in defs.values() {
+        let mut touched = false;
+        let mut pieces: Vec<String> = Vec::with_capacity(d.own_ranges.len());
+        for piece in &d.own_ranges {
+            let mut text = String::new();
+            let mut at = piece.start;
+            for (range, new) in edits {
+                let inside = if range.is_empty() {
+                    piece.start <= range.start
+                        && range.start <= piece.end
+                        && d.range.start < range.start
+                        && range.start < d.range.end
+                } else {
+                    piece.start <= range.start && range.end <= piece.end
+                };
+                if inside {
+                    text.push_str(source.get(at..range.start)?);
+                    text.push_str(new);
+                    at = range.end;
+                    touched = true;
+                } else if !range.is_empty() && range.start < piece.end && range.end > piece.start {
+                    return None;
+                }
+            }
+            text.push_str(source.get(at..piece.end)?);
+            pieces.push(text);
+        }
+        if !touched {
+            continue;
+        }
+        let own_after = crate::diff::own_pieces(pieces.iter().map(String::as_str));
+        let after = crate::diff::digest(&own_after);
+        if after == d.digest {
+            continue;
+        }
+        out.push(Touch {
+            key: d.key.clone(),
+            name: d.name.clone(),
+            kind: d.kind.clone(),
+            before: d.digest.clone(),
+            after,
+            signature_before: d.signature.clone(),
+            // Not known without analysing the edited version.
+            signature_after: None,
+            line: d.line,
+            own_before: Some(d.own.clone()),
+            own_after: Some(own_after),
+        });
+    }
+    out.sort_by_key(|t| t.line);
+    Some(out)
 }
 
 /// One claim of another session an edit runs into.

@@ -46,7 +46,7 @@ fn edit(session: &str) -> Actor<'_> {
     Actor::Edit {
         session,
         adopt_since: None,
-        touched: None,
+        untouched: None,
     }
 }
 
@@ -413,7 +413,7 @@ fn an_unattributed_change_is_adopted_by_the_session_whose_hook_reports_it_soon_a
         Actor::Edit {
             session: "agent-a",
             adopt_since: Some(11),
-            touched: None,
+            untouched: None,
         },
         12,
     );
@@ -424,7 +424,7 @@ fn an_unattributed_change_is_adopted_by_the_session_whose_hook_reports_it_soon_a
         Actor::Edit {
             session: "agent-a",
             adopt_since: Some(5),
-            touched: None,
+            untouched: None,
         },
         12,
     );
@@ -519,14 +519,14 @@ fn a_short_diff_has_context_a_bound_and_no_headers() {
 fn an_edit_known_to_touch_one_definition_leaves_an_earlier_unrecorded_change_unattributed() {
     // tax was changed before (no hook reported it); A's checked edit changes price only.
     let both = HEAD.replace("n * 2", "n * 3").replace("n / 10", "n / 5");
-    let touched: std::collections::BTreeSet<String> = ["price#function".to_owned()].into();
+    let untouched: std::collections::BTreeSet<String> = ["tax#function".to_owned()].into();
     let got = observe(
         Some(&both),
         &[],
         Actor::Edit {
             session: "agent-a",
             adopt_since: None,
-            touched: Some(&touched),
+            untouched: Some(&untouched),
         },
         10,
     );
@@ -536,5 +536,63 @@ fn an_edit_known_to_touch_one_definition_leaves_an_earlier_unrecorded_change_una
             "agent-a body src/pricing.ts:price",
             "unattributed body src/pricing.ts:tax"
         ]
+    );
+}
+
+#[test]
+fn where_an_edit_lands_tells_what_it_touches_as_a_whole_analysis_would() {
+    let a = analyse(FILE, HEAD);
+    let v = Version {
+        source: HEAD,
+        analysis: &a,
+    };
+    let defs = definitions_of(&v);
+    let at = |from: &str, to: &str| {
+        let start = HEAD.find(from).unwrap();
+        let edits = [(start..start + from.len(), to)];
+        let quick = touches_at(&v, &defs, &edits);
+        let edited = format!("{}{to}{}", &HEAD[..start], &HEAD[start + from.len()..]);
+        let ea = analyse(FILE, &edited);
+        let full = touches(
+            Some(v),
+            Some(Version {
+                source: &edited,
+                analysis: &ea,
+            }),
+        );
+        (quick, full)
+    };
+    // Inside one function: the same touch and the same text after as a whole analysis.
+    let (quick, full) = at("n * 2", "n * 3");
+    let quick = quick.unwrap();
+    assert_eq!(quick.len(), 1);
+    assert_eq!(quick[0].key, full[0].key);
+    assert_eq!(quick[0].after, full[0].after);
+    // Back to HEAD's text: the digest of HEAD's version (what an undo check compares).
+    let changed = HEAD.replace("n * 2", "n * 3");
+    let ca = analyse(FILE, &changed);
+    let cv = Version {
+        source: &changed,
+        analysis: &ca,
+    };
+    let cdefs = definitions_of(&cv);
+    let start = changed.find("n * 3").unwrap();
+    let back = touches_at(&cv, &cdefs, &[(start..start + 5, "n * 2")]).unwrap();
+    assert_eq!(back[0].after, defs["price#function"].digest);
+    // A change of indentation inside: a touch, as a whole analysis says.
+    let (quick, full) = at("  return n * 2;", "    return n * 2;");
+    let quick = quick.unwrap();
+    assert_eq!(
+        quick.iter().map(|t| &t.after).collect::<Vec<_>>(),
+        full.iter().map(|t| &t.after).collect::<Vec<_>>()
+    );
+    // An edit across the edge between two functions: not told this way.
+    let (quick, _) = at("}\n\nexport function tax", "}\nexport function tax");
+    assert_eq!(quick, None);
+    // Between the two functions only (an insertion): nothing touched.
+    let gap = HEAD.find("\nexport function tax").unwrap();
+    assert_eq!(
+        touches_at(&v, &defs, &[(gap..gap, "\n")]).unwrap(),
+        Vec::new()
     );
 }

@@ -28,7 +28,7 @@ mod model;
 mod pair;
 mod signature;
 
-pub use diff::{Definition, Version, definitions_of, diff_symbols, outside_text};
+pub use diff::{Definition, Version, definitions_of, diff_symbols, outside_text, own_digest};
 pub use model::{CallRef, Change, FileChange, Forecast, Hop, Kind, Outside, Side, SymbolChange};
 pub use pair::{Checkout, Merge, TextVerdict, forecast, session_label, short};
 pub use signature::breaks_callers;

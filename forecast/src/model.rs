@@ -146,8 +146,9 @@ pub enum FileChange {
     /// A file no analyzer covers (or one its analyzer could not read): compared as text,
     /// with git's own three-way merge.
     Text {
-        /// The git object id of its current content (written to the repository's object
-        /// database, so that another checkout of it can merge it), or `None` when the
+        /// The id of its current content (a SHA-256, the name under which the checkout's
+        /// daemon keeps a private copy for the other daemons of the repository to merge;
+        /// never an object written to the repository's database), or `None` when the
         /// checkout deleted it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         blob: Option<String>,
@@ -156,9 +157,18 @@ pub enum FileChange {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
+    /// A file the checkout changed that the forecast could not compare: its version or
+    /// the base's is too large to read, or more changed text than the daemon keeps.
+    /// Listed with the reason rather than left out, and a file both checkouts changed
+    /// where either side is one of these is a textual forecast without git's verdict.
+    Uncompared {
+        /// Why, for people: `too large to compare (…)`.
+        why: String,
+    },
 }
 
-/// The text outside a file's definitions, at the base and now, as git blob ids.
+/// The text outside a file's definitions, at the base and now, as content ids (see
+/// [`FileChange::Text::blob`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Outside {

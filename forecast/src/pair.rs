@@ -173,6 +173,10 @@ pub fn forecast(
                     out.push(f);
                 }
             }
+            (FileChange::Uncompared { why }, other) | (other, FileChange::Uncompared { why }) => {
+                let a_uncompared = matches!(fa, FileChange::Uncompared { .. });
+                out.push(uncompared(a, b, path, why, other, a_uncompared));
+            }
             // One side analysed, the other not (its analyzer failed on its version): the
             // symbols cannot be compared, and a textual merge needs both blobs. The
             // checkout's listing shows the file as not analysed.
@@ -393,6 +397,59 @@ fn textual(
         sides: vec![text_side(a.id, ba), text_side(b.id, bb)],
         chain: Vec::new(),
     })
+}
+
+/// Both changed one file and one side's change could not be compared (`why`): named, with
+/// git's verdict unknown, rather than left out.
+fn uncompared(
+    a: Checkout<'_>,
+    b: Checkout<'_>,
+    path: &str,
+    why: &str,
+    other: &FileChange,
+    a_uncompared: bool,
+) -> Forecast {
+    let paths = vec![path.to_owned()];
+    let other_change = match other {
+        FileChange::Symbols { deleted: true, .. } | FileChange::Text { blob: None, .. } => {
+            "deleted"
+        }
+        FileChange::Uncompared { .. } => "uncompared",
+        _ => "modified",
+    };
+    let (ca, cb) = if a_uncompared {
+        ("uncompared", other_change)
+    } else {
+        (other_change, "uncompared")
+    };
+    let side = |checkout: &str, change: &str| Side {
+        checkout: checkout.to_owned(),
+        session: None,
+        symbol_path: path.to_owned(),
+        change: change.into(),
+        before: None,
+        after: None,
+        line: None,
+    };
+    let (who, whom) = if a_uncompared {
+        (a.id, b.id)
+    } else {
+        (b.id, a.id)
+    };
+    Forecast {
+        id: id(Kind::Textual, &a, &b, &paths),
+        kind: Kind::Textual,
+        summary: format!(
+            "{path}: changed in both {} and {}; {}'s version is not compared ({why}), so \
+             whether git would merge them is unknown",
+            short(whom),
+            short(who),
+            short(who)
+        ),
+        symbol_paths: paths,
+        sides: vec![side(a.id, ca), side(b.id, cb)],
+        chain: Vec::new(),
+    }
 }
 
 /// Both changed the text outside the definitions of one analysed file, and git cannot

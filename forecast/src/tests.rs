@@ -400,3 +400,43 @@ fn text_outside_definitions_is_merged_by_the_caller_only_when_both_changed_it() 
     );
     assert_eq!(asked, ["m.ts Some(\"base\") x y"]);
 }
+
+#[test]
+fn a_file_one_side_could_not_compare_is_named_without_git_s_verdict() {
+    let big = |why: &str| {
+        BTreeMap::from([(
+            "data/big.txt".to_owned(),
+            FileChange::Uncompared { why: why.into() },
+        )])
+    };
+    let text = BTreeMap::from([(
+        "data/big.txt".to_owned(),
+        FileChange::Text {
+            blob: Some("ab".repeat(32)),
+            note: None,
+        },
+    )]);
+    let mut asked = false;
+    let found = forecast(
+        Checkout::new("/r/main", &big("too large to compare")),
+        Checkout::new("/r/wt-b", &text),
+        &mut |_| {
+            asked = true;
+            TextVerdict::Unknown
+        },
+    );
+    assert!(!asked, "git's merge was asked about a file it cannot have");
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].kind, Kind::Textual);
+    assert!(
+        found[0]
+            .summary
+            .contains("main's version is not compared (too large to compare)"),
+        "{}",
+        found[0].summary
+    );
+    let changes: Vec<&str> = found[0].sides.iter().map(|s| s.change.as_str()).collect();
+    assert_eq!(changes, ["uncompared", "modified"]);
+    // Neither side changed it: nothing.
+    assert!(between(&big("x"), &BTreeMap::new()).is_empty());
+}

@@ -146,6 +146,50 @@ fn a_stale_write_undoes_the_claim_an_edit_of_another_definition_runs_into_nothin
 }
 
 #[test]
+fn where_an_edit_lands_gives_the_answer_the_whole_content_gives() {
+    let (r, d) = checkout();
+    let mut c = d.client();
+    let current = HEAD.replace("n * 2", "n * 3");
+    edit(&r, &mut c, "agent-a", &current);
+    // B puts `n * 2` back (HEAD's price): said with where it lands, and without.
+    let at = current.find("n * 3").unwrap();
+    let check = |c: &mut Client, edits: Value| {
+        c.ok(
+            "claims.check",
+            json!({"sessionId": "agent-b", "files": [{"file": FILE, "content": HEAD, "edits": edits}]}),
+        )["files"][0]["hits"]
+            .clone()
+    };
+    let quick = check(
+        &mut c,
+        json!([{"startByte": at, "endByte": at + 5, "text": "n * 2"}]),
+    );
+    let whole = check(&mut c, Value::Null);
+    assert_eq!(quick[0]["undoes"], true, "{quick}");
+    assert_eq!(quick[0]["symbolPath"], whole[0]["symbolPath"]);
+    assert_eq!(quick[0]["undoes"], whole[0]["undoes"]);
+    // Ranges that do not rebuild the content sent (the file changed since): the whole
+    // content decides, the same answer.
+    let wrong = check(&mut c, json!([{"startByte": 0, "endByte": 1, "text": "E"}]));
+    assert_eq!(wrong[0]["undoes"], true, "{wrong}");
+    // Bad ranges are refused, naming the field.
+    for edits in [
+        json!([{"startByte": 5, "endByte": 1, "text": ""}]),
+        json!([{"startByte": 1, "endByte": 5, "text": ""}, {"startByte": 2, "endByte": 3, "text": ""}]),
+        json!([{"startByte": -1, "endByte": 1, "text": ""}]),
+        json!([{"startByte": 1, "endByte": 2}]),
+        json!("x"),
+    ] {
+        let e = c.err(
+            "claims.check",
+            json!({"sessionId": "agent-b", "files": [{"file": FILE, "content": HEAD, "edits": edits}]}),
+        );
+        assert_eq!(e["message"], "INVALID_REQUEST", "{edits}: {e}");
+        assert!(e["data"]["fieldErrors"]["files"].is_array(), "{e}");
+    }
+}
+
+#[test]
 fn two_sessions_changing_one_definition_collide_and_a_revert_clears_it() {
     let (r, d) = checkout();
     let mut c = d.client();
@@ -302,6 +346,28 @@ fn a_session_end_ends_its_claims_and_a_subagents_are_handed_to_its_session() {
     assert_eq!(
         cleared.last().unwrap().2["reason"],
         "its session ended",
+        "{cleared:?}"
+    );
+}
+
+#[test]
+fn a_claim_its_session_stopped_editing_ends_after_claim_idle() {
+    let r = CliRepo::new();
+    r.write(FILE, HEAD);
+    r.write("wit.toml", "[guard]\nclaim_idle = \"2s\"\n");
+    r.git(&["add", "."]);
+    r.git(&["commit", "-qm", "pricing"]);
+    let d = Daemon::start(r.path());
+    let mut c = d.client();
+    edit(&r, &mut c, "agent-a", &HEAD.replace("n * 2", "n * 3"));
+    assert_eq!(claims(&mut c), ["agent-a src/pricing.ts:price body"]);
+    // A session that died without its session-end hook never holds a claim forever.
+    wait_until("the idle claim to end", Duration::from_secs(20), || {
+        claims(&mut c).is_empty()
+    });
+    let cleared = events(&mut c, &["claim.cleared"]);
+    assert_eq!(
+        cleared[0].2["reason"], "no edit by its session for 2 s",
         "{cleared:?}"
     );
 }

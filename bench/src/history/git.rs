@@ -55,6 +55,8 @@ pub struct RawChange {
 /// What `git merge-tree --write-tree` says of a three-way merge.
 #[derive(Debug, Clone, Default)]
 pub struct MergeTruth {
+    /// The merged tree (conflicted files with git's markers in it).
+    pub tree: String,
     /// The conflicted paths.
     pub conflicted: BTreeSet<String>,
     /// For each path git wrote a `CONFLICT` message about, the conflict types
@@ -123,6 +125,11 @@ impl Git {
         let mut c = base_command();
         c.arg("--git-dir").arg(&self.dir);
         c
+    }
+
+    /// The clone's git directory.
+    pub fn git_dir(&self) -> &Path {
+        &self.dir
     }
 
     /// Runs git with `args`; its stdout, or an error naming the command when it fails.
@@ -447,12 +454,18 @@ fn parse_hunk_header(line: &str) -> Option<Hunk> {
 
 /// `merge-tree --write-tree --name-only -z`: the tree, the conflicted paths, an empty
 /// field, then per message `<n> NUL <path>… <type> NUL <message> NUL`.
-fn parse_merge_tree(out: &[u8], conflicted: bool) -> Result<MergeTruth> {
+pub fn parse_merge_tree(out: &[u8], conflicted: bool) -> Result<MergeTruth> {
     let fields: Vec<String> = out
         .split(|&b| b == 0)
         .map(|f| String::from_utf8_lossy(f).into_owned())
         .collect();
-    let mut truth = MergeTruth::default();
+    let mut truth = MergeTruth {
+        tree: fields
+            .first()
+            .map(|t| t.trim().to_owned())
+            .unwrap_or_default(),
+        ..MergeTruth::default()
+    };
     if !conflicted {
         return Ok(truth); // a clean merge prints its tree only
     }

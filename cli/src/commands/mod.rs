@@ -58,7 +58,7 @@ pub async fn run(ctx: &Ctx, command: Command) -> CmdResult {
         } => events::run(ctx, since, follow, kinds, session).await,
         Command::Hook(HookCmd::Install { force }) => hooks::install::install(ctx, force),
         Command::Hook(HookCmd::Uninstall) => hooks::install::uninstall(ctx),
-        Command::Hook(HookCmd::Run { .. })
+        Command::Hook(HookCmd::Run { .. } | HookCmd::Merge(_))
         | Command::Guard(_)
         | Command::Completions { .. }
         | Command::Man => {

@@ -60,7 +60,7 @@ use wit_core::text::escape;
 
 use super::guard_config::{LIMIT, guard_config};
 use super::guard_payload::{self as payload, Agent, Change, Payload};
-use super::guard_ranges::{self as ranges, Range};
+use super::guard_ranges::{self as ranges, Range, Replaced};
 use crate::args::GuardArgs;
 use crate::client::{CallError, Client, ConnectError};
 use crate::duration::human_span;
@@ -211,7 +211,8 @@ fn fail_closed(repo: &Repo) -> Result<bool, String> {
 struct Touched {
     /// Repository-relative, `/`-separated, normalized.
     rel: String,
-    ranges: Vec<Range>,
+    /// The ranges of its current content the edit replaces, with their replacements.
+    changes: Vec<Replaced>,
 }
 
 fn decide(agent: Agent, input: &str, repo: &Repo) -> Verdict {
@@ -263,33 +264,38 @@ fn touched_files(payload: &Payload, root: &Path) -> Vec<Touched> {
             // A new file (or one refused: a FIFO, a symlink out, too large).
             Err(_) => continue,
         };
-        let ranges = match &edit.change {
-            Change::Write(new) => ranges::diff(&content, new),
-            Change::Delete => vec![Range {
-                start: 0,
-                end: content.len(),
-            }],
-            Change::Replace(reps) => replacement_ranges(&content, reps),
-            // A move's destination already there is written over as a whole.
-            Change::Moved { .. } => vec![Range {
-                start: 0,
-                end: content.len(),
-            }],
+        let whole = |text: String| {
+            vec![Replaced {
+                range: Range {
+                    start: 0,
+                    end: content.len(),
+                },
+                text,
+            }]
         };
-        if !ranges.is_empty() {
-            out.push(Touched { rel, ranges });
+        let changes = match &edit.change {
+            Change::Write(new) => ranges::diff_replaced(&content, new),
+            Change::Delete => whole(String::new()),
+            Change::Replace(reps) => replacement_ranges(&content, reps),
+            // A move's destination already there is written over as a whole (with what
+            // is not known here: the claims check reads the result itself).
+            Change::Moved { .. } => whole(String::new()),
+        };
+        if !changes.is_empty() {
+            out.push(Touched { rel, changes });
         }
     }
     out
 }
 
-/// The ranges a list of replacements changes. Each is looked up in the current content;
-/// when one is not there (a `MultiEdit` step that edits the text an earlier step wrote),
-/// the steps are applied in order and the result diffed with the current content.
-fn replacement_ranges(content: &str, reps: &[payload::Replacement]) -> Vec<Range> {
+/// The ranges a list of replacements changes, with their replacements. Each is looked up
+/// in the current content; when one is not there (a `MultiEdit` step that edits the text
+/// an earlier step wrote), the steps are applied in order and the result diffed with the
+/// current content.
+fn replacement_ranges(content: &str, reps: &[payload::Replacement]) -> Vec<Replaced> {
     let mut out = Vec::new();
     for rep in reps {
-        match ranges::replacement(content, &rep.old, &rep.new, rep.all) {
+        match ranges::replacements(content, &rep.old, &rep.new, rep.all) {
             Some(found) => out.extend(found),
             None => {
                 let mut result = content.to_owned();
@@ -300,7 +306,7 @@ fn replacement_ranges(content: &str, reps: &[payload::Replacement]) -> Vec<Range
                         result.replacen(&rep.old, &rep.new, 1)
                     };
                 }
-                return ranges::diff(content, &result);
+                return ranges::diff_replaced(content, &result);
             }
         }
     }
@@ -320,23 +326,26 @@ fn repo_relative(root: &Path, cwd: Option<&str>, path: &str) -> Option<String> {
 }
 
 /// `rel` with every symlink on its way resolved, still beneath `root`; `None` when it
-/// leads out. A file that does not exist yet is resolved through its directory.
+/// leads out. What does not exist yet (a new file, a new directory) is resolved through
+/// its nearest existing ancestor; a dangling symlink names where it points.
 fn resolved(root: &Path, rel: &str) -> Option<String> {
-    let abs = root.join(rel);
-    match abs.canonicalize() {
-        Ok(real) => relative_to(&real, root),
-        Err(_) => {
-            let parent = abs.parent()?.canonicalize().ok()?;
-            let name = abs.file_name()?;
-            // A dangling symlink as the last component: where it points is written.
-            if std::fs::symlink_metadata(&abs).is_ok_and(|m| m.file_type().is_symlink()) {
-                let target = std::fs::read_link(&abs).ok()?;
-                let joined = lexical(&parent.join(target))?;
-                return relative_to(&joined, root);
-            }
-            relative_to(&parent.join(name), root)
+    let mut existing = root.join(rel);
+    let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    let mut path = loop {
+        if let Ok(real) = existing.canonicalize() {
+            break real;
         }
+        if std::fs::symlink_metadata(&existing).is_ok_and(|m| m.file_type().is_symlink()) {
+            let target = std::fs::read_link(&existing).ok()?;
+            break lexical(&existing.parent()?.join(target))?;
+        }
+        rest.push(existing.file_name()?.to_owned());
+        existing = existing.parent()?.to_path_buf();
+    };
+    for name in rest.iter().rev() {
+        path.push(name);
     }
+    relative_to(&path, root)
 }
 
 /// [`repo_relative`] without resolving symlinks inside the repository.
@@ -459,9 +468,9 @@ async fn check(
             continue;
         }
         let ranges: Vec<_> = file
-            .ranges
+            .changes
             .iter()
-            .map(|r| json!({"startByte": r.start, "endByte": r.end}))
+            .map(|r| json!({"startByte": r.range.start, "endByte": r.range.end}))
             .collect();
         let at: SymbolsAt = match client
             .call("symbols.at", json!({"file": file.rel, "ranges": ranges}))
@@ -515,7 +524,7 @@ async fn check(
     };
     let mut warnings = Vec::new();
     if let Some(me) = me {
-        match claims_check(repo, &mut client, payload, &me).await {
+        match claims_check(repo, &mut client, payload, touched, &me).await {
             Ok(ClaimsVerdict::Refuse(text)) => return Verdict::Refuse(text),
             Ok(ClaimsVerdict::Warn(text)) => warnings.push(text),
             Ok(ClaimsVerdict::Nothing) => {}
@@ -551,6 +560,7 @@ async fn claims_check(
     repo: &Repo,
     client: &mut Client,
     payload: &Payload,
+    touched: &[Touched],
     me: &str,
 ) -> Result<ClaimsVerdict, String> {
     let mut files = Vec::new();
@@ -559,11 +569,26 @@ async fn claims_check(
             continue;
         };
         let resolve = |p: &str| repo_relative(&repo.root, payload.cwd.as_deref(), p);
-        if let Some(content) =
+        let Some(content) =
             super::edited::after(&repo.root, &rel, &edit.change, MAX_FILE_BYTES, resolve)
+        else {
+            continue;
+        };
+        let mut item = json!({"file": rel, "content": content});
+        // Where the edit lands in the current content: the daemon then compares only the
+        // definitions there instead of analysing the whole new content.
+        if let Some(t) = touched.iter().find(|t| t.rel == rel)
+            && !matches!(edit.change, Change::Moved { .. } | Change::Delete)
         {
-            files.push(json!({"file": rel, "content": content}));
+            item["edits"] = t
+                .changes
+                .iter()
+                .map(
+                    |c| json!({"startByte": c.range.start, "endByte": c.range.end, "text": c.text}),
+                )
+                .collect();
         }
+        files.push(item);
     }
     if files.is_empty() {
         return Ok(ClaimsVerdict::Nothing);
@@ -760,7 +785,10 @@ mod tests {
         ];
         assert_eq!(
             replacement_ranges(content, &reps),
-            vec![Range { start: 2, end: 4 }]
+            vec![Replaced {
+                range: Range { start: 2, end: 4 },
+                text: "B2\n".into()
+            }]
         );
     }
 

@@ -485,6 +485,11 @@ pub fn run_agent(
             (Some(_), Some(_)) => Outcome::Updated,
             (Some(_), None) => Outcome::Deleted,
         };
+        if outcome != Outcome::Unchanged {
+            // A target that resolves into .git/ or .wit/ (a shipped symlink) is refused
+            // before anything is written.
+            wit_boundary::repo_file::check_write_target(root, rel).map_err(fs_err)?;
+        }
         let note = (remove && outcome == Outcome::Unchanged && old.is_some())
             .then(|| "nothing of wit's found (an entry changed by hand is left alone)".to_owned());
         planned.push((rel, old, new, outcome, note));

@@ -23,14 +23,14 @@
 //! in flight is expected to write ([`pending`]) and HEAD's analysed files ([`head`]) are
 //! memory only.
 
-mod head;
+pub(crate) mod head;
 pub(crate) mod pending;
+pub(crate) mod worker;
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex, Weak};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use sha2::{Digest, Sha256};
 use wit_boundary::RepoFileError;
@@ -43,20 +43,13 @@ use wit_graph::{Resolution, SiteRef, Target};
 use crate::analysis::{AnalysisService, FileOutcome};
 use crate::index::RepoIndex;
 use crate::methods::Failure;
-use crate::state::AppState;
-use crate::store::claims::{self as rows, Changed};
+use crate::store::claims::Changed;
 use head::{AtHead, Head};
 use pending::{EXPECTED, Pending, Proposal};
 
 /// How long after a change an unattributed claim of exactly that version may still be
 /// taken over by the session whose post-edit hook reports it.
 const ADOPT_WITHIN_MS: i64 = 30_000;
-
-/// How often the worker looks at HEAD when no file settles.
-const ROUND: Duration = Duration::from_secs(1);
-
-/// Most changed files looked at when the daemon starts (see [`Worker::run`]).
-const START_FILES: usize = 2_000;
 
 /// What made a file be looked at.
 #[derive(Debug, Clone, Copy)]
@@ -97,14 +90,43 @@ fn sha(bytes: &[u8]) -> [u8; 32] {
     Sha256::digest(bytes).into()
 }
 
+/// `source` with `edits` (ordered ranges and their replacements) applied; `None` when a
+/// range is not one of `source`.
+fn applied(source: &str, edits: &[(std::ops::Range<usize>, String)]) -> Option<String> {
+    let mut out = String::with_capacity(source.len());
+    let mut at = 0;
+    for (range, text) in edits {
+        out.push_str(source.get(at..range.start)?);
+        out.push_str(text);
+        at = range.end;
+    }
+    out.push_str(source.get(at..)?);
+    Some(out)
+}
+
 /// Paths that are never a change of the checkout's: wit's and git's own directories.
 fn own_files(rel: &str) -> bool {
     rel == ".wit" || rel.starts_with(".wit/") || rel == ".git" || rel.starts_with(".git/")
 }
 
-/// Runs a store job from a blocking thread (the daemon's runtime answers it).
-fn block_on<T>(fut: impl std::future::Future<Output = Result<T, Failure>>) -> Result<T, Failure> {
-    tokio::runtime::Handle::current().block_on(fut)
+/// What the claims need of the coordination store: the claims of a checkout, and
+/// writing what an observation changes. Blocking (called from blocking threads);
+/// implemented for the daemon's state in [`worker`].
+pub(crate) trait Rows {
+    /// The claims on `file` of `checkout`, every session's.
+    fn of_file(&self, checkout: &str, file: &str) -> Result<Vec<Claim>, Failure>;
+    /// Every claim of `checkout`.
+    fn of_checkout(&self, checkout: &str) -> Result<Vec<Claim>, Failure>;
+    /// The files of `checkout` that hold claims.
+    fn files_of(&self, checkout: &str) -> Result<Vec<String>, Failure>;
+    /// Writes `upserts`, ends `cleared` with `why` (events, collisions reconciled).
+    fn apply(
+        &self,
+        checkout: &str,
+        upserts: Vec<Claim>,
+        cleared: Vec<Claim>,
+        why: &str,
+    ) -> Result<Changed, Failure>;
 }
 
 impl Claims {
@@ -177,7 +199,7 @@ impl Claims {
     /// makes, moves on or ends are written, with their events. Blocking.
     pub(crate) fn observe(
         &self,
-        state: &AppState,
+        store: &dyn Rows,
         rel: &str,
         source: Source<'_>,
     ) -> Result<Changed, Failure> {
@@ -185,7 +207,7 @@ impl Claims {
             return Ok(Changed::default());
         }
         let _one = lock(&self.observing);
-        let commit = self.head_now(state)?;
+        let commit = self.head_now(store)?;
         let now = match self.current(rel) {
             Ok(now) => now,
             Err(why) => {
@@ -199,13 +221,13 @@ impl Claims {
             Source::Hook(session) => Some(
                 lock(&self.pending)
                     .take(session, rel)
-                    .map(|p| (session.to_owned(), Some(p.touched)))
+                    .map(|p| (session.to_owned(), Some(p.untouched)))
                     .unwrap_or_else(|| (session.to_owned(), None)),
             ),
             Source::Watcher => {
                 let mut pending = lock(&self.pending);
                 match pending.matching(rel, content.as_ref()) {
-                    Some(p) => Some((p.session, Some(p.touched))),
+                    Some(p) => Some((p.session, Some(p.untouched))),
                     // Expected shortly: the session's own report decides (`Worker`
                     // looks again once it is overdue). Overdue, the change is nobody's in
                     // particular: a checked edit may never be made (its tool failed, the
@@ -218,13 +240,13 @@ impl Claims {
                 }
             }
         };
-        let (session, touched) = proposal.unwrap_or_default();
+        let (session, untouched) = proposal.unwrap_or_default();
         let actor = Actor::Edit {
             session: &session,
             adopt_since: matches!(source, Source::Hook(_)).then_some(at - ADOPT_WITHIN_MS),
-            touched: touched.as_ref(),
+            untouched: untouched.as_ref(),
         };
-        self.attribute(state, rel, commit.as_deref(), now, actor, "reverted", at)
+        self.attribute(store, rel, commit.as_deref(), now, actor, "reverted", at)
     }
 
     /// Compares `rel` (its current version `now`) with HEAD and writes what `actor`'s
@@ -232,7 +254,7 @@ impl Claims {
     #[allow(clippy::too_many_arguments)]
     fn attribute(
         &self,
-        state: &AppState,
+        store: &dyn Rows,
         rel: &str,
         commit: Option<&str>,
         now: Option<(String, Arc<Analysis>)>,
@@ -247,8 +269,7 @@ impl Claims {
                 return Ok(Changed::default());
             }
         };
-        let (checkout, file) = (self.checkout.clone(), rel.to_owned());
-        let claims = block_on(state.read(move |db| Ok(rows::of_file(db, &checkout, &file)?)))?;
+        let claims = store.of_file(&self.checkout, rel)?;
         let seen = Observed {
             file: rel,
             head: head.as_deref().map(|h| Version {
@@ -266,17 +287,7 @@ impl Claims {
         if let Some((_, analysis)) = &now {
             self.fill_calls(rel, analysis, &mut found.upserts);
         }
-        let checkout = self.checkout.clone();
-        let why = why.to_owned();
-        block_on(state.write(move |db| {
-            Ok(rows::apply(
-                db,
-                &checkout,
-                &found.upserts,
-                &found.cleared,
-                &why,
-            )?)
-        }))
+        store.apply(&self.checkout, found.upserts, found.cleared, why)
     }
 
     /// What each claim's version of its definition calls, as the checkout's code graph
@@ -315,11 +326,10 @@ impl Claims {
 
     /// HEAD now; when it moved, every claimed file is compared with it first (claims
     /// committed, or undone by a checkout or reset, end).
-    fn head_now(&self, state: &AppState) -> Result<Option<String>, Failure> {
+    fn head_now(&self, store: &dyn Rows) -> Result<Option<String>, Failure> {
         let (commit, moved) = lock(&self.head).commit();
         if moved {
-            let checkout = self.checkout.clone();
-            let files = block_on(state.read(move |db| Ok(rows::files_of(db, &checkout)?)))?;
+            let files = store.files_of(&self.checkout)?;
             let at = crate::clock::now_ms();
             for rel in files {
                 let now = match self.current(&rel) {
@@ -327,7 +337,7 @@ impl Claims {
                     Err(_) => continue,
                 };
                 self.attribute(
-                    state,
+                    store,
                     &rel,
                     commit.as_deref(),
                     now,
@@ -341,19 +351,30 @@ impl Claims {
     }
 
     /// Compares the claimed files with HEAD when it moved (the worker's round).
-    fn look_at_head(&self, state: &AppState) -> Result<(), Failure> {
+    pub(crate) fn look_at_head(&self, store: &dyn Rows) -> Result<(), Failure> {
         let _one = lock(&self.observing);
-        self.head_now(state).map(drop)
+        self.head_now(store).map(drop)
     }
 
     /// What an edit by `me` leaving `rel` as `edited` (`None`: deleting it) runs into,
-    /// and remembers it as expected (see [`pending`]). Blocking.
+    /// and remembers it as expected (see [`pending`]). `edits`, when the caller knows
+    /// them: where the edit lands in the current content (ranges and replacements).
+    ///
+    /// The edit's definitions are found from where it lands, on the current version's
+    /// analysis (the one the index keeps current), without analysing the edited content
+    /// ([`rules::touches_at`]): an agent waits on this before every edit. The edited
+    /// content is analysed only when that cannot tell (an edit across the edge of a
+    /// definition, no `edits`), or when what other sessions claim needs it: a definition
+    /// one removed (the edit may bring it back), a signature one changed (the edit may call
+    /// it), code of theirs calling what the edit changes (its signature may change).
+    /// Blocking.
     pub(crate) fn check(
         &self,
-        state: &AppState,
+        store: &dyn Rows,
         me: &str,
         rel: &str,
         edited: Option<&str>,
+        edits: Option<&[(std::ops::Range<usize>, String)]>,
     ) -> Result<EditCheck, Failure> {
         if own_files(rel) || !self.analysis.supports(rel) {
             return Ok(EditCheck::default());
@@ -361,62 +382,144 @@ impl Claims {
         let Ok(current) = self.current(rel) else {
             return Ok(EditCheck::default());
         };
-        // Analysed through the service: once the agent writes it, the watcher's re-read
-        // and the post-edit hook find this analysis in the cache.
-        let after = match edited {
-            Some(text) => match self.analysis.analyse_content(rel, text) {
-                FileOutcome::Analysed(a) => Some((text, a)),
-                _ => return Ok(EditCheck::default()),
-            },
-            None => None,
+        let current_version = current
+            .as_ref()
+            .map(|(source, analysis)| Version { source, analysis });
+        let defs = current_version
+            .as_ref()
+            .map(wit_forecast::definitions_of)
+            .unwrap_or_default();
+        // Where the edit lands, when the caller's ranges rebuild exactly the content it
+        // sent (else the file changed since it read it, or the ranges are wrong).
+        let quick = match (current_version.as_ref(), edited, edits) {
+            (Some(v), Some(text), Some(edits))
+                if applied(v.source, edits).as_deref() == Some(text) =>
+            {
+                let edits: Vec<(std::ops::Range<usize>, &str)> =
+                    edits.iter().map(|(r, t)| (r.clone(), t.as_str())).collect();
+                rules::touches_at(v, &defs, &edits)
+            }
+            _ => None,
         };
-        let touches = rules::touches(
-            current
-                .as_ref()
-                .map(|(source, analysis)| Version { source, analysis }),
-            after
-                .as_ref()
-                .map(|(source, analysis)| Version { source, analysis }),
-        );
+        let mut after: Option<(&str, Arc<Analysis>)> = None;
+        let touches = match quick {
+            Some(t) => t,
+            None => match self.touches_whole(rel, current_version, edited) {
+                Some((a, t)) => {
+                    after = a;
+                    t
+                }
+                None => return Ok(EditCheck::default()),
+            },
+        };
+        let touched: BTreeSet<&str> = touches.iter().map(|t| t.key.as_str()).collect();
         lock(&self.pending).add(Proposal {
             session: me.to_owned(),
             file: rel.to_owned(),
             content: edited.map(|t| sha(t.as_bytes())),
-            touched: touches.iter().map(|t| t.key.clone()).collect(),
+            untouched: defs
+                .keys()
+                .filter(|k| !touched.contains(k.as_str()))
+                .cloned()
+                .collect(),
             at: Instant::now(),
         });
-        if touches.is_empty() {
+        let all = store.of_checkout(&self.checkout)?;
+        let theirs: Vec<&Claim> = all.iter().filter(|c| !c.by(me)).collect();
+        if theirs.is_empty() {
             return Ok(EditCheck::default());
         }
-        let checkout = self.checkout.clone();
-        let all = block_on(state.read(move |db| Ok(rows::of_checkout(db, &checkout)?)))?;
-        if all.iter().all(|c| c.by(me)) {
+        let here = |c: &&&Claim| c.file == rel;
+        let paths: BTreeSet<String> = touches
+            .iter()
+            .map(|t| format!("{rel}:{}", t.name))
+            .collect();
+        let removed_here = theirs
+            .iter()
+            .filter(here)
+            .any(|c| c.change.change == wit_forecast::Change::Removed);
+        let callers = theirs.iter().any(|c| c.change.breaks_callers())
+            || theirs.iter().any(|c| {
+                c.change
+                    .calls
+                    .iter()
+                    .any(|call| paths.contains(&call.callee))
+            });
+        let touches = if after.is_none() && edited.is_some() && (removed_here || callers) {
+            match self.touches_whole(rel, current_version, edited) {
+                Some((a, t)) => {
+                    after = a;
+                    t
+                }
+                None => return Ok(EditCheck::default()),
+            }
+        } else {
+            touches
+        };
+        if touches.is_empty() {
             return Ok(EditCheck::default());
         }
         let in_file: Vec<Claim> = all.iter().filter(|c| c.file == rel).cloned().collect();
         let hits = rules::check(&touches, &in_file, me);
-        let collisions = if all
-            .iter()
-            .any(|c| !c.by(me) && (c.change.breaks_callers() || !c.change.calls.is_empty()))
-        {
-            self.callers(state, me, rel, &touches, after.as_ref(), &all)
+        let collisions = if callers {
+            self.callers(me, rel, &touches, after.as_ref(), &all)
         } else {
             Vec::new()
         };
         Ok(EditCheck { hits, collisions })
     }
 
+    /// What the edit touches from whole analyses of the current and the edited version,
+    /// with the edited version's analysis (`None` in it: the edit deletes the file);
+    /// `None` when the edited content does not analyse.
+    #[allow(clippy::type_complexity)]
+    fn touches_whole<'t>(
+        &self,
+        rel: &str,
+        current: Option<Version<'_>>,
+        edited: Option<&'t str>,
+    ) -> Option<(Option<(&'t str, Arc<Analysis>)>, Vec<Touch>)> {
+        let after = self.analyse_edited(rel, edited).ok()?;
+        let touches = rules::touches(
+            current,
+            after.as_ref().map(|(source, analysis)| Version {
+                source,
+                analysis: analysis.as_ref(),
+            }),
+        );
+        Some((after, touches))
+    }
+
+    /// The edited content's analysis (`Ok(None)`: the edit deletes the file), made here,
+    /// not through the service's cache, whose one version of the file is the one on
+    /// disk while the agent waits (the answer's handler analyses the edited content into
+    /// the cache afterwards, in the background). `Err`: it does not analyse.
+    fn analyse_edited<'t>(
+        &self,
+        rel: &str,
+        edited: Option<&'t str>,
+    ) -> Result<Option<(&'t str, Arc<Analysis>)>, ()> {
+        let Some(text) = edited else {
+            return Ok(None);
+        };
+        let analyzer = self.analysis.registry().for_path(rel).ok_or(())?;
+        match analyzer.analyze_full(text) {
+            Ok(a) => Ok(Some((text, Arc::new(a)))),
+            Err(_) => Err(()),
+        }
+    }
+
     /// The signature-vs-callers collisions between the edit (its touched definitions as
     /// they differ from HEAD, with what they call) and each other session's claims.
     fn callers(
         &self,
-        state: &AppState,
         me: &str,
         rel: &str,
         touches: &[Touch],
         after: Option<&(&str, Arc<Analysis>)>,
         all: &[Claim],
     ) -> Vec<Forecast> {
+        // Only what an analysis of the edited content gives: the caller made one.
         let commit = lock(&self.head).commit().0;
         let Ok(head) = self.at_head(commit.as_deref(), rel) else {
             return Vec::new();
@@ -445,13 +548,13 @@ impl Claims {
         )]);
         let others: Vec<Claim> = all.iter().filter(|c| !c.by(me)).cloned().collect();
         let by = rules::changes_by_session(&others);
-        let checkout = state.worktree_name();
+        let checkout = &self.checkout;
         let mut out = Vec::new();
         for (session, theirs) in &by {
             out.extend(
                 wit_forecast::forecast(
-                    Checkout::session(&checkout, me, &files),
-                    Checkout::session(&checkout, session, theirs),
+                    Checkout::session(checkout, me, &files),
+                    Checkout::session(checkout, session, theirs),
                     &mut |_| wit_forecast::TextVerdict::Unknown,
                 )
                 .into_iter()
@@ -484,92 +587,5 @@ impl Claims {
         out.sort();
         out.dedup_by(|a, b| a.callee == b.callee);
         out
-    }
-
-    /// Starts the worker that turns the file watcher's settled paths into observations
-    /// and compares the claims with HEAD when it moves.
-    pub(crate) fn start(state: &Arc<AppState>) {
-        let (tx, rx) = std::sync::mpsc::channel::<String>();
-        state.index.listen(Box::new(move |rel: &str| {
-            let _ = tx.send(rel.to_owned());
-        }));
-        let weak = Arc::downgrade(state);
-        let runtime = tokio::runtime::Handle::current();
-        let spawned = std::thread::Builder::new()
-            .name("wit-claims".into())
-            .spawn(move || {
-                let _entered = runtime.enter();
-                Worker::run(weak, &rx);
-            });
-        if let Err(e) = spawned {
-            tracing::error!("the claims thread did not start: {e}");
-        }
-    }
-}
-
-/// The claims' thread: settled paths in, observations out.
-struct Worker;
-
-impl Worker {
-    fn run(state: Weak<AppState>, rx: &Receiver<String>) {
-        // Paths seen while an edit of theirs was expected: looked at again once overdue.
-        let mut deferred: HashMap<String, Instant> = HashMap::new();
-        // Once the index is built (the watcher set up), the files that differ from HEAD
-        // are looked at once: changes made while no daemon ran, or before the watcher
-        // watched, are claimed unattributed (nobody knows whose they are), so that a
-        // stale write cannot undo them either.
-        let mut started = false;
-        loop {
-            let mut paths: BTreeSet<String> = BTreeSet::new();
-            match rx.recv_timeout(ROUND) {
-                Ok(p) => {
-                    paths.insert(p);
-                }
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => return,
-            }
-            while let Ok(p) = rx.try_recv() {
-                paths.insert(p);
-            }
-            let Some(state) = state.upgrade() else {
-                return;
-            };
-            let claims = &state.claims;
-            if !started && state.index.ready() {
-                started = true;
-                let root = state.root.clone();
-                paths.extend(head::changed_files(&root, START_FILES).unwrap_or_default());
-            }
-            if let Err(e) = claims.look_at_head(&state) {
-                tracing::warn!(
-                    "claims: comparing with HEAD failed: {}",
-                    escape(&e.0.message)
-                );
-            }
-            let due: Vec<String> = deferred
-                .iter()
-                .filter(|(_, at)| at.elapsed() >= EXPECTED)
-                .map(|(p, _)| p.clone())
-                .collect();
-            for p in due {
-                deferred.remove(&p);
-                paths.insert(p);
-            }
-            for rel in paths {
-                let expected = lock(&claims.pending).latest(&rel);
-                match claims.observe(&state, &rel, Source::Watcher) {
-                    Ok(_) => {
-                        if let Some(p) = expected.filter(|p| p.at.elapsed() < EXPECTED) {
-                            deferred.entry(rel).or_insert(p.at);
-                        }
-                    }
-                    Err(e) => tracing::warn!(
-                        "claims: {} not recorded: {}",
-                        escape(&rel),
-                        escape(&e.0.message)
-                    ),
-                }
-            }
-        }
     }
 }

@@ -24,8 +24,8 @@ pub(crate) struct Proposal {
     pub file: String,
     /// SHA-256 of the file's content once written (`None`: the edit deletes it).
     pub content: Option<[u8; 32]>,
-    /// The definitions (keys) the edit changes.
-    pub touched: BTreeSet<String>,
+    /// The definitions (keys) that were there before the edit and that it leaves alone.
+    pub untouched: BTreeSet<String>,
     /// When it was checked.
     pub at: Instant,
 }

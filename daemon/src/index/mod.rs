@@ -689,11 +689,14 @@ impl RepoIndex {
 }
 
 /// What the index keeps (and persists) of an analysis: no signatures (answers needing
-/// them analyse the file itself) and, when call sites are present, no call edges (they
-/// are the call sites de-duplicated).
+/// them analyse the file itself), but where the graph picks among overloads by their
+/// parameters (a file with type bodies: Java), and, when call sites are present, no call
+/// edges (they are the call sites de-duplicated).
 fn graph_view(mut a: Analysis) -> Analysis {
-    for s in &mut a.symbols {
-        s.signature = None;
+    if a.bodies.is_empty() {
+        for s in &mut a.symbols {
+            s.signature = None;
+        }
     }
     if !a.call_sites.is_empty() {
         a.calls = Vec::new();

@@ -69,17 +69,33 @@ pub(crate) async fn check(
     let checkout = state.worktree_name();
     tokio::task::spawn_blocking(move || {
         let mut out = Vec::new();
+        let mut expected = Vec::new();
         for edit in files {
-            let found =
-                state
-                    .claims
-                    .check(&state, &session, &edit.path, edit.content.as_deref())?;
+            let found = state.claims.check(
+                &*state,
+                &session,
+                &edit.path,
+                edit.content.as_deref(),
+                edit.edits.as_deref(),
+            )?;
             out.push(json!({
                 "file": edit.path,
                 "hits": found.hits.iter().map(|h| hit_json(&checkout, h)).collect::<Vec<_>>(),
                 "collisions": found.collisions,
             }));
+            if let Some(content) = edit.content {
+                expected.push((edit.path, content));
+            }
         }
+        // Most checked edits are made at once: the edited content is analysed now, while
+        // the agent writes it, so that the watcher's re-read and the post-edit hook find
+        // the analysis made (after the answer: the agent does not wait for it).
+        let analysis = state.analysis.clone();
+        tokio::task::spawn_blocking(move || {
+            for (rel, content) in expected {
+                analysis.analyse_content(&rel, &content);
+            }
+        });
         Ok(json!({ "files": out }))
     })
     .await
@@ -115,7 +131,7 @@ pub(crate) async fn record(
         for rel in &files2 {
             let c = st
                 .claims
-                .observe(&st, rel, crate::claims::Source::Hook(&session2))?;
+                .observe(&*st, rel, crate::claims::Source::Hook(&session2))?;
             total.appeared += c.appeared;
             total.updated += c.updated;
             total.cleared += c.cleared;

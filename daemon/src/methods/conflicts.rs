@@ -81,8 +81,14 @@ pub(crate) async fn forecast(
             .any(|r| r.checkout == c && read.now - r.seen_at < STALE_MS)
     };
     let row = |c: &str| read.checkouts.iter().find(|r| r.checkout == c);
+    // A checkout by its name, its path (without the clone's id a PostgreSQL store adds),
+    // its directory's name or its branch.
     let names = |c: &str, q: &str| {
-        c == q || wit_forecast::short(c) == q || row(c).and_then(|r| r.branch.as_deref()) == Some(q)
+        let path = crate::worktree::checkout_path(c);
+        c == q
+            || path == q
+            || wit_forecast::short(path) == q
+            || row(c).and_then(|r| r.branch.as_deref()) == Some(q)
     };
     let session_checkout: Option<String> = session.as_ref().map(|s| {
         read.sessions

@@ -85,7 +85,10 @@ pub async fn migrate_to_shared_store(root: &Path) -> Result<MigrationReport, Str
         .main_worktree
         .clone()
         .unwrap_or_else(|| root.clone());
-    let StoreTarget::Postgres { url, project } = resolve(&root, &main_root, &config.parsed) else {
+    let clone_id = || crate::worktree::clone_id(&placement.state).ok();
+    let StoreTarget::Postgres { url, project } =
+        resolve(&root, &main_root, &config.parsed, &clone_id)
+    else {
         return Err(format!(
             "no PostgreSQL store is configured: set {} (or [store] url in \
              ~/.config/wit/config.toml) to the store to copy this repository's state into",

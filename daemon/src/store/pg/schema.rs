@@ -304,7 +304,7 @@ mod tests {
             .await
             .unwrap()
             .get(0);
-        assert_eq!(tables, 16, "15 state tables and schema_version");
+        assert_eq!(tables, 18, "17 state tables and schema_version");
         // A schema from a newer wit is refused, not downgraded.
         client
             .execute(
