@@ -23,6 +23,21 @@ pub struct Answer {
     pub checkouts: Vec<Checkout>,
     /// With `file`: what the other live checkouts changed in it.
     pub pending: Vec<Pending>,
+    /// Files git's line merge would stop on that wit's installed merge driver merges.
+    pub driver_merges: Vec<DriverMerge>,
+}
+
+/// A file of two checkouts' changes that git's line merge would stop on and wit's merge
+/// driver, installed for it, merges: no collision, the merge will not stop.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct DriverMerge {
+    /// The file.
+    pub file: String,
+    /// The two checkouts (root paths).
+    pub checkouts: Vec<String>,
+    /// The daemon's sentence.
+    pub summary: String,
 }
 
 /// One forecast collision between two checkouts.
@@ -177,6 +192,7 @@ impl Answer {
             forecasts: each(v, "forecasts"),
             checkouts: each(v, "checkouts"),
             pending: each(v, "pending"),
+            driver_merges: each(v, "driverMerges"),
         }
     }
 
@@ -509,6 +525,28 @@ pub fn status_rows(answer: &Answer, style: &Style) -> Vec<Vec<crate::output::Cel
                 Cell::plain(f.between()),
                 Cell::plain(truncate(&f.summary, 120)),
             ]
+        })
+        .collect()
+}
+
+/// The lines of `wit conflicts` on files wit's merge driver takes over, one each: `will
+/// merge with wit's driver  src/pricing.ts (main ↔ wt-b): …`. Escaped.
+pub fn driver_merge_lines(answer: &Answer) -> Vec<String> {
+    answer
+        .driver_merges
+        .iter()
+        .map(|m| {
+            let between: Vec<String> = m
+                .checkouts
+                .iter()
+                .map(|c| shown(short(c)).into_owned())
+                .collect();
+            format!(
+                "{} ({}): {}",
+                shown(&m.file),
+                between.join(" ↔ "),
+                shown(&m.summary)
+            )
         })
         .collect()
 }

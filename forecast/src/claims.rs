@@ -434,7 +434,7 @@ pub fn changes_by_session(claims: &[Claim]) -> BTreeMap<String, BTreeMap<String,
                     let change = FileChange::Symbols {
                         symbols,
                         deleted: false,
-                        outside: None,
+                        blob: None,
                     };
                     (file, change)
                 })

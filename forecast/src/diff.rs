@@ -232,6 +232,7 @@ fn change(def: &Def<'_>, key: &str, change: Change) -> SymbolChange {
         before: None,
         after: None,
         line: def.symbol.start_line + 1,
+        end_line: def.symbol.end_line + 1,
         digest: None,
         calls: Vec::new(),
     }
@@ -309,41 +310,5 @@ pub fn diff_symbols(base: Option<Version<'_>>, current: Option<Version<'_>>) -> 
         c.before = was.symbol.signature.clone();
         out.push(c);
     }
-    out
-}
-
-/// The text of `version` outside its top-level definitions: each definition is replaced
-/// by one marker line naming it, everything else is kept byte for byte. Two checkouts
-/// whose edits of this text git cannot merge collide although no definition does (both
-/// add an import on one line, both bump `__version__`, both edit one `describe(…)` block
-/// of anonymous callbacks); edits inside definitions leave it as it was.
-pub fn outside_text(version: &Version<'_>) -> String {
-    let symbols = &version.analysis.symbols;
-    let source = version.source;
-    let mut top: Vec<&Symbol> = symbols
-        .iter()
-        .filter(|s| {
-            !symbols.iter().any(|o| {
-                !std::ptr::eq(o, *s)
-                    && o.start_byte <= s.start_byte
-                    && s.end_byte <= o.end_byte
-                    && (o.start_byte, o.end_byte) != (s.start_byte, s.end_byte)
-            })
-        })
-        .collect();
-    top.sort_by_key(|s| s.start_byte);
-    let mut out = String::with_capacity(source.len() / 4);
-    let mut at = 0;
-    for s in top {
-        let (start, end) = (s.start_byte.min(source.len()), s.end_byte.min(source.len()));
-        if start < at || !source.is_char_boundary(start) || !source.is_char_boundary(end) {
-            continue; // two definitions over one range (an overload, a decorated one)
-        }
-        out.push_str(&source[at..start]);
-        out.push('\u{1}');
-        out.push_str(&s.qualified_name());
-        at = end;
-    }
-    out.push_str(&source[at..]);
     out
 }

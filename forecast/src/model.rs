@@ -77,6 +77,11 @@ pub struct SymbolChange {
     pub after: Option<String>,
     /// One-based line where it starts, in the version it is in.
     pub line: usize,
+    /// One-based line where it ends, in the version it is in (0: not known, from a
+    /// change stored before it was kept): where git's line merge stops is told in the
+    /// definitions' terms with it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub end_line: usize,
     /// A digest of its own text now (its text without its nested definitions), so that
     /// two checkouts making the very same change are told apart from two different ones;
     /// `None` for a removed symbol.
@@ -136,12 +141,12 @@ pub enum FileChange {
         /// where the change is outside every definition).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         deleted: bool,
-        /// When the text outside every top-level definition (imports, module-level
-        /// code, comments between definitions) changed: that text at the base and now,
-        /// as blobs (see [`crate::outside_text`]), for git's own merge against the other
-        /// checkout's.
+        /// The id of its current content (as [`FileChange::Text::blob`]), for git's own
+        /// merge of the whole file against another checkout's version: `None` when the
+        /// checkout deleted it, or for changes that are no checkout's version of the file
+        /// (one session's claims).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        outside: Option<Outside>,
+        blob: Option<String>,
     },
     /// A file no analyzer covers (or one its analyzer could not read): compared as text,
     /// with git's own three-way merge.
@@ -167,16 +172,8 @@ pub enum FileChange {
     },
 }
 
-/// The text outside a file's definitions, at the base and now, as content ids (see
-/// [`FileChange::Text::blob`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Outside {
-    /// At the base; `None` when the file is new (merged against the empty blob).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub base: Option<String>,
-    /// Now.
-    pub now: String,
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One forecast's kind.
@@ -188,8 +185,10 @@ pub enum Kind {
     /// One changed a definition's signature (or removed or renamed it); the other changed
     /// or added code that calls it.
     SignatureVsCallers,
-    /// Both changed a file no analyzer covers, and git's merge of the two does not apply
-    /// cleanly.
+    /// Both changed one file and git's merge of the two does not apply cleanly (a file no
+    /// analyzer covers, or an analysed one whose changes touch where no definition is
+    /// changed by both: adjacent definitions, text outside them), or one deleted it and
+    /// the other changed it.
     Textual,
 }
 

@@ -532,7 +532,7 @@ impl Claims {
             FileChange::Symbols {
                 symbols: mine,
                 deleted: after.is_none(),
-                outside: None,
+                blob: None,
             },
         )]);
         let others: Vec<Claim> = all.iter().filter(|c| !c.by(me)).cloned().collect();

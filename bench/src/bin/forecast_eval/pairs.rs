@@ -55,42 +55,47 @@ fn fnv(text: &str) -> u64 {
 }
 
 /// Up to `total` pairs: half of them merges, the rest (more when the history has few
-/// merges) generated. Candidates are
+/// merges) generated (see `merges_only` below). Candidates are
 /// taken in the order of a hash of their commit ids: deterministic, and spread over the
 /// whole history rather than its newest end. Also returns how many candidates were
 /// skipped, by reason.
-pub fn choose(git: &Git, total: usize) -> Result<Chosen> {
-    let merge_cap = total / 2;
+/// With `merges_only`, every merge up to `total` and no generated pair. `named`: merge
+/// commits replayed first whatever the sample (one reachable from another ref only, such
+/// as a pull request's), not counted in `total`.
+pub fn choose(git: &Git, total: usize, merges_only: bool, named: &[String]) -> Result<Chosen> {
+    let merge_cap = if merges_only { total } else { total / 2 };
     let mut chosen = Chosen::default();
+    for rev in named {
+        let m = git.commit_of(rev)?;
+        let parents = git.parents(&m)?;
+        let [p1, p2] = &parents[..] else {
+            anyhow::bail!("{rev} is not a merge of two parents");
+        };
+        merge_pair(git, &m, p1, p2, &mut chosen)?;
+    }
+    let named_pairs = chosen.pairs.len();
 
     let mut merges = git.merges()?;
     chosen.merge_candidates = merges.len();
     merges.sort_by_key(|(m, _, _)| (fnv(m), m.clone()));
     for (m, p1, p2) in merges {
-        if chosen.pairs.len() >= merge_cap {
+        if chosen.pairs.len() - named_pairs >= merge_cap {
             break;
         }
-        let Some(base) = git.merge_base(&p1, &p2)? else {
-            chosen.skipped.push("merge: no merge base".into());
-            continue;
-        };
-        let (base, a, b) = (git.tree_of(&base)?, git.tree_of(&p1)?, git.tree_of(&p2)?);
-        if base == a || base == b {
-            // One side changed nothing (a `--no-ff` merge of a branch with nothing new on
-            // the other): nothing could collide.
-            chosen.skipped.push("merge: one side unchanged".into());
+        if chosen
+            .pairs
+            .iter()
+            .take(named_pairs)
+            .any(|p| p.label == label(&m))
+        {
             continue;
         }
-        chosen.pairs.push(Pair {
-            source: Source::Merge,
-            label: format!("merge {}", &m[..12]),
-            base,
-            a,
-            b,
-        });
+        merge_pair(git, &m, &p1, &p2, &mut chosen)?;
     }
-
-    let generated_cap = total - chosen.pairs.len();
+    if merges_only {
+        return Ok(chosen);
+    }
+    let generated_cap = total - (chosen.pairs.len() - named_pairs);
     let commits = git.commits_with_files()?;
     // `commits` is newest first: C2 is listed before C1, so C2 is not an ancestor of C1
     // and its change is not in C1's parent already.
@@ -142,6 +147,34 @@ pub fn choose(git: &Git, total: usize) -> Result<Chosen> {
         });
     }
     Ok(chosen)
+}
+
+/// How a merge's pair is labelled.
+fn label(merge: &str) -> String {
+    format!("merge {}", &merge[..12.min(merge.len())])
+}
+
+/// The pair of the merge `m` of `p1` and `p2`, unless nothing could collide.
+fn merge_pair(git: &Git, m: &str, p1: &str, p2: &str, chosen: &mut Chosen) -> Result<()> {
+    let Some(base) = git.merge_base(p1, p2)? else {
+        chosen.skipped.push("merge: no merge base".into());
+        return Ok(());
+    };
+    let (base, a, b) = (git.tree_of(&base)?, git.tree_of(p1)?, git.tree_of(p2)?);
+    if base == a || base == b {
+        // One side changed nothing (a `--no-ff` merge of a branch with nothing new on
+        // the other): nothing could collide.
+        chosen.skipped.push("merge: one side unchanged".into());
+        return Ok(());
+    }
+    chosen.pairs.push(Pair {
+        source: Source::Merge,
+        label: label(m),
+        base,
+        a,
+        b,
+    });
+    Ok(())
 }
 
 /// The pairs chosen, and what was passed over.

@@ -225,6 +225,10 @@ pub struct Report {
     pub missed_by_git_type: BTreeMap<String, usize>,
     /// Up to ten of them.
     pub missed_examples: Vec<Example>,
+    /// Conflicted files (of all pairs) that wit's merge driver would merge cleanly, had
+    /// `wit hook install` set it up: their textual forecasts would then give way to a
+    /// note, since the merge would not stop.
+    pub driver_would_merge: usize,
     /// Wall-clock seconds of the replay (pair selection included).
     pub seconds: f64,
     /// Every pair's result.
@@ -316,6 +320,7 @@ impl Report {
             missed_by_reason,
             missed_by_git_type,
             missed_examples: spread(missed_examples),
+            driver_would_merge: results.iter().map(|r| r.driver_would_merge.len()).sum(),
             seconds,
             pairs: results,
         }
@@ -330,7 +335,11 @@ impl Report {
             "forecast-eval: {} at {}\n{} pairs requested; candidates: {} merges, {} generated; replayed in {:.1} s",
             self.repository,
             &self.head[..self.head.len().min(12)],
-            self.pairs_requested,
+            if self.pairs_requested == usize::MAX {
+                "all".to_owned()
+            } else {
+                self.pairs_requested.to_string()
+            },
             self.merge_candidates,
             self.generated_candidates,
             self.seconds
@@ -417,6 +426,11 @@ impl Report {
         for e in &self.missed_examples {
             let _ = writeln!(out, "  [{}] {}\n      {}", e.pair, e.text, e.note);
         }
+        let _ = writeln!(
+            out,
+            "\nconflicted files wit's merge driver would merge cleanly (wit hook install): {}",
+            self.driver_would_merge
+        );
         out
     }
 }
