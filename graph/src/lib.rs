@@ -32,6 +32,7 @@
 
 mod golang;
 mod java;
+mod members;
 mod modules;
 mod packages;
 mod paths;
@@ -44,6 +45,7 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 use wit_core::{Analysis, CallSite, Symbol};
 
+pub use members::MemberUse;
 pub use modules::Language;
 pub use project::{TsPaths, is_config_file};
 
@@ -552,6 +554,7 @@ impl Graph {
         kept.bases = analysis.bases.clone();
         kept.values = analysis.values.clone();
         kept.bodies = analysis.bodies.clone();
+        kept.members = analysis.members.clone();
         let parents = scopes::parents(&kept);
         let mut defines: Vec<u32> = if Language::of(&key) == Language::Other {
             Vec::new()
@@ -1911,8 +1914,9 @@ fn own_field(receiver: &str) -> Option<&str> {
 
 /// Whether two analyses of a file give the same answers to every resolution: the same
 /// symbols (names, kinds, containers, in order: addresses depend on the order), imports,
-/// exports, class bases, values of evident class and type bodies (names and bases, in
-/// order). Positions, signatures and call sites do not count.
+/// exports, class bases, values of evident class, type bodies (names and bases, in
+/// order) and types' members (what member accesses resolve to). Positions, signatures,
+/// call sites and member accesses do not count.
 fn same_interface(a: &Analysis, b: &Analysis) -> bool {
     a.symbols.len() == b.symbols.len()
         && a.symbols
@@ -1928,6 +1932,10 @@ fn same_interface(a: &Analysis, b: &Analysis) -> bool {
             .iter()
             .zip(&b.bodies)
             .all(|(x, y)| x.name == y.name && x.bases == y.bases)
+        && a.members.len() == b.members.len()
+        && a.members.iter().zip(&b.members).all(|(x, y)| {
+            x.container == y.container && x.name == y.name && x.type_text == y.type_text
+        })
 }
 
 /// The renames an analysis declares: (name, another name it is called by).
@@ -1951,5 +1959,7 @@ fn renames(analysis: &Analysis) -> Vec<(&str, &str)> {
     out
 }
 
+#[cfg(test)]
+mod members_tests;
 #[cfg(test)]
 mod tests;
