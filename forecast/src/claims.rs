@@ -167,6 +167,7 @@ pub fn attribute(seen: &Observed<'_>, claims: &[Claim], actor: Actor<'_>, at: i6
                     moved.change = SymbolChange {
                         digest: c.change.digest.clone(),
                         calls: c.change.calls.clone(),
+                        uses: c.change.uses.clone(),
                         ..change.clone()
                     };
                     if c.version() == version {

@@ -307,6 +307,8 @@ fn a_signature_change_against_another_sessions_new_call_is_a_forecast_between_se
             callee: "src/pricing.ts:price".into(),
             line: 4,
         }],
+        members: Vec::new(),
+        uses: Vec::new(),
     };
     let mut all = claims_a.clone();
     all.push(b);

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use sha2::{Digest, Sha256};
 use wit_core::{Analysis, Symbol};
 
-use crate::model::{Change, SymbolChange};
+use crate::model::{Change, MemberChange, MemberChangeKind, SymbolChange};
 
 /// One version of a file: its text and its analysis.
 #[derive(Debug, Clone, Copy)]
@@ -235,6 +235,8 @@ fn change(def: &Def<'_>, key: &str, change: Change) -> SymbolChange {
         end_line: def.symbol.end_line + 1,
         digest: None,
         calls: Vec::new(),
+        members: Vec::new(),
+        uses: Vec::new(),
     }
 }
 
@@ -310,5 +312,110 @@ pub fn diff_symbols(base: Option<Version<'_>>, current: Option<Version<'_>>) -> 
         c.before = was.symbol.signature.clone();
         out.push(c);
     }
+    members(base.as_ref(), &before, current.as_ref(), &mut out);
     out
+}
+
+/// The key of the innermost definition of `defs` whose range holds byte `at`.
+fn owner<'d>(defs: &'d BTreeMap<String, Def<'_>>, at: usize) -> Option<&'d str> {
+    defs.iter()
+        .filter(|(_, d)| d.symbol.start_byte <= at && at < d.symbol.end_byte)
+        .min_by_key(|(_, d)| d.symbol.end_byte - d.symbol.start_byte)
+        .map(|(k, _)| k.as_str())
+}
+
+/// The members of types removed, renamed or retyped between `base` and `current`, each
+/// given to the change of the definition whose own text declared it at the base (the
+/// interface, the class, the Python method assigning `self.x`), which its declaration's
+/// change made a change.
+fn members(
+    base: Option<&Version<'_>>,
+    before: &BTreeMap<String, Def<'_>>,
+    current: Option<&Version<'_>>,
+    out: &mut [SymbolChange],
+) {
+    let Some(base) = base else { return };
+    let now: BTreeMap<(&str, &str), &wit_core::Member> = current
+        .map(|v| {
+            v.analysis
+                .members
+                .iter()
+                .map(|m| ((m.container.as_str(), m.name.as_str()), m))
+                .collect()
+        })
+        .unwrap_or_default();
+    let was: BTreeMap<(&str, &str), &wit_core::Member> = base
+        .analysis
+        .members
+        .iter()
+        .map(|m| ((m.container.as_str(), m.name.as_str()), m))
+        .collect();
+    // New names of a type: a removed member of the same (stated) type, alone of its kind
+    // on both sides, was renamed to it.
+    let added: Vec<&wit_core::Member> = now
+        .iter()
+        .filter(|(k, _)| !was.contains_key(*k))
+        .map(|(_, m)| *m)
+        .collect();
+    let gone: Vec<&wit_core::Member> = was
+        .iter()
+        .filter(|(k, _)| !now.contains_key(*k))
+        .map(|(_, m)| *m)
+        .collect();
+    let same_type = |a: &wit_core::Member, b: &wit_core::Member| {
+        a.container == b.container && a.type_text.is_some() && a.type_text == b.type_text
+    };
+    let mut found: Vec<(usize, MemberChange)> = Vec::new();
+    for m in &gone {
+        let candidates: Vec<&&wit_core::Member> =
+            added.iter().filter(|a| same_type(m, a)).collect();
+        let rivals = gone.iter().filter(|g| same_type(g, m)).count();
+        let change = match candidates.as_slice() {
+            [only] if rivals == 1 => MemberChange {
+                member: format!("{}.{}", m.container, m.name),
+                change: MemberChangeKind::Renamed,
+                to: Some(only.name.clone()),
+                before: m.type_text.clone(),
+                after: only.type_text.clone(),
+                line: only.line + 1,
+            },
+            _ => MemberChange {
+                member: format!("{}.{}", m.container, m.name),
+                change: MemberChangeKind::Removed,
+                to: None,
+                before: m.type_text.clone(),
+                after: None,
+                line: m.line + 1,
+            },
+        };
+        found.push((m.start_byte, change));
+    }
+    for (k, m) in &was {
+        if let Some(n) = now.get(k)
+            && m.type_text.is_some()
+            && n.type_text.is_some()
+            && m.type_text != n.type_text
+        {
+            found.push((
+                m.start_byte,
+                MemberChange {
+                    member: format!("{}.{}", m.container, m.name),
+                    change: MemberChangeKind::Retyped,
+                    to: None,
+                    before: m.type_text.clone(),
+                    after: n.type_text.clone(),
+                    line: n.line + 1,
+                },
+            ));
+        }
+    }
+    found.sort_by(|a, b| (a.0, &a.1.member).cmp(&(b.0, &b.1.member)));
+    for (at, change) in found {
+        let Some(key) = owner(before, at) else {
+            continue;
+        };
+        if let Some(c) = out.iter_mut().find(|c| c.match_key() == key) {
+            c.members.push(change);
+        }
+    }
 }

@@ -11,7 +11,10 @@
 //! - [`forecast`] compares two checkouts' changes: *same symbol* (both changed one
 //!   definition, unless both made the very same change), *signature vs callers* (one
 //!   changed, removed or renamed a definition, the other's changed or added code calls it,
-//!   as that checkout's code graph resolves the call; name-only guesses are not used), and
+//!   as that checkout's code graph resolves the call; name-only guesses are not used),
+//!   *member vs uses* (one removed, renamed or retyped a field or property of a type, the
+//!   other's changed or added code reads or writes it on a value the code graph knows the
+//!   type of), and
 //!   *textual* (a file changed by both that git's own three-way merge, run by the caller
 //!   on the whole file, does not merge cleanly, where no definition changed by both
 //!   explains it: a file no analyzer covers, adjacent changes of two definitions, text
@@ -33,7 +36,10 @@ mod signature;
 mod textual;
 
 pub use diff::{Definition, Version, definitions_of, diff_symbols, own_digest};
-pub use model::{CallRef, Change, FileChange, Forecast, Hop, Kind, Side, SymbolChange};
+pub use model::{
+    CallRef, Change, FileChange, Forecast, Hop, Kind, MemberChange, MemberChangeKind, Side,
+    SymbolChange, UseRef,
+};
 pub use pair::{
     Checkout, Driver, DriverMerge, Merge, Outcome, TextVerdict, compare, forecast, session_label,
     short,

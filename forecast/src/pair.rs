@@ -3,7 +3,10 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::diff::digest;
-use crate::model::{Change, FileChange, Forecast, Hop, Kind, Side, SymbolChange};
+use crate::model::{
+    Change, FileChange, Forecast, Hop, Kind, MemberChange, MemberChangeKind, Side, SymbolChange,
+    UseRef,
+};
 use crate::textual::Region;
 
 /// One party's changes against the pair's base, file by file: a checkout's (against the
@@ -279,6 +282,8 @@ pub fn compare(
     }
     callers(a, b, &mut out, false);
     callers(b, a, &mut out, true);
+    member_users(a, b, &mut out, false);
+    member_users(b, a, &mut out, true);
     out.sort_by(|x, y| x.id.cmp(&y.id));
     out.dedup_by(|x, y| x.id == y.id);
     driver_merges.sort_by(|x, y| x.path.cmp(&y.path));
@@ -431,6 +436,111 @@ fn callers(changer: Checkout<'_>, caller: Checkout<'_>, out: &mut Vec<Forecast>,
                     chain: vec![
                         caller.hop(&caller_path, Some(call.line)),
                         changer.hop(&call.callee, None),
+                    ],
+                });
+            }
+        }
+    }
+}
+
+/// How a sentence says a member change: `removes the field coupon of src/o.ts:Order`.
+fn member_clause(path: &str, m: &MemberChange) -> String {
+    let (ty, name) = m.member.rsplit_once('.').unwrap_or(("", &m.member));
+    let of = format!("{name} of {path}:{ty}");
+    match (m.change, &m.to, &m.before, &m.after) {
+        (MemberChangeKind::Renamed, Some(to), _, _) => format!("renames the member {of} to {to}"),
+        (MemberChangeKind::Retyped, _, Some(b), Some(a)) => {
+            format!("changes the type of the member {of} ({b} → {a})")
+        }
+        _ => format!("removes the member {of}"),
+    }
+}
+
+/// How a sentence says the receiver a member is used on: `on a value of type Order`,
+/// `on this.cart`.
+fn receiver_clause(u: &UseRef) -> String {
+    match u.receiver.strip_prefix("new:") {
+        Some(ty) => format!("on a value declared of type {ty}"),
+        None => format!("on {}", u.receiver),
+    }
+}
+
+/// `changer`'s members of types removed, renamed or retyped, read or written by `user`'s
+/// changed code. `swapped`: `changer` is the pair's second party (sides stay in the
+/// pair's order).
+fn member_users(changer: Checkout<'_>, user: Checkout<'_>, out: &mut Vec<Forecast>, swapped: bool) {
+    let mut breaking: HashMap<String, (&str, &MemberChange)> = HashMap::new();
+    for (path, f) in changer.files {
+        if let FileChange::Symbols { symbols, .. } = f {
+            for m in symbols.iter().flat_map(|c| &c.members) {
+                breaking.insert(format!("{path}:{}", m.member), (path, m));
+            }
+        }
+    }
+    if breaking.is_empty() {
+        return;
+    }
+    for (path, f) in user.files {
+        let FileChange::Symbols { symbols, .. } = f else {
+            continue;
+        };
+        for c in symbols.iter().filter(|c| c.change.has_new_code()) {
+            let user_path = format!("{path}:{}", c.base_name());
+            for u in &c.uses {
+                let Some((type_file, m)) = breaking.get(&u.member) else {
+                    continue;
+                };
+                let paths = vec![user_path.clone(), u.member.clone()];
+                let changer_side = Side {
+                    checkout: changer.id.to_owned(),
+                    session: changer.session.map(str::to_owned),
+                    symbol_path: u.member.clone(),
+                    change: format!("member-{}", m.change.as_str()),
+                    before: m.before.clone(),
+                    after: m.after.clone(),
+                    line: Some(m.line),
+                };
+                let verb = if u.write { "writes" } else { "reads" };
+                let user_side = Side {
+                    checkout: user.id.to_owned(),
+                    session: user.session.map(str::to_owned),
+                    symbol_path: user_path.clone(),
+                    change: verb.into(),
+                    before: None,
+                    after: None,
+                    line: Some(u.line),
+                };
+                let (first, second) = if swapped {
+                    (&user, &changer)
+                } else {
+                    (&changer, &user)
+                };
+                let sides = if swapped {
+                    vec![user_side, changer_side]
+                } else {
+                    vec![changer_side, user_side]
+                };
+                out.push(Forecast {
+                    id: id(Kind::MemberVsUses, first, second, &paths),
+                    kind: Kind::MemberVsUses,
+                    summary: format!(
+                        "{} {} and {}'s {} {user_path} {verb} it {} (line {})",
+                        changer.label(),
+                        member_clause(type_file, m),
+                        user.label(),
+                        if c.change == Change::Added {
+                            "new"
+                        } else {
+                            "changed"
+                        },
+                        receiver_clause(u),
+                        u.line
+                    ),
+                    symbol_paths: paths,
+                    sides,
+                    chain: vec![
+                        user.hop(&user_path, Some(u.line)),
+                        changer.hop(&u.member, None),
                     ],
                 });
             }

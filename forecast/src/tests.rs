@@ -578,3 +578,148 @@ fn zod_4d9d1155bc75_the_same_definition_added_by_both_on_different_lines_is_text
         got.forecasts[0].summary
     );
 }
+
+const ORDER: &str =
+    "export interface Order {\n  id: string;\n  coupon?: string;\n  total: number;\n}\n";
+
+/// `member change [to] (before → after)` of every member change of `cs`.
+fn member_changes(cs: &[SymbolChange]) -> Vec<String> {
+    cs.iter()
+        .flat_map(|c| &c.members)
+        .map(|m| {
+            format!(
+                "{} {}{} ({:?} → {:?})",
+                m.member,
+                m.change.as_str(),
+                m.to.as_deref().map(|t| format!(" {t}")).unwrap_or_default(),
+                m.before,
+                m.after
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn members_removed_renamed_and_retyped_are_told_apart_and_go_to_the_type_s_change() {
+    let removed = changes(
+        "src/order.ts",
+        Some(ORDER),
+        Some(&ORDER.replace("  coupon?: string;\n", "")),
+    );
+    assert_eq!(summary(&removed), ["body Order"]);
+    assert_eq!(
+        member_changes(&removed),
+        ["Order.coupon removed (Some(\"string | undefined\") → None)"]
+    );
+    let renamed = changes(
+        "src/order.ts",
+        Some(ORDER),
+        Some(&ORDER.replace("coupon?:", "voucher?:")),
+    );
+    assert_eq!(
+        member_changes(&renamed),
+        [
+            "Order.coupon renamed voucher (Some(\"string | undefined\") → Some(\"string | undefined\"))"
+        ]
+    );
+    let retyped = changes(
+        "src/order.ts",
+        Some(ORDER),
+        Some(&ORDER.replace("total: number", "total: bigint")),
+    );
+    assert_eq!(
+        member_changes(&retyped),
+        ["Order.total retyped (Some(\"number\") → Some(\"bigint\"))"]
+    );
+    // A member added, or one only re-formatted, is no member change.
+    let added = changes(
+        "src/order.ts",
+        Some(ORDER),
+        Some(&ORDER.replace("  total", "  note: string;\n  total")),
+    );
+    assert!(member_changes(&added).is_empty());
+    // Python: `self.coupon` dropped from `__init__` is that method's change.
+    let py = "class Order:\n    def __init__(self, coupon):\n        self.coupon = coupon\n        self.id = 1\n";
+    let got = changes(
+        "shop/order.py",
+        Some(py),
+        Some(&py.replace("        self.coupon = coupon\n", "")),
+    );
+    assert_eq!(summary(&got), ["body Order.__init__"]);
+    assert_eq!(member_changes(&got), ["Order.coupon removed (None → None)"]);
+}
+
+#[test]
+fn a_member_removed_against_a_new_read_of_it_is_forecast_with_its_chain_and_an_unread_one_is_not() {
+    let a = files(
+        "src/order.ts",
+        changes(
+            "src/order.ts",
+            Some(ORDER),
+            Some(&ORDER.replace("  coupon?: string;\n", "")),
+        ),
+    );
+    let mut added = changes(
+        "src/checkout.ts",
+        None,
+        Some(
+            "import { Order } from './order';\nexport function pay(order: Order) {\n  return order.coupon;\n}\n",
+        ),
+    );
+    // What the reading checkout's code graph resolved.
+    added[0].uses = vec![UseRef {
+        member: "src/order.ts:Order.coupon".into(),
+        line: 3,
+        write: false,
+        receiver: "new:Order".into(),
+    }];
+    let b = files("src/checkout.ts", added.clone());
+    let got = forecast(
+        Checkout::new("/r/main", &a),
+        Checkout::new("/r/wt-b", &b),
+        &mut no_merge,
+    );
+    assert_eq!(got.len(), 1, "{got:#?}");
+    let f = &got[0];
+    assert_eq!(f.kind, Kind::MemberVsUses);
+    assert_eq!(
+        f.symbol_paths,
+        ["src/checkout.ts:pay", "src/order.ts:Order.coupon"]
+    );
+    assert_eq!(f.sides[0].change, "member-removed");
+    assert_eq!(f.sides[0].before.as_deref(), Some("string | undefined"));
+    assert_eq!(f.sides[1].change, "reads");
+    let chain: Vec<_> = f
+        .chain
+        .iter()
+        .map(|h| (h.symbol_path.as_str(), h.line))
+        .collect();
+    assert_eq!(
+        chain,
+        [
+            ("src/checkout.ts:pay", Some(3)),
+            ("src/order.ts:Order.coupon", None)
+        ]
+    );
+    assert!(
+        f.summary.contains(
+            "main removes the member coupon of src/order.ts:Order and wt-b's new \
+             src/checkout.ts:pay reads it on a value declared of type Order (line 3)"
+        ),
+        "{}",
+        f.summary
+    );
+    // Seen from the other side: the same forecast, sides in the pair's order.
+    let back = forecast(
+        Checkout::new("/r/wt-b", &b),
+        Checkout::new("/r/main", &a),
+        &mut no_merge,
+    );
+    assert_eq!(back.len(), 1);
+    assert_eq!(back[0].sides[0].change, "reads");
+    assert_eq!(back[0].sides[1].change, "member-removed");
+    // The code reads another member: nothing.
+    added[0].uses[0].member = "src/order.ts:Order.id".into();
+    let b = files("src/checkout.ts", added);
+    assert!(between(&a, &b).is_empty());
+}
