@@ -316,6 +316,21 @@ pub fn diff_symbols(base: Option<Version<'_>>, current: Option<Version<'_>>) -> 
     out
 }
 
+/// A declared type as compared: without whitespace, and without the separator a
+/// formatter adds or drops before a closing bracket (`{ a: T; }` is `{ a: T }`), so that
+/// reformatting a type is no change of it.
+fn type_key(written: &str) -> String {
+    let compact: Vec<char> = written.chars().filter(|c| !c.is_whitespace()).collect();
+    compact
+        .iter()
+        .enumerate()
+        .filter(|&(i, c)| {
+            !(matches!(c, ';' | ',') && matches!(compact.get(i + 1), Some('}' | ']' | ')' | '>')))
+        })
+        .map(|(_, c)| *c)
+        .collect()
+}
+
 /// The key of the innermost definition of `defs` whose range holds byte `at`.
 fn owner<'d>(defs: &'d BTreeMap<String, Def<'_>>, at: usize) -> Option<&'d str> {
     defs.iter()
@@ -391,10 +406,9 @@ fn members(
         found.push((m.start_byte, change));
     }
     for (k, m) in &was {
-        if let Some(n) = now.get(k)
-            && m.type_text.is_some()
-            && n.type_text.is_some()
-            && m.type_text != n.type_text
+        if let (Some(n), Some(before)) = (now.get(k), m.type_text.as_deref())
+            && let Some(after) = n.type_text.as_deref()
+            && type_key(before) != type_key(after)
         {
             found.push((
                 m.start_byte,

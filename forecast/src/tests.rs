@@ -631,7 +631,18 @@ fn members_removed_renamed_and_retyped_are_told_apart_and_go_to_the_type_s_chang
         member_changes(&retyped),
         ["Order.total retyped (Some(\"number\") → Some(\"bigint\"))"]
     );
-    // A member added, or one only re-formatted, is no member change.
+    // A member added, or one whose type is only re-formatted, is no member change.
+    let formatted = "export interface P {\n  seen?: { schema: any; objects: any[] }[];\n}\n";
+    let got = changes(
+        "src/p.ts",
+        Some(formatted),
+        Some(&formatted.replace("any[] }[]", "any[]; }[]")),
+    );
+    assert!(
+        member_changes(&got).is_empty(),
+        "{:?}",
+        member_changes(&got)
+    );
     let added = changes(
         "src/order.ts",
         Some(ORDER),
@@ -722,4 +733,48 @@ fn a_member_removed_against_a_new_read_of_it_is_forecast_with_its_chain_and_an_u
     added[0].uses[0].member = "src/order.ts:Order.id".into();
     let b = files("src/checkout.ts", added);
     assert!(between(&a, &b).is_empty());
+}
+
+#[test]
+fn a_python_class_attribute_removed_against_a_read_of_it_in_another_module_is_forecast() {
+    let order = "class Order:\n    coupon: str = \"\"\n    total = 0\n\n    def show(self):\n        return self.total\n";
+    let removed = changes(
+        "shop/order.py",
+        Some(order),
+        Some(&order.replace("    coupon: str = \"\"\n", "")),
+    );
+    assert_eq!(
+        member_changes(&removed),
+        ["Order.coupon removed (Some(\"str\") → None)"]
+    );
+    let a = files("shop/order.py", removed);
+    let mut added = changes(
+        "shop/pay.py",
+        None,
+        Some("from shop.order import Order\n\ndef pay(order: Order):\n    return order.coupon\n"),
+    );
+    added[0].uses = vec![UseRef {
+        member: "shop/order.py:Order.coupon".into(),
+        line: 4,
+        write: false,
+        receiver: "order".into(),
+    }];
+    let b = files("shop/pay.py", added.clone());
+    let got = between(&a, &b);
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert_eq!(got[0].kind, Kind::MemberVsUses);
+    assert_eq!(
+        got[0].symbol_paths,
+        ["shop/pay.py:pay", "shop/order.py:Order.coupon"]
+    );
+    assert!(
+        got[0]
+            .summary
+            .contains("removes the member coupon of shop/order.py:Order"),
+        "{}",
+        got[0].summary
+    );
+    // A read of the attribute that stays: nothing.
+    added[0].uses[0].member = "shop/order.py:Order.total".into();
+    assert!(between(&a, &files("shop/pay.py", added)).is_empty());
 }

@@ -371,6 +371,17 @@ impl Tracker {
                     c.calls = list;
                 }
             }
+            // And the members of types it reads or writes (resolved receivers only).
+            if let Some(analysis) = &now_analysis {
+                let uses = self.index.member_uses_of_each(rel, &names, analysis);
+                let mut by_name: HashMap<&str, Vec<wit_forecast::UseRef>> =
+                    names.iter().map(String::as_str).zip(uses).collect();
+                for c in &mut symbols {
+                    if let Some(list) = by_name.remove(c.name.as_str()) {
+                        c.uses = list;
+                    }
+                }
+            }
         }
         // The whole current content, kept for git's merge with another checkout's
         // version of the file (the textual kind: adjacent definitions, text outside them).

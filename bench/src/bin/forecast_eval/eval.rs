@@ -11,7 +11,7 @@ use serde::Serialize;
 use wit_core::config::DEFAULT_MAX_FILE_BYTES;
 use wit_core::{Analysis, Registry};
 use wit_forecast::{
-    CallRef, Checkout, Driver, FileChange, Forecast, Kind, Merge, TextVerdict, Version,
+    CallRef, Checkout, Driver, FileChange, Forecast, Kind, Merge, TextVerdict, UseRef, Version,
     colliding_regions, compare, diff_symbols,
 };
 use wit_graph::{Graph, Resolution, TsPaths};
@@ -301,8 +301,17 @@ impl<'g> Evaluator<'g> {
         for r in &raw {
             let change = match self.symbols(r)? {
                 Ok(mut symbols) => {
+                    // The new version's analysis (its member accesses: the graph keeps
+                    // none), as the daemon has it from its analysis service.
+                    let now = match r.new_oid.as_deref() {
+                        Some(oid) => self.analysis(&r.path, oid)?.ok(),
+                        None => None,
+                    };
                     for c in symbols.iter_mut().filter(|c| c.change.has_new_code()) {
                         c.calls = resolved_calls(&graph, &r.path, &c.name);
+                        if let Some(now) = &now {
+                            c.uses = member_uses(&graph, &r.path, now, &c.name);
+                        }
                     }
                     FileChange::Symbols {
                         symbols,
@@ -440,6 +449,21 @@ fn resolved_calls(graph: &Graph, file: &str, name: &str) -> Vec<CallRef> {
     first
         .into_iter()
         .map(|(callee, line)| CallRef { callee, line })
+        .collect()
+}
+
+/// What a changed symbol's code reads or writes of types' members, as the side's graph
+/// resolves the receivers (as `daemon/src/index` publishes them).
+fn member_uses(graph: &Graph, file: &str, now: &Analysis, name: &str) -> Vec<UseRef> {
+    graph
+        .member_uses(file, now, name)
+        .into_iter()
+        .map(|u| UseRef {
+            member: u.member,
+            line: u.line + 1,
+            write: u.write,
+            receiver: u.receiver,
+        })
         .collect()
 }
 
