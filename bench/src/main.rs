@@ -9,8 +9,6 @@
 //! ```
 
 mod claims;
-mod client;
-mod daemon;
 mod fixtures;
 mod forecast;
 mod graph;
@@ -25,6 +23,8 @@ mod store;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
+// The daemon under test and its client live in the library the evaluations share too.
+use wit_bench::{client, daemon};
 
 /// Command-line options.
 pub struct Options {

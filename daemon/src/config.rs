@@ -118,12 +118,15 @@ impl Config {
         parsed.analysis.max_file_bytes = read_cap(parsed.analysis.max_file_bytes, || {
             crate::trust::wit_toml_pinned(root)
         });
-        // Stale sessions are found by the purge task: with a heartbeat timeout it runs at
-        // least twice per timeout, so a dead session is ended within 1.5 timeouts.
-        let purge_interval = match parsed.sessions.heartbeat_timeout_ms {
-            Some(t) => std::time::Duration::from_millis((t / 2).clamp(100, 30_000)),
-            None => std::time::Duration::from_secs(30),
-        };
+        // Stale sessions and idle claims are found by the purge task: it runs at least
+        // twice per heartbeat timeout and per claim idle period (and every 30 s), so a dead
+        // session is ended, and an idle claim ends, within 1.5 of its period.
+        let period = parsed
+            .sessions
+            .heartbeat_timeout_ms
+            .unwrap_or(u64::MAX)
+            .min(parsed.claims.idle_ms);
+        let purge_interval = std::time::Duration::from_millis((period / 2).clamp(100, 30_000));
         Self {
             default_lock_ttl_ms: parsed.locks.default_ttl_ms,
             purge_interval,

@@ -14,9 +14,11 @@
 //!   file watcher); which claims does that create, change or end?
 //! - [`touches`] and [`check`]: a session is about to replace a file's current version
 //!   with another; which definitions does that touch, which of them another session
-//!   claims, and which edits would *undo* another session's change — writing back a
-//!   version that definition had before the other session changed it, as a write from a
-//!   stale read does (the lost update).
+//!   claims, and which edits would *undo* another session's change, as a write from a
+//!   stale read does (the lost update): writing back a version that definition had before
+//!   the other session changed it, or putting back, in lines the other session's latest
+//!   edits of it changed, the text they had before (when both changed the definition,
+//!   the stale version is one it never had).
 //! - Collisions between sessions — the same definition changed by two, a signature
 //!   changed by one while another's changed code calls it — are [`crate::forecast`]'s
 //!   answer between two parties, each session's claims being its changes
@@ -41,6 +43,10 @@ const DIFF_LINES: usize = 14;
 /// Longest line of a claim's [`Claim::diff`], in characters.
 const DIFF_LINE_CHARS: usize = 160;
 
+/// Longest own text of a definition a claim keeps (see [`Claim::own`]), in bytes: a
+/// longer one is protected by its versions' digests alone.
+const OWN_KEPT: usize = 64 * 1024;
+
 /// One session's claim on one definition of one file of a checkout.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -64,6 +70,18 @@ pub struct Claim {
     pub edited_at: i64,
     /// A short unified diff of the definition, HEAD's version to this session's.
     pub diff: String,
+    /// The definition's own text as this session left it (see
+    /// [`crate::Definition::own`]); `None` when it removed it, or the text is over
+    /// [`OWN_KEPT`]. With [`Claim::own_before`] it tells an edit that puts back what
+    /// this session's latest edits replaced from one that builds on them (see
+    /// [`check`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own: Option<String>,
+    /// Its own text before this session's latest run of edits of it (the edits no other
+    /// session's edit of it came between); `None` when it did not exist then, or the
+    /// text is over [`OWN_KEPT`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_before: Option<String>,
 }
 
 impl Claim {
@@ -186,6 +204,30 @@ pub fn attribute(seen: &Observed<'_>, claims: &[Claim], actor: Actor<'_>, at: i6
                 _ => session,
             },
         };
+        // A claimed definition gone under its key, whose version is this new key's (its
+        // enclosing definition renamed, or it moved): the claims follow it, whoever moved
+        // it.
+        if on.is_empty() && version != ABSENT {
+            let moved: Vec<&Claim> = claims
+                .iter()
+                .filter(|c| !now.contains_key(c.key()) && c.version() == version)
+                .collect();
+            if !moved.is_empty() {
+                for c in moved {
+                    let mut follows = c.clone();
+                    follows.change = SymbolChange {
+                        calls: c.change.calls.clone(),
+                        ..change.clone()
+                    };
+                    follows.diff = diff.clone();
+                    out.upserts.push(follows);
+                    if !out.cleared.contains(c) {
+                        out.cleared.push(c.clone());
+                    }
+                }
+                continue;
+            }
+        }
         if on.iter().any(|c| c.version() == version) {
             // No edit of it since a claim recorded this very version: unattributed
             // claims of that version made lately are the actor's own write.
@@ -212,12 +254,18 @@ pub fn attribute(seen: &Observed<'_>, claims: &[Claim], actor: Actor<'_>, at: i6
             continue;
         }
         // The version it had just before this edit: the latest claim's, else HEAD's.
-        let before = on
-            .iter()
-            .max_by_key(|c| c.edited_at)
+        let latest = on.iter().max_by_key(|c| c.edited_at);
+        let before = latest
             .map(|c| c.version().to_owned())
             .or_else(|| head.get(key).map(|d| d.digest.clone()))
             .unwrap_or_else(|| ABSENT.to_owned());
+        // The text before this session's run of edits of it: its earlier start when
+        // nobody edited it since, so that every line of the run is the session's.
+        let own_before = match latest {
+            Some(c) if c.by(session) => c.own_before.clone(),
+            Some(c) => c.own.clone(),
+            None => head.get(key).and_then(|d| kept(&d.own)),
+        };
         let mine = on.iter().find(|c| c.by(session));
         let mut prior = mine.map(|c| c.prior.clone()).unwrap_or_default();
         if !prior.contains(&before) {
@@ -234,9 +282,16 @@ pub fn attribute(seen: &Observed<'_>, claims: &[Claim], actor: Actor<'_>, at: i6
             since: mine.map_or(at, |c| c.since),
             edited_at: at,
             diff,
+            own: now.get(key).and_then(|d| kept(&d.own)),
+            own_before,
         });
     }
     out
+}
+
+/// `own` when a claim keeps it (not over [`OWN_KEPT`]).
+fn kept(own: &str) -> Option<String> {
+    (own.len() <= OWN_KEPT).then(|| own.to_owned())
 }
 
 /// `adopted` (an unattributed claim becoming a session's) joined with the session's own
@@ -275,6 +330,10 @@ pub struct Touch {
     pub signature_after: Option<String>,
     /// One-based line where it starts, in the version it is in.
     pub line: usize,
+    /// Its own text now (`None`: the edit adds it).
+    pub own_before: Option<String>,
+    /// Its own text after the edit (`None`: the edit removes it).
+    pub own_after: Option<String>,
 }
 
 /// The definitions an edit from `current` to `edited` changes (`None`: the file absent
@@ -296,6 +355,8 @@ pub fn touches(current: Option<Version<'_>>, edited: Option<Version<'_>>) -> Vec
             signature_before: signature(a),
             signature_after: signature(b),
             line: shown.line,
+            own_before: a.map(|d| d.own.clone()),
+            own_after: b.map(|d| d.own.clone()),
         })
     };
     let mut out: Vec<Touch> = will
@@ -303,12 +364,28 @@ pub fn touches(current: Option<Version<'_>>, edited: Option<Version<'_>>) -> Vec
         .filter_map(|(k, d)| touch(k, was.get(k), Some(d)))
         .collect();
     out.sort_by_key(|t| t.line);
+    // A definition gone under its key whose own text is there under a key the edit adds
+    // (its enclosing definition renamed, or it moved into another) lives on: the edit
+    // does not remove it.
+    let appeared = moved_digests(&was, &will);
     out.extend(
         was.iter()
-            .filter(|(k, _)| !will.contains_key(*k))
+            .filter(|(k, d)| !will.contains_key(*k) && !appeared.contains(d.digest.as_str()))
             .filter_map(|(k, d)| touch(k, Some(d), None)),
     );
     out
+}
+
+/// The digests of the definitions of `now` under keys `was` does not have: where a
+/// definition gone under its own key may live on.
+fn moved_digests<'a>(
+    was: &BTreeMap<String, Definition>,
+    now: &'a BTreeMap<String, Definition>,
+) -> BTreeSet<&'a str> {
+    now.iter()
+        .filter(|(k, _)| !was.contains_key(*k))
+        .map(|(_, d)| d.digest.as_str())
+        .collect()
 }
 
 /// The definitions an edit changes, found from where it lands in the current version
@@ -329,8 +406,8 @@ pub fn touches_at(
     let mut out = Vec::new();
     for d in defs.values() {
         let mut touched = false;
-        let mut pieces: Vec<String> = Vec::with_capacity(d.own.len());
-        for piece in &d.own {
+        let mut pieces: Vec<String> = Vec::with_capacity(d.own_ranges.len());
+        for piece in &d.own_ranges {
             let mut text = String::new();
             let mut at = piece.start;
             for (range, new) in edits {
@@ -357,7 +434,8 @@ pub fn touches_at(
         if !touched {
             continue;
         }
-        let after = crate::diff::own_digest(pieces.iter().map(String::as_str));
+        let own_after = crate::diff::own_pieces(pieces.iter().map(String::as_str));
+        let after = crate::diff::digest(&own_after);
         if after == d.digest {
             continue;
         }
@@ -371,6 +449,8 @@ pub fn touches_at(
             // Not known without analysing the edited version.
             signature_after: None,
             line: d.line,
+            own_before: Some(d.own.clone()),
+            own_after: Some(own_after),
         });
     }
     out.sort_by_key(|t| t.line);
@@ -384,8 +464,7 @@ pub struct Hit {
     pub claim: Claim,
     /// The edit's change of its definition.
     pub touch: Touch,
-    /// Whether the edit writes back a version the definition had before the claim's
-    /// session changed it: it would undo that session's work (see the module docs).
+    /// Whether the edit would undo that session's work (see [`check`]).
     pub undoes: bool,
 }
 
@@ -394,6 +473,13 @@ pub struct Hit {
 /// hit; one that changes a definition another session claims is a hit unless `me` has
 /// changed it since (its own claim holds the current version): the other session's
 /// change was already in front of `me` then.
+///
+/// An edit undoes a session's change of a definition when it writes back a version the
+/// definition had before one of that session's edits, or when it takes back what that
+/// session's latest run of edits changed and the definition still holds ([`puts_back`]):
+/// a write from a read made before the session's change, of a definition the writer
+/// changed too, is a version the definition never had, but the session's lines are gone
+/// from it all the same.
 pub fn check(touches: &[Touch], claims: &[Claim], me: &str) -> Vec<Hit> {
     let mut out = Vec::new();
     for t in touches {
@@ -402,7 +488,13 @@ pub fn check(touches: &[Touch], claims: &[Claim], me: &str) -> Vec<Hit> {
             .iter()
             .any(|c| c.key() == t.key && c.by(me) && c.version() == t.before);
         for c in on.filter(|c| !c.by(me)) {
-            let undoes = c.prior.contains(&t.after);
+            let undoes = c.prior.contains(&t.after)
+                || match (&c.own_before, &c.own, &t.own_before, &t.own_after) {
+                    (Some(was), Some(theirs), Some(now), Some(edited)) => {
+                        puts_back(was, theirs, now, edited)
+                    }
+                    _ => false,
+                };
             if undoes || !latest_mine {
                 out.push(Hit {
                     claim: c.clone(),
@@ -412,6 +504,92 @@ pub fn check(touches: &[Touch], claims: &[Claim], me: &str) -> Vec<Hit> {
             }
         }
     }
+    out
+}
+
+/// Whether `edited` takes back a session's change of `was` into `theirs` (texts of one
+/// definition) that `now` still holds, in either of two ways:
+/// - it puts back `was`'s text in a run of lines the session changed: `edited` has
+///   `was`'s text there (its changes from `was` lie elsewhere) and not the session's new
+///   lines;
+/// - it takes the session's new lines out of `now` without putting anything in their
+///   place (a write from a read made before them, of lines the writer changed too, keeps
+///   the writer's lines and drops theirs).
+///
+/// An edit that changes the session's lines further (builds on their change) takes back
+/// nothing; nor does one that changes any line of a run of adjacent lines the session
+/// changed while keeping was's text out of it (the run is taken whole: which of its lines
+/// became which is not known).
+pub fn puts_back(was: &str, theirs: &str, now: &str, edited: &str) -> bool {
+    let edited_runs = changed_runs(was, edited);
+    let now_runs = changed_runs(was, now);
+    let removals: Vec<Run> = changed_runs(now, edited)
+        .into_iter()
+        .filter(|r| r.added.trim().is_empty())
+        .collect();
+    changed_runs(was, theirs).iter().any(|run| {
+        let theirs_new = run.added.as_str();
+        let back = now_runs.iter().any(|n| run.meets(n))
+            && !edited_runs.iter().any(|e| run.meets(e))
+            && (theirs_new.trim().is_empty() || !edited.contains(theirs_new));
+        let out = !theirs_new.trim().is_empty()
+            && now.contains(theirs_new)
+            && removals.iter().any(|r| r.removed.contains(theirs_new));
+        back || out
+    })
+}
+
+/// A run of lines of one text that another text replaces: lines `start .. end` (an
+/// insertion: `start == end`, before line `start`), their text, and the lines put there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Run {
+    start: usize,
+    end: usize,
+    removed: String,
+    added: String,
+}
+
+impl Run {
+    /// Whether two runs of one text's lines meet: they share a line, or one inserts
+    /// inside the other, or both insert at one place.
+    fn meets(&self, other: &Run) -> bool {
+        let (a, b) = ((self.start, self.end), (other.start, other.end));
+        match (a.0 == a.1, b.0 == b.1) {
+            (true, true) => a.0 == b.0,
+            (true, false) => b.0 < a.0 && a.0 < b.1,
+            (false, true) => a.0 < b.0 && b.0 < a.1,
+            (false, false) => a.0 < b.1 && b.0 < a.1,
+        }
+    }
+}
+
+/// The runs of `from`'s lines that `to` replaces, in order.
+fn changed_runs(from: &str, to: &str) -> Vec<Run> {
+    let diff = similar::TextDiff::from_lines(from, to);
+    let mut out: Vec<Run> = Vec::new();
+    let mut open: Option<Run> = None;
+    for op in diff.ops() {
+        if op.tag() == similar::DiffTag::Equal {
+            out.extend(open.take());
+            continue;
+        }
+        let old = op.old_range();
+        let run = open.get_or_insert(Run {
+            start: old.start,
+            end: old.start,
+            removed: String::new(),
+            added: String::new(),
+        });
+        run.end = old.end;
+        for change in diff.iter_changes(op) {
+            match change.tag() {
+                similar::ChangeTag::Insert => run.added.push_str(change.value()),
+                similar::ChangeTag::Delete => run.removed.push_str(change.value()),
+                similar::ChangeTag::Equal => {}
+            }
+        }
+    }
+    out.extend(open);
     out
 }
 

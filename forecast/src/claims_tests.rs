@@ -207,6 +207,183 @@ fn a_stale_whole_file_write_undoes_another_sessions_change_and_is_a_hit_that_und
     );
 }
 
+/// A definition of two statements, so that two sessions can change it apart.
+const TWO: &str = "export function price(n: number): number {\n  const base = n * 2;\n  return base + 1;\n}\n\nexport function tax(n: number): number {\n  return n / 10;\n}\n";
+
+/// Found by claims-eval on flask (`Flask.__init__`, `send_file`, `Flask.test_client`):
+/// A changes one line of a definition, B (warned) another line of it; B's whole-file
+/// write from its read made before A's change gives the definition a version it never had
+/// (B's line without A's), so no earlier version matched and the lost update went through
+/// without a word.
+#[test]
+fn a_stale_write_dropping_another_sessions_lines_of_a_definition_both_changed_undoes_them() {
+    let a_edit = TWO.replace("n * 2", "n * 3");
+    let claims = apply(
+        &[],
+        &observe_against(TWO, Some(&a_edit), &[], edit("agent-a"), 10),
+    );
+    let both = a_edit.replace("base + 1", "base + 5");
+    let claims = apply(
+        &claims,
+        &observe_against(TWO, Some(&both), &claims, edit("agent-b"), 20),
+    );
+    assert_eq!(
+        names(&claims),
+        [
+            "agent-a body src/pricing.ts:price",
+            "agent-b body src/pricing.ts:price"
+        ]
+    );
+    // B writes the file it read before A's edit, with its own change (and one of tax).
+    let stale = TWO
+        .replace("base + 1", "base + 5")
+        .replace("n / 10", "n / 5");
+    let hits = check_edit(&both, Some(&stale), &claims, "agent-b");
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert!(hits[0].undoes && hits[0].claim.by("agent-a"), "{hits:?}");
+    // Building on both changes is no hit at all (B changed price last); changing A's line
+    // further is a hit, and undoes nothing.
+    let further = both.replace("base + 5", "base + 6");
+    assert!(check_edit(&both, Some(&further), &claims, "agent-b").is_empty());
+    let on_a = both.replace("n * 3", "n * 4");
+    let hits = check_edit(&both, Some(&on_a), &claims, "agent-b");
+    assert!(hits.iter().all(|h| !h.undoes), "{hits:?}");
+    // B putting back its own line (reverting its own change) leaves A's: nothing undone.
+    assert!(check_edit(&both, Some(&a_edit), &claims, "agent-b").is_empty());
+}
+
+#[test]
+fn a_sessions_run_of_edits_is_all_its_own_and_putting_back_any_of_it_undoes_it() {
+    let head = "export function price(n: number): number {\n  const base = n * 2;\n  const fee = 1;\n  return base + fee;\n}\n";
+    // A changes two lines of price in two edits; nobody edits price between them.
+    let first = head.replace("n * 2", "n * 3");
+    let claims = apply(
+        &[],
+        &observe_against(head, Some(&first), &[], edit("agent-a"), 10),
+    );
+    let second = first.replace("base + fee", "base + fee * 2");
+    let claims = apply(
+        &claims,
+        &observe_against(head, Some(&second), &claims, edit("agent-a"), 20),
+    );
+    assert!(
+        claims[0]
+            .own_before
+            .as_deref()
+            .is_some_and(|t| t.contains("n * 2")),
+        "{claims:?}"
+    );
+    // An edit by B putting back A's first line (its second kept) undoes A's work.
+    let back = second.replace("n * 3", "n * 2");
+    let hits = check_edit(&second, Some(&back), &claims, "agent-b");
+    assert!(hits.iter().any(|h| h.undoes), "{hits:?}");
+}
+
+#[test]
+fn putting_back_is_told_by_runs_of_lines() {
+    let was = "a\nb\nc\nd\n";
+    let theirs = "a\nB\nc\nd\n";
+    // Now both changes; the edit puts b back and keeps its own d change.
+    assert!(puts_back(was, theirs, "a\nB\nc\nD\n", "a\nb\nc\nD\n"));
+    // The edit changes B further: building on it.
+    assert!(!puts_back(was, theirs, "a\nB\nc\nD\n", "a\nBB\nc\nD\n"));
+    // Their line is gone already (changed back by someone): nothing left to undo.
+    assert!(!puts_back(was, theirs, "a\nb\nc\nD\n", "a\nb\nc\nd\n"));
+    // An insertion of theirs, dropped by the edit.
+    assert!(puts_back(
+        was,
+        "a\nb\nnew\nc\nd\n",
+        "a\nb\nnew\nc\nd\n",
+        "a\nb\nc\nd\n"
+    ));
+    // Their new line still in the edit, moved to the end: nothing put back.
+    assert!(!puts_back(was, theirs, theirs, "a\nb\nc\nd\nB\n"));
+    // Both replaced b, theirs first, the editor's line put beside theirs; the editor's
+    // write from its earlier read keeps its own line and drops theirs.
+    assert!(puts_back(
+        was,
+        theirs,
+        "a\nB\nMINE\nc\nd\n",
+        "a\nMINE\nc\nd\n"
+    ));
+    // Changing their line (in place) is building on it.
+    assert!(!puts_back(
+        was,
+        theirs,
+        "a\nB\nMINE\nc\nd\n",
+        "a\nB2\nMINE\nc\nd\n"
+    ));
+}
+
+/// Found by claims-eval on flask (`SecureCookieSessionInterface.save_session`,
+/// `Flask.make_response`): both sessions replaced the same line of a definition, A first,
+/// B (warned) keeping A's line and adding its own beside it; B's whole-file write from its
+/// read made before A's change keeps B's line and drops A's, and went through without a
+/// word (B changed the definition last, and the line's text was neither HEAD's nor A's).
+#[test]
+fn a_stale_write_dropping_another_sessions_line_on_lines_both_replaced_undoes_it() {
+    let a_edit = TWO.replace("  return base + 1;\n", "  return base + 2;\n");
+    let claims = apply(
+        &[],
+        &observe_against(TWO, Some(&a_edit), &[], edit("agent-a"), 10),
+    );
+    let both = a_edit.replace(
+        "  return base + 2;\n",
+        "  return base + 2;\n  // and B's note\n",
+    );
+    let claims = apply(
+        &claims,
+        &observe_against(TWO, Some(&both), &claims, edit("agent-b"), 20),
+    );
+    // B's read: HEAD; its own change replaced the same line with its note.
+    let stale = TWO.replace("  return base + 1;\n", "  // and B's note\n");
+    let hits = check_edit(&both, Some(&stale), &claims, "agent-b");
+    assert!(
+        hits.iter().any(|h| h.undoes && h.claim.by("agent-a")),
+        "{hits:?}"
+    );
+    // B changing A's line further is still only a hit that undoes nothing.
+    let on_a = both.replace("base + 2", "base + 3");
+    let hits = check_edit(&both, Some(&on_a), &claims, "agent-b");
+    assert!(hits.iter().all(|h| !h.undoes), "{hits:?}");
+}
+
+/// Found by claims-eval on express (`exports.flashFormatters.d`): A adds a method to an
+/// object, B renames the object; every definition in it changes key, so A's added method
+/// looked removed, and removing a definition its session added is undoing it: B's rename
+/// was refused, A's method was credited to B.
+#[test]
+fn renaming_a_definition_around_another_sessions_change_neither_undoes_nor_takes_it() {
+    let head = "export class Old {\n  m(): number {\n    return 1;\n  }\n}\n";
+    let a_edit = head.replace(
+        "  }\n}\n",
+        "  }\n\n  n(): number {\n    return 2;\n  }\n}\n",
+    );
+    let claims = apply(
+        &[],
+        &observe_against(head, Some(&a_edit), &[], edit("agent-a"), 10),
+    );
+    assert_eq!(names(&claims), ["agent-a added src/pricing.ts:Old.n"]);
+    let renamed = a_edit.replace("class Old", "class New");
+    let hits = check_edit(&a_edit, Some(&renamed), &claims, "agent-b");
+    assert!(hits.iter().all(|h| !h.undoes), "{hits:?}");
+    // B's edit recorded: A's method is still A's, under its new name.
+    let got = observe_against(head, Some(&renamed), &claims, edit("agent-b"), 20);
+    let claims = apply(&claims, &got);
+    let mine: Vec<String> = names(&claims)
+        .into_iter()
+        .filter(|n| n.starts_with("agent-a"))
+        .collect();
+    assert_eq!(mine, ["agent-a added src/pricing.ts:New.n"], "{claims:?}");
+    // And a stale write from before A's edit still undoes it, under its new name.
+    let stale = head.replace("class Old", "class New");
+    let hits = check_edit(&renamed, Some(&stale), &claims, "agent-b");
+    assert!(
+        hits.iter().any(|h| h.undoes && h.claim.by("agent-a")),
+        "{hits:?}"
+    );
+}
+
 #[test]
 fn a_write_that_drops_a_definition_another_session_added_undoes_it() {
     let added = format!("{HEAD}\nexport function fresh(): number {{\n  return 1;\n}}\n");

@@ -100,6 +100,9 @@ pub struct Definition {
     pub kind: String,
     /// A digest of its own text (its text without its nested definitions).
     pub digest: String,
+    /// Its own text, as digested: the pieces of its text around its nested definitions,
+    /// each trimmed, joined by NUL.
+    pub own: String,
     /// Its signature, for a callable.
     pub signature: Option<String>,
     /// One-based line where it starts.
@@ -107,7 +110,7 @@ pub struct Definition {
     /// Its UTF-8 byte range in the version (nested definitions included).
     pub range: std::ops::Range<usize>,
     /// The byte ranges of its own text: its range without the nested definitions'.
-    pub own: Vec<std::ops::Range<usize>>,
+    pub own_ranges: Vec<std::ops::Range<usize>>,
     /// Its whole text, nested definitions included (for a short diff to show people).
     pub text: String,
 }
@@ -128,10 +131,11 @@ pub fn definitions_of(version: &Version<'_>) -> BTreeMap<String, Definition> {
                 name: d.address,
                 kind: s.kind.as_str().to_owned(),
                 digest: digest(&d.own),
+                own: d.own,
                 signature: s.signature.clone(),
                 line: s.start_line + 1,
                 range: s.start_byte..s.end_byte.min(version.source.len()),
-                own: own_ranges(version.source, s, &version.analysis.symbols),
+                own_ranges: own_ranges(version.source, s, &version.analysis.symbols),
                 text,
             };
             (key, def)
@@ -201,7 +205,7 @@ fn own_ranges(source: &str, symbol: &Symbol, all: &[Symbol]) -> Vec<std::ops::Ra
 
 /// The own text of a definition from its pieces (see [`own_text`]): each trimmed, empty
 /// ones dropped, joined by NUL.
-fn own_pieces<'a>(pieces: impl IntoIterator<Item = &'a str>) -> String {
+pub(crate) fn own_pieces<'a>(pieces: impl IntoIterator<Item = &'a str>) -> String {
     let kept: Vec<&str> = pieces
         .into_iter()
         .map(str::trim)
@@ -211,7 +215,7 @@ fn own_pieces<'a>(pieces: impl IntoIterator<Item = &'a str>) -> String {
 }
 
 /// The digest of a definition's own text given as its pieces (the text between its nested
-/// definitions, as [`Definition::own`] locates them in a version): what
+/// definitions, as [`Definition::own_ranges`] locates them in a version): what
 /// [`Definition::digest`] is for the same pieces.
 pub fn own_digest<'a>(pieces: impl IntoIterator<Item = &'a str>) -> String {
     digest(&own_pieces(pieces))

@@ -351,6 +351,28 @@ fn a_session_end_ends_its_claims_and_a_subagents_are_handed_to_its_session() {
 }
 
 #[test]
+fn a_claim_its_session_stopped_editing_ends_after_claim_idle() {
+    let r = CliRepo::new();
+    r.write(FILE, HEAD);
+    r.write("wit.toml", "[guard]\nclaim_idle = \"2s\"\n");
+    r.git(&["add", "."]);
+    r.git(&["commit", "-qm", "pricing"]);
+    let d = Daemon::start(r.path());
+    let mut c = d.client();
+    edit(&r, &mut c, "agent-a", &HEAD.replace("n * 2", "n * 3"));
+    assert_eq!(claims(&mut c), ["agent-a src/pricing.ts:price body"]);
+    // A session that died without its session-end hook never holds a claim forever.
+    wait_until("the idle claim to end", Duration::from_secs(20), || {
+        claims(&mut c).is_empty()
+    });
+    let cleared = events(&mut c, &["claim.cleared"]);
+    assert_eq!(
+        cleared[0].2["reason"], "no edit by its session for 2 s",
+        "{cleared:?}"
+    );
+}
+
+#[test]
 fn claims_requests_with_bad_params_are_invalid_and_name_the_field() {
     let (_r, d) = checkout();
     let mut c = d.client();

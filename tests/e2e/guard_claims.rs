@@ -650,3 +650,52 @@ fn a_failed_tool_records_nothing_and_unreadable_payloads_fail_open_unless_fail_c
         assert!(run.stderr.contains("fail_closed"), "{run:#?}");
     }
 }
+
+/// Found by claims-eval on flask (`Flask.__init__`, `send_file`): A changes one line of a
+/// definition, B (warned) another line of it; B's whole-file write from the read it made
+/// before A's change gives the definition a version it never had (B's line without A's),
+/// and went through without a word.
+#[test]
+fn a_stale_write_of_a_definition_both_sessions_changed_is_refused() {
+    let r = checkout();
+    let fees =
+        "export function fee(n: number): number {\n  const base = n * 2;\n  return base + 1;\n}\n";
+    r.write("src/fees.ts", fees);
+    r.git(&["add", "src/fees.ts"]);
+    r.git(&["commit", "-qm", "fees"]);
+    let a = Claude {
+        r: &r,
+        session: "claude-a",
+    };
+    let b = Claude {
+        r: &r,
+        session: "claude-b",
+    };
+    assert_eq!(a.edit("src/fees.ts", "n * 2", "n * 3").code, 0);
+    let warned = context(&b.edit("src/fees.ts", "base + 1", "base + 5"));
+    assert!(
+        warned.contains("claude-a changed the body of src/fees.ts:fee"),
+        "{warned}"
+    );
+    let both = fees
+        .replace("n * 2", "n * 3")
+        .replace("base + 1", "base + 5");
+    // B's write from its read made before A's edit: its own line, A's gone.
+    let run = b.write("src/fees.ts", &fees.replace("base + 1", "base + 5"));
+    assert_eq!(run.code, 2, "{run:#?}");
+    assert!(
+        run.stderr
+            .contains("claude-a changed the body of src/fees.ts:fee"),
+        "{run:#?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(r.path().join("src/fees.ts")).unwrap(),
+        both,
+        "nothing was written"
+    );
+    // Written from the current content, B's further change goes through without a word
+    // (B changed fee last: A's change was in front of it).
+    let fresh = b.write("src/fees.ts", &both.replace("base + 5", "base + 6"));
+    assert_eq!(fresh.code, 0, "{fresh:#?}");
+    assert!(fresh.stdout.is_empty(), "{fresh:#?}");
+}

@@ -86,8 +86,9 @@ pub async fn run(ctx: &Ctx, a: ConflictsArgs) -> CmdResult {
         print_json(&v);
     } else {
         print!(
-            "{}",
-            render(&Answer::parse(&v), file.as_deref(), filtered, &ctx.style)
+            "{}{}",
+            render(&Answer::parse(&v), file.as_deref(), filtered, &ctx.style),
+            claims_lines(&crate::claims::each(&v, "claims"))
         );
     }
     Ok(())
@@ -163,6 +164,31 @@ pub fn render(a: &Answer, file: Option<&str>, filtered: bool, style: &Style) -> 
     out
 }
 
+/// The uncommitted changes by session (claims) the answer lists, one line per session of
+/// each checkout: what `wit claims` shows in full. Empty when there are none.
+pub fn claims_lines(claims: &[crate::claims::Claim]) -> String {
+    let mut by: std::collections::BTreeMap<(String, Option<String>), Vec<String>> =
+        std::collections::BTreeMap::new();
+    for c in claims {
+        by.entry((c.checkout.clone(), c.session_id.clone()))
+            .or_default()
+            .push(format!("{} ({})", shown(&c.symbol_path), shown(&c.change)));
+    }
+    if by.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\nUncommitted changes by session (details: wit claims):\n");
+    for ((checkout, session), list) in by {
+        out.push_str(&format!(
+            "  {} in {}: {}\n",
+            crate::claims::who(session.as_deref()),
+            shown(crate::forecast::short(&checkout)),
+            list.join(", ")
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,6 +229,25 @@ mod tests {
             out.contains("Will merge with wit's driver: 1 file git's line merge alone would stop on\n  src/p.ts (r ↔ b): "),
             "{out}"
         );
+    }
+
+    #[test]
+    fn claims_are_listed_by_session_and_escaped() {
+        let claims: Vec<crate::claims::Claim> = crate::claims::each(
+            &json!({"claims": [
+                {"checkout": "/r/main", "symbolPath": "a.ts:f", "sessionId": "agent-a", "change": "body"},
+                {"checkout": "/r/main", "symbolPath": "a.ts:g\u{1b}", "sessionId": "agent-a", "change": "added"},
+                {"checkout": "/r/main", "symbolPath": "b.ts:h", "sessionId": null, "change": "body"},
+            ]}),
+            "claims",
+        );
+        let out = claims_lines(&claims);
+        assert!(
+            out.contains("  agent-a in main: a.ts:f (body), a.ts:g\\u{1b} (added)\n"),
+            "{out}"
+        );
+        assert!(out.contains("an edit outside any agent session"), "{out}");
+        assert_eq!(claims_lines(&[]), "");
     }
 
     #[test]

@@ -412,19 +412,13 @@ impl Claims {
         let mut after: Option<(&str, Arc<Analysis>)> = None;
         let touches = match quick {
             Some(t) => t,
-            None => {
-                after = match self.analyse_edited(rel, edited) {
-                    Ok(a) => a,
-                    Err(()) => return Ok(EditCheck::default()),
-                };
-                rules::touches(
-                    current_version,
-                    after.as_ref().map(|(source, analysis)| Version {
-                        source,
-                        analysis: analysis.as_ref(),
-                    }),
-                )
-            }
+            None => match self.touches_whole(rel, current_version, edited) {
+                Some((a, t)) => {
+                    after = a;
+                    t
+                }
+                None => return Ok(EditCheck::default()),
+            },
         };
         let touched: BTreeSet<&str> = touches.iter().map(|t| t.key.as_str()).collect();
         lock(&self.pending).add(Proposal {
@@ -470,17 +464,13 @@ impl Claims {
                     .any(|u| u.member.starts_with(&in_this_file))
             });
         let touches = if after.is_none() && edited.is_some() && (removed_here || callers) {
-            after = match self.analyse_edited(rel, edited) {
-                Ok(a) => a,
-                Err(()) => return Ok(EditCheck::default()),
-            };
-            rules::touches(
-                current_version,
-                after.as_ref().map(|(source, analysis)| Version {
-                    source,
-                    analysis: analysis.as_ref(),
-                }),
-            )
+            match self.touches_whole(rel, current_version, edited) {
+                Some((a, t)) => {
+                    after = a;
+                    t
+                }
+                None => return Ok(EditCheck::default()),
+            }
         } else {
             touches
         };
@@ -495,6 +485,27 @@ impl Claims {
             Vec::new()
         };
         Ok(EditCheck { hits, collisions })
+    }
+
+    /// What the edit touches from whole analyses of the current and the edited version,
+    /// with the edited version's analysis (`None` in it: the edit deletes the file);
+    /// `None` when the edited content does not analyse.
+    #[allow(clippy::type_complexity)]
+    fn touches_whole<'t>(
+        &self,
+        rel: &str,
+        current: Option<Version<'_>>,
+        edited: Option<&'t str>,
+    ) -> Option<(Option<(&'t str, Arc<Analysis>)>, Vec<Touch>)> {
+        let after = self.analyse_edited(rel, edited).ok()?;
+        let touches = rules::touches(
+            current,
+            after.as_ref().map(|(source, analysis)| Version {
+                source,
+                analysis: analysis.as_ref(),
+            }),
+        );
+        Some((after, touches))
     }
 
     /// The edited content's analysis (`Ok(None)`: the edit deletes the file), made here,

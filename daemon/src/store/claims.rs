@@ -265,6 +265,8 @@ pub(crate) fn hand_over(db: &dyn Db, from: &str, to: &str) -> DbResult<usize> {
                 moved.change = t.change.clone();
                 moved.edited_at = t.edited_at;
                 moved.diff = t.diff.clone();
+                moved.own = t.own.clone();
+                moved.own_before = t.own_before.clone();
             }
         }
         delete(db, &row.checkout, c, &format!("handed over to {to}"), at)?;

@@ -31,8 +31,6 @@
 #[cfg(test)]
 mod accuracy;
 mod checkout;
-#[path = "../../git_tree.rs"]
-mod git_tree;
 mod oracle;
 mod report;
 mod score;

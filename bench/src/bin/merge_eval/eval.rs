@@ -7,8 +7,8 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
-use crate::git::{Git, MergeTruth, parse_merge_tree};
-use crate::git_tree::base_command;
+use wit_bench::git_tree::base_command;
+use wit_bench::history::git::{Git, MergeTruth, parse_merge_tree};
 
 /// What became of one file git's merge left conflicted.
 #[derive(Debug, Clone, Serialize)]

@@ -16,13 +16,6 @@
 //! the work happens on a bare `--shared` clone in a temp directory.
 
 mod eval;
-// The clone and its git commands, shared with forecast-eval, which uses other parts.
-#[allow(dead_code)]
-#[path = "../forecast_eval/git.rs"]
-mod git;
-#[allow(dead_code)]
-#[path = "../../git_tree.rs"]
-mod git_tree;
 mod report;
 #[cfg(test)]
 mod tests;
@@ -37,7 +30,7 @@ use anyhow::{Context, Result, bail};
 pub fn run(repository: &Path, wit: &Path, limit: Option<usize>) -> Result<report::Report> {
     let t0 = Instant::now();
     let scratch = tempfile::tempdir().context("a temp directory for the clone")?;
-    let git = git::Git::clone_from(repository, scratch.path())?;
+    let git = wit_bench::history::git::Git::clone_from(repository, scratch.path())?;
     let head = git.commit_of("HEAD")?;
     let mut evaluator = eval::Evaluator::new(&git, wit)?;
     let merges = git.merges()?;
