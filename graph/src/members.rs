@@ -40,13 +40,38 @@ impl Graph {
     /// reads or writes, from `analysis` (the file's own: the graph keeps no accesses), as
     /// the receivers resolve; one per (member, write), at its first line.
     pub fn member_uses(&self, file: &str, analysis: &Analysis, user: &str) -> Vec<MemberUse> {
+        self.uses_of(file, analysis, user, false)
+    }
+
+    /// [`Graph::member_uses`], and also the accesses on a receiver whose type resolves
+    /// but declares no such member (nor do its bases), named as that type's:
+    /// `file:Type.name`. Sessions of one checkout share its graph, which already holds
+    /// one session's edit removing or renaming a member while another's code still reads
+    /// it; that read must still name the member.
+    pub fn member_uses_undeclared(
+        &self,
+        file: &str,
+        analysis: &Analysis,
+        user: &str,
+    ) -> Vec<MemberUse> {
+        self.uses_of(file, analysis, user, true)
+    }
+
+    /// The members `user` uses; `undeclared`: see [`Graph::member_uses_undeclared`].
+    fn uses_of(
+        &self,
+        file: &str,
+        analysis: &Analysis,
+        user: &str,
+        undeclared: bool,
+    ) -> Vec<MemberUse> {
         let qualified = user.split('#').next().unwrap_or(user);
         let Some(key) = self.key(file) else {
             return Vec::new();
         };
         let mut out: Vec<MemberUse> = Vec::new();
         for access in analysis.accesses.iter().filter(|a| a.user == qualified) {
-            let Some(member) = self.access_in(&key, access) else {
+            let Some(member) = self.access_in(&key, access, undeclared) else {
                 continue;
             };
             if out
@@ -70,11 +95,12 @@ impl Graph {
     /// receiver's type is known and declares (or inherits) it.
     pub fn resolve_access(&self, file: &str, access: &MemberAccess) -> Option<String> {
         let key = self.key(file)?;
-        self.access_in(&key, access)
+        self.access_in(&key, access, false)
     }
 
-    /// [`Graph::resolve_access`] in the indexed file `key`.
-    fn access_in(&self, key: &Arc<str>, access: &MemberAccess) -> Option<String> {
+    /// [`Graph::resolve_access`] in the indexed file `key`; `undeclared`: a member the
+    /// receiver's type (TS/JS, Python) does not declare is named as that type's.
+    fn access_in(&self, key: &Arc<str>, access: &MemberAccess, undeclared: bool) -> Option<String> {
         let site = SiteRef {
             caller: &access.user,
             callee: &access.member,
@@ -124,8 +150,17 @@ impl Graph {
         };
         let mut cx = Cx::new();
         cx.at = Some((key.clone(), access.line));
+        let as_declared_by = |file: &Arc<str>, class: &str| {
+            let plain = class.split('#').next().unwrap_or(class);
+            undeclared.then(|| format!("{file}:{plain}.{member}"))
+        };
         let of = match receiver {
-            "this" | "self" | "cls" => return self.member_in_class(key, class?, member, &mut cx),
+            "this" | "self" | "cls" => {
+                let class = class?;
+                return self
+                    .member_in_class(key, class, member, &mut cx)
+                    .or_else(|| as_declared_by(key, class));
+            }
             r if own_field(r).is_some() => {
                 let field = own_field(r)?;
                 self.field_class(key, class?, field, &mut cx)?
@@ -143,6 +178,7 @@ impl Graph {
             }
         };
         self.member_in_class(&of.file, &of.name, member, &mut cx)
+            .or_else(|| as_declared_by(&of.file, &of.name))
     }
 
     /// `file:Class.member` of `member` declared in `class` (of `file`) or, else, in a base

@@ -61,6 +61,23 @@ fn typescript_reads_on_annotated_parameters_fields_and_this_resolve_to_the_decla
     );
 }
 
+/// Sessions of one checkout share its graph: a member one session removed is gone from
+/// it while another's code reads it. Asked for, the read is named as the receiver's
+/// type's; an unknown receiver still names nothing.
+#[test]
+fn a_member_the_resolved_type_does_not_declare_is_named_as_its_only_when_asked() {
+    let checkout = "import { Order, Cart } from './order';\nexport function pay(order: Order, other) {\n  other.coupon;\n  return order.missing;\n}\n";
+    let files = [("src/order.ts", ORDER_TS), ("src/checkout.ts", checkout)];
+    assert_eq!(uses(&files, "src/checkout.ts", "pay"), Vec::<String>::new());
+    let (g, analyses) = graph(&files);
+    let got: Vec<String> = g
+        .member_uses_undeclared("src/checkout.ts", &analyses["src/checkout.ts"], "pay")
+        .into_iter()
+        .map(|u| format!("{} L{}", u.member, u.line + 1))
+        .collect();
+    assert_eq!(got, ["src/order.ts:Order.missing L4"]);
+}
+
 #[test]
 fn python_self_and_annotated_parameters_resolve_across_modules() {
     let order = "class Order:\n    def __init__(self, coupon):\n        self.coupon = coupon\n\n    def show(self):\n        return self.coupon\n";

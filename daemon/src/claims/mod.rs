@@ -319,7 +319,7 @@ impl Claims {
             list.dedup_by(|a, b| a.callee == b.callee);
             calls.insert(name, list);
         }
-        let uses = self.index.member_uses_of_each(rel, &names, analysis);
+        let uses = self.index.member_uses_of_each(rel, &names, analysis, true);
         let uses: HashMap<&str, Vec<wit_forecast::UseRef>> =
             names.iter().map(String::as_str).zip(uses).collect();
         for c in claims.iter_mut() {
@@ -555,7 +555,7 @@ impl Claims {
         if let Some((_, analysis)) = after {
             for c in &mut mine {
                 c.calls = self.resolve_calls(rel, analysis, &c.name);
-                c.uses = self.index.member_uses_in(rel, analysis, &c.name);
+                c.uses = self.index.member_uses_in(rel, analysis, &c.name, true);
             }
         }
         let files = std::collections::BTreeMap::from([(

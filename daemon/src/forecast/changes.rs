@@ -373,7 +373,7 @@ impl Tracker {
             }
             // And the members of types it reads or writes (resolved receivers only).
             if let Some(analysis) = &now_analysis {
-                let uses = self.index.member_uses_of_each(rel, &names, analysis);
+                let uses = self.index.member_uses_of_each(rel, &names, analysis, false);
                 let mut by_name: HashMap<&str, Vec<wit_forecast::UseRef>> =
                     names.iter().map(String::as_str).zip(uses).collect();
                 for c in &mut symbols {
