@@ -46,13 +46,14 @@ pub struct DriverMerge {
 pub struct Forecast {
     /// Stable while the collision stands.
     pub id: String,
-    /// `same-symbol`, `signature-vs-callers` or `textual`.
+    /// `same-symbol`, `signature-vs-callers`, `member-vs-uses` or `textual`.
     pub kind: String,
     /// The `file:name`s involved (the file, for a textual one).
     pub symbol_paths: Vec<String>,
     /// What each checkout did.
     pub sides: Vec<Side>,
-    /// For `signature-vs-callers`: each hop from the caller to the changed definition.
+    /// For `signature-vs-callers`: each hop from the caller to the changed definition;
+    /// for `member-vs-uses`: the using definition, then the member.
     pub chain: Vec<Hop>,
     /// The daemon's one-sentence account.
     pub summary: String,
@@ -264,6 +265,17 @@ fn action(side: &Side, callee: Option<&str>) -> String {
             "changed or added code in {sym} calls {}{at}",
             shown(callee.unwrap_or("it"))
         ),
+        "member-removed" => format!("removed the member {sym}{at}"),
+        "member-renamed" => format!("renamed the member {sym}{at}"),
+        "member-retyped" => format!(
+            "changed the type of the member {sym}: {}{at}",
+            before_after(side.before.as_deref(), side.after.as_deref())
+        ),
+        "reads" | "writes" => format!(
+            "changed or added code in {sym} {} {}{at}",
+            side.change,
+            shown(callee.unwrap_or("it"))
+        ),
         "modified" => format!("modified {sym} (git cannot merge it with the other side's)"),
         "deleted" => format!("deleted {sym}"),
         other => format!("{} {sym}{at}", shown(other)),
@@ -349,7 +361,11 @@ impl Forecast {
     /// The forecast in full, for `wit conflicts`: the kind and symbols, one line per side
     /// (who: what), the call chain, the summary, its id and age. Each line escaped.
     pub fn lines(&self, style: &Style) -> Vec<String> {
-        let kind = if self.kind == "signature-vs-callers" {
+        // The kinds git's merge cannot see (a build or the run would).
+        let kind = if matches!(
+            self.kind.as_str(),
+            "signature-vs-callers" | "member-vs-uses"
+        ) {
             style.red(&self.kind)
         } else {
             style.yellow(&self.kind)
@@ -377,7 +393,12 @@ impl Forecast {
             out.push(format!("  {name}: {}", action(side, callee)));
         }
         if !self.chain.is_empty() {
-            out.push(format!("  call chain: {}", chain_text(&self.chain)));
+            let label = if self.kind == "member-vs-uses" {
+                "use"
+            } else {
+                "call chain"
+            };
+            out.push(format!("  {label}: {}", chain_text(&self.chain)));
         }
         if !self.summary.is_empty() {
             out.push(format!("  {}", shown(&self.summary)));
@@ -598,6 +619,48 @@ mod tests {
                 ]},
             }],
         })
+    }
+
+    #[test]
+    fn a_member_vs_uses_forecast_names_the_member_changed_and_the_code_reading_it() {
+        let a = Answer::parse(
+            &json!({"checkout": "/r/wt-b", "checkouts": [], "forecasts": [{
+                "id": "1", "kind": "member-vs-uses",
+                "symbolPaths": ["src/checkout.ts:pay", "src/order.ts:Order.coupon"],
+                "sides": [
+                    {"checkout": "/r/main", "branch": "main", "symbolPath": "src/order.ts:Order.coupon",
+                     "change": "member-removed", "before": "string | undefined", "line": 3},
+                    {"checkout": "/r/wt-b", "branch": "b", "symbolPath": "src/checkout.ts:pay",
+                     "change": "reads", "line": 4},
+                ],
+                "chain": [
+                    {"symbolPath": "src/checkout.ts:pay", "checkout": "/r/wt-b", "line": 4},
+                    {"symbolPath": "src/order.ts:Order.coupon", "checkout": "/r/main"},
+                ],
+                "summary": "main removes the member coupon of src/order.ts:Order and b's new src/checkout.ts:pay reads it",
+            }]}),
+        );
+        let lines = a.forecasts[0].lines(&Style::plain()).join("\n");
+        assert!(
+            lines.starts_with("member-vs-uses  src/checkout.ts:pay, src/order.ts:Order.coupon"),
+            "{lines}"
+        );
+        assert!(
+            lines.contains(": removed the member src/order.ts:Order.coupon (line 3)"),
+            "{lines}"
+        );
+        assert!(
+            lines.contains(
+                ": changed or added code in src/checkout.ts:pay reads src/order.ts:Order.coupon (line 4)"
+            ),
+            "{lines}"
+        );
+        assert!(
+            lines.contains(
+                "  use: src/checkout.ts:pay (wt-b, line 4) → src/order.ts:Order.coupon (main)"
+            ),
+            "{lines}"
+        );
     }
 
     #[test]
