@@ -13,7 +13,10 @@ use crate::support::daemon::Daemon;
 /// declarative one), each with the main worktree's edit of the first and the other
 /// worktree's of the second, on adjacent lines: one-line functions, and in Python the
 /// last line of one function and the first of the next.
-const FILES: [(&str, &str, (&str, &str), (&str, &str)); 3] = [
+/// A replacement in a file: what, by what.
+type Edit = (&'static str, &'static str);
+
+const FILES: [(&str, &str, Edit, Edit); 3] = [
     (
         "src/rates.ts",
         "export function price(n: number): number { return n * 2; }\nexport function tax(n: number): number { return n / 10; }\n",
