@@ -46,6 +46,8 @@ pub struct Options {
     pub only_graph_cost: bool,
     /// `--forecast`: only the conflict forecast's scenario.
     pub only_forecast: bool,
+    /// `--claims`: only the claims on the edit path (`claims.rs`).
+    pub only_claims: bool,
     /// Another `wit` binary to compare with in that scenario (`--baseline`).
     pub baseline: Option<PathBuf>,
     /// Whether the code-graph scenario also runs `graph-eval` (`--no-oracles` not).
@@ -77,6 +79,7 @@ fn parse_args() -> Result<Options> {
         graph: GraphChoice::All,
         only_graph_cost: false,
         only_forecast: false,
+        only_claims: false,
         baseline: None,
         oracles: true,
     };
@@ -89,6 +92,7 @@ fn parse_args() -> Result<Options> {
             "--graph-only" => opts.graph = GraphChoice::Only,
             "--graph-cost" => opts.only_graph_cost = true,
             "--forecast" => opts.only_forecast = true,
+            "--claims" => opts.only_claims = true,
             "--baseline" => {
                 opts.baseline = Some(args.next().context("--baseline needs a wit binary")?.into())
             }
@@ -123,7 +127,7 @@ fn parse_args() -> Result<Options> {
             }
             "-h" | "--help" => {
                 println!(
-                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph] [--no-oracles] [--graph-cost] [--forecast] [--baseline WIT] [--generate DIR] [--generate-fixture DIR]\n\n\
+                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph] [--no-oracles] [--graph-cost] [--forecast] [--claims] [--baseline WIT] [--generate DIR] [--generate-fixture DIR]\n\n\
                      Benchmarks the real wit daemon on a generated repository.\n\
                      --quick      run a tenth of the iterations (smoke test)\n\
                      --liveness   run only the liveness measures (heavy declares, wake-ups, idle waiters)\n\
@@ -136,6 +140,7 @@ fn parse_args() -> Result<Options> {
                      --no-oracles without graph-eval's resolution against the TypeScript checker and jedi (run after the code graph)\n\
                      --graph-cost only the code graph's cost on the 2,200-line fixture (graph on / off)\n\
                      --forecast   only the conflict forecast: save-to-forecast latency on the 10,000-file repository with two worktrees, RSS with four\n\
+                     --claims     only the claims on the edit path: the guard and the post-edit hook with another session's claim in the 2,200-line fixture\n\
                      --baseline WIT  also compare with that wit binary there (e.g. a build from before the graph)\n\
                      --generate DIR  write the code-graph scenario's repository into DIR and exit (for profiling)\n\
                      --generate-fixture DIR  the same for the 2,200-line TypeScript and Python fixture"
@@ -170,6 +175,11 @@ fn main() -> Result<()> {
         } else if opts.only_forecast {
             let mut report = report::Report::default();
             forecast::run(&opts, &mut report)?;
+            runs.push(report);
+            continue;
+        } else if opts.only_claims {
+            let mut report = report::Report::default();
+            scenarios::claims_only(&opts, &mut report, (50 / opts.scale_down).max(5))?;
             runs.push(report);
             continue;
         } else if opts.only_graph_cost {
