@@ -1335,6 +1335,14 @@ impl Graph {
 
     /// [`Graph::member_of`] over the files of `dir` with extension `ext`, in path order.
     fn member_in_dir(&self, dir: &str, ext: &str, class: &str, name: &str) -> Option<SymbolRef> {
+        self.files_in_dir(dir, ext)
+            .into_iter()
+            .find_map(|k| self.member_of(k, class, name))
+    }
+
+    /// The indexed files of `dir` with extension `ext`, in path order (a Rust struct and
+    /// its `impl`s, a C# partial class, may be spread over them).
+    fn files_in_dir(&self, dir: &str, ext: &str) -> Vec<&Arc<str>> {
         let mut files: Vec<&Arc<str>> = self
             .files
             .keys()
@@ -1342,8 +1350,6 @@ impl Graph {
             .collect();
         files.sort();
         files
-            .into_iter()
-            .find_map(|k| self.member_of(k, class, name))
     }
 
     /// [`Graph::top_level_of`] over the files of `dir` with extension `ext` (but `except`),

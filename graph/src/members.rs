@@ -131,14 +131,7 @@ impl Graph {
             }
             let (class, _) = access.user.rsplit_once('.')?;
             return declared(self, key, class, member).or_else(|| {
-                let (dir, ext) = (paths::dir(key), paths::extension(key));
-                let mut files: Vec<&Arc<str>> = self
-                    .files
-                    .keys()
-                    .filter(|k| paths::dir(k) == dir && paths::extension(k) == ext)
-                    .collect();
-                files.sort();
-                files
+                self.files_in_dir(paths::dir(key), paths::extension(key))
                     .into_iter()
                     .find_map(|f| declared(self, f, class, member))
             });

@@ -12,33 +12,15 @@ use tree_sitter::Node;
 use wit_core::Member;
 use wit_core::signature::canonicalize;
 
+use super::fields::{member_of, name as plain, named_children, text};
+
 /// How deep into a method's statements assignments are looked for.
 const MAX_DEPTH: usize = 12;
-/// Longest name kept.
-const MAX_NAME: usize = 256;
-
-fn text<'s>(node: Node, source: &'s str) -> &'s str {
-    &source[node.byte_range()]
-}
-
-fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
-    let mut walk = node.walk();
-    node.named_children(&mut walk).collect()
-}
 
 fn has_token(node: Node, token: &str) -> bool {
     let mut walk = node.walk();
     node.children(&mut walk)
         .any(|c| !c.is_named() && c.kind() == token)
-}
-
-/// A member name of sane length and shape.
-fn plain(s: &str) -> Option<&str> {
-    let ok = !s.is_empty()
-        && s.len() <= MAX_NAME
-        && s.chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '#'));
-    ok.then_some(s)
 }
 
 /// The members of one type, each once.
@@ -233,24 +215,6 @@ fn assigned(node: Node, me: &str, source: &str, members: &mut Members, depth: us
             _ => assigned(child, me, source, members, depth + 1),
         }
     }
-}
-
-/// `me.x` (TypeScript `member_expression`, Python `attribute`): `x`.
-fn member_of<'s>(left: Node, me: &str, source: &'s str) -> Option<&'s str> {
-    let (object, property) = match left.kind() {
-        "member_expression" => (
-            left.child_by_field_name("object")?,
-            left.child_by_field_name("property")?,
-        ),
-        "attribute" => (
-            left.child_by_field_name("object")?,
-            left.child_by_field_name("attribute")?,
-        ),
-        _ => return None,
-    };
-    (text(object, source) == me)
-        .then(|| plain(text(property, source)))
-        .flatten()
 }
 
 /// Python: the members of a top-level class: the names its body assigns or annotates
