@@ -348,7 +348,7 @@ fn assignments(node: Node, source: &str, search: &Search, fields: &mut Fields, d
                 {
                     for part in named_children(l) {
                         if let Some(field) = member_of(part, me, source) {
-                            fields.assigned(&field, None);
+                            fields.assigned(field, None);
                         }
                     }
                 }
@@ -357,13 +357,13 @@ fn assignments(node: Node, source: &str, search: &Search, fields: &mut Fields, d
                         matches!(child.kind(), "assignment" | "assignment_expression");
                     if plain_assignment {
                         if child.kind() == "assignment" {
-                            py_declared(child, &field, source, fields);
+                            py_declared(child, field, source, fields);
                         } else {
                             let value = child.child_by_field_name("right");
-                            fields.assigned(&field, value.and_then(|v| evident(v, source)));
+                            fields.assigned(field, value.and_then(|v| evident(v, source)));
                         }
                     } else {
-                        fields.assigned(&field, None);
+                        fields.assigned(field, None);
                     }
                 }
                 assignments(child, source, search, fields, depth + 1);
