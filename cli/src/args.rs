@@ -76,9 +76,11 @@ pub enum Command {
     /// The conflict forecast: where the uncommitted edits of this repository's checkouts
     /// (git worktrees) would collide — one function changed in two of them
     /// (same-symbol), a signature changed in one while another's new or changed code
-    /// calls it (signature-vs-callers, with the call chain), or a file git could not
-    /// merge (textual) — and the state of each checkout. Exit 0 whether or not any
-    /// stands.
+    /// calls it (signature-vs-callers, with the call chain), a member of a type removed,
+    /// renamed or retyped in one while another's code reads or writes it
+    /// (member-vs-uses), or a file git could not merge (textual, with why) — and the
+    /// state of each checkout, and the files wit's merge driver will merge. Exit 0
+    /// whether or not any stands.
     #[command(after_help = "Example:\n  wit conflicts\n  \
                       wit conflicts --file src/pricing.ts   # also what other checkouts changed in it\n  \
                       wit conflicts --checkout wt-b --json")]

@@ -23,6 +23,21 @@ pub struct Answer {
     pub checkouts: Vec<Checkout>,
     /// With `file`: what the other live checkouts changed in it.
     pub pending: Vec<Pending>,
+    /// Files git's line merge would stop on that wit's installed merge driver merges.
+    pub driver_merges: Vec<DriverMerge>,
+}
+
+/// A file of two checkouts' changes that git's line merge would stop on and wit's merge
+/// driver, installed for it, merges: no collision, the merge will not stop.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct DriverMerge {
+    /// The file.
+    pub file: String,
+    /// The two checkouts (root paths).
+    pub checkouts: Vec<String>,
+    /// The daemon's sentence.
+    pub summary: String,
 }
 
 /// One forecast collision between two checkouts.
@@ -31,13 +46,14 @@ pub struct Answer {
 pub struct Forecast {
     /// Stable while the collision stands.
     pub id: String,
-    /// `same-symbol`, `signature-vs-callers` or `textual`.
+    /// `same-symbol`, `signature-vs-callers`, `member-vs-uses` or `textual`.
     pub kind: String,
     /// The `file:name`s involved (the file, for a textual one).
     pub symbol_paths: Vec<String>,
     /// What each checkout did.
     pub sides: Vec<Side>,
-    /// For `signature-vs-callers`: each hop from the caller to the changed definition.
+    /// For `signature-vs-callers`: each hop from the caller to the changed definition;
+    /// for `member-vs-uses`: the using definition, then the member.
     pub chain: Vec<Hop>,
     /// The daemon's one-sentence account.
     pub summary: String,
@@ -177,6 +193,7 @@ impl Answer {
             forecasts: each(v, "forecasts"),
             checkouts: each(v, "checkouts"),
             pending: each(v, "pending"),
+            driver_merges: each(v, "driverMerges"),
         }
     }
 
@@ -246,6 +263,17 @@ fn action(side: &Side, callee: Option<&str>) -> String {
         "renamed" => format!("renamed {sym}{at}"),
         "calls" => format!(
             "changed or added code in {sym} calls {}{at}",
+            shown(callee.unwrap_or("it"))
+        ),
+        "member-removed" => format!("removed the member {sym}{at}"),
+        "member-renamed" => format!("renamed the member {sym}{at}"),
+        "member-retyped" => format!(
+            "changed the type of the member {sym}: {}{at}",
+            before_after(side.before.as_deref(), side.after.as_deref())
+        ),
+        "reads" | "writes" => format!(
+            "changed or added code in {sym} {} {}{at}",
+            side.change,
             shown(callee.unwrap_or("it"))
         ),
         "modified" => format!("modified {sym} (git cannot merge it with the other side's)"),
@@ -333,7 +361,11 @@ impl Forecast {
     /// The forecast in full, for `wit conflicts`: the kind and symbols, one line per side
     /// (who: what), the call chain, the summary, its id and age. Each line escaped.
     pub fn lines(&self, style: &Style) -> Vec<String> {
-        let kind = if self.kind == "signature-vs-callers" {
+        // The kinds git's merge cannot see (a build or the run would).
+        let kind = if matches!(
+            self.kind.as_str(),
+            "signature-vs-callers" | "member-vs-uses"
+        ) {
             style.red(&self.kind)
         } else {
             style.yellow(&self.kind)
@@ -361,7 +393,12 @@ impl Forecast {
             out.push(format!("  {name}: {}", action(side, callee)));
         }
         if !self.chain.is_empty() {
-            out.push(format!("  call chain: {}", chain_text(&self.chain)));
+            let label = if self.kind == "member-vs-uses" {
+                "use"
+            } else {
+                "call chain"
+            };
+            out.push(format!("  {label}: {}", chain_text(&self.chain)));
         }
         if !self.summary.is_empty() {
             out.push(format!("  {}", shown(&self.summary)));
@@ -513,6 +550,28 @@ pub fn status_rows(answer: &Answer, style: &Style) -> Vec<Vec<crate::output::Cel
         .collect()
 }
 
+/// The lines of `wit conflicts` on files wit's merge driver takes over, one each: `will
+/// merge with wit's driver  src/pricing.ts (main ↔ wt-b): …`. Escaped.
+pub fn driver_merge_lines(answer: &Answer) -> Vec<String> {
+    answer
+        .driver_merges
+        .iter()
+        .map(|m| {
+            let between: Vec<String> = m
+                .checkouts
+                .iter()
+                .map(|c| shown(short(c)).into_owned())
+                .collect();
+            format!(
+                "{} ({}): {}",
+                shown(&m.file),
+                between.join(" ↔ "),
+                shown(&m.summary)
+            )
+        })
+        .collect()
+}
+
 /// `checkouts: main (branch main): ready, 3 changed files · wt-b (…): indexing (…)`.
 pub fn checkouts_line(answer: &Answer) -> String {
     let list: Vec<String> = answer.checkouts.iter().map(checkout_text).collect();
@@ -560,6 +619,48 @@ mod tests {
                 ]},
             }],
         })
+    }
+
+    #[test]
+    fn a_member_vs_uses_forecast_names_the_member_changed_and_the_code_reading_it() {
+        let a = Answer::parse(
+            &json!({"checkout": "/r/wt-b", "checkouts": [], "forecasts": [{
+                "id": "1", "kind": "member-vs-uses",
+                "symbolPaths": ["src/checkout.ts:pay", "src/order.ts:Order.coupon"],
+                "sides": [
+                    {"checkout": "/r/main", "branch": "main", "symbolPath": "src/order.ts:Order.coupon",
+                     "change": "member-removed", "before": "string | undefined", "line": 3},
+                    {"checkout": "/r/wt-b", "branch": "b", "symbolPath": "src/checkout.ts:pay",
+                     "change": "reads", "line": 4},
+                ],
+                "chain": [
+                    {"symbolPath": "src/checkout.ts:pay", "checkout": "/r/wt-b", "line": 4},
+                    {"symbolPath": "src/order.ts:Order.coupon", "checkout": "/r/main"},
+                ],
+                "summary": "main removes the member coupon of src/order.ts:Order and b's new src/checkout.ts:pay reads it",
+            }]}),
+        );
+        let lines = a.forecasts[0].lines(&Style::plain()).join("\n");
+        assert!(
+            lines.starts_with("member-vs-uses  src/checkout.ts:pay, src/order.ts:Order.coupon"),
+            "{lines}"
+        );
+        assert!(
+            lines.contains(": removed the member src/order.ts:Order.coupon (line 3)"),
+            "{lines}"
+        );
+        assert!(
+            lines.contains(
+                ": changed or added code in src/checkout.ts:pay reads src/order.ts:Order.coupon (line 4)"
+            ),
+            "{lines}"
+        );
+        assert!(
+            lines.contains(
+                "  use: src/checkout.ts:pay (wt-b, line 4) → src/order.ts:Order.coupon (main)"
+            ),
+            "{lines}"
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //!   literals written against 0.1.0 compile against every 0.1.x.
 //! - Everything added since lives in [`Analysis`] (what [`crate::LanguageAnalyzer::analyze_full`]
 //!   returns) and in the types it holds ([`CallSite`], [`Import`], [`Export`],
-//!   [`ClassBase`], [`ValueClass`], [`TypeBody`]). They are `#[non_exhaustive]`: build them with
+//!   [`ClassBase`], [`ValueClass`], [`TypeBody`], [`Member`], [`MemberAccess`]). They are `#[non_exhaustive]`: build them with
 //!   `default()`, `new(…)` and field assignment, never with a literal, so a field added
 //!   later breaks no one.
 //!   [`SymbolKind`] is `#[non_exhaustive]` too: a `match` on it needs a `_` arm.
@@ -291,6 +291,66 @@ pub struct TypeBody {
     pub bases: Vec<String>,
 }
 
+/// A field or property of a type: a member that is no method (`coupon: string` of an
+/// interface or class, a Python class attribute or `self.coupon` assigned in a method, a
+/// Java or C# field or property, a Go or Rust struct field).
+///
+/// The conflict forecast compares a type's members between two versions (one removed,
+/// renamed or given another type) against other code's reads and writes of them
+/// ([`MemberAccess`]). `container` is the type's name as its methods' [`Symbol::container`]
+/// gives it; `type_text` is the declared type as written, in the canonical spacing of
+/// [`crate::signature::canonicalize`] (`string | undefined` for an optional `coupon?:
+/// string`), `None` when the declaration states none (`self.coupon = None`). A member is
+/// reported once, at its first declaration.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Member {
+    /// The type it belongs to.
+    pub container: String,
+    /// Its name.
+    pub name: String,
+    /// Its declared type, when stated (JSON `type`).
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub type_text: Option<String>,
+    /// UTF-8 byte offset of its declaration's start.
+    pub start_byte: usize,
+    /// UTF-8 byte offset one past its declaration's end.
+    pub end_byte: usize,
+    /// Zero-based line of its declaration's start.
+    pub line: usize,
+}
+
+/// A read or a write of a member on a receiver, inside a named function: `order.coupon`,
+/// `this.total = 0`, `self.items`.
+///
+/// `user` is the qualified name of the innermost enclosing callable (as
+/// [`CallSite::caller`]); `receiver` is spelt as a call site's receiver is
+/// ([`CallSite::receiver`]): `this`, `self`, a name or chain of names, or `new:Type` for a
+/// local, parameter or field whose type its declaration states (`function f(order:
+/// Order)`, Java `Order o`), which is what lets the code graph say which type's member it
+/// is. Accesses on receivers nothing tells the type of (a call's result, an unannotated
+/// parameter) are not reported. One per distinct (user, member, receiver, write), at the
+/// first; an access that is a call's callee (`order.total()`) is a call, not an access.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct MemberAccess {
+    /// Qualified name of the function or method it is in.
+    pub user: String,
+    /// The member's name.
+    pub member: String,
+    /// The object it is read from or written to.
+    pub receiver: String,
+    /// Whether it is written (`x.a = …`, `x.a += …`) rather than only read.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub write: bool,
+    /// UTF-8 byte offset of the access.
+    pub start_byte: usize,
+    /// Zero-based line of the access.
+    pub line: usize,
+}
+
 /// Everything wit needs to know about one file, from one parse.
 ///
 /// `call_sites`, `imports`, `exports`, `bases`, `values` and `bodies` were added after the first
@@ -337,6 +397,12 @@ pub struct Analysis {
     /// Type bodies, in source order (languages whose types nest: Java), empty elsewhere.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bodies: Vec<TypeBody>,
+    /// The members of the file's types (fields, properties), in source order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<Member>,
+    /// Reads and writes of members on receivers, in source order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub accesses: Vec<MemberAccess>,
 }
 
 /// A symbol name with an optional disambiguating suffix: `name#kind` (the first
@@ -482,6 +548,48 @@ impl TypeBody {
             name,
             superclass: None,
             bases: Vec::new(),
+        }
+    }
+}
+
+impl Member {
+    /// The member `name` of `container`, declared at `start_byte..end_byte` on `line`
+    /// (set `type_text` when the declaration states one).
+    pub fn new(
+        container: impl Into<String>,
+        name: impl Into<String>,
+        start_byte: usize,
+        end_byte: usize,
+        line: usize,
+    ) -> Self {
+        Self {
+            container: container.into(),
+            name: name.into(),
+            type_text: None,
+            start_byte,
+            end_byte,
+            line,
+        }
+    }
+}
+
+impl MemberAccess {
+    /// `user` reads (`write`: writes) `member` of `receiver` at `start_byte` on `line`.
+    pub fn new(
+        user: impl Into<String>,
+        member: impl Into<String>,
+        receiver: impl Into<String>,
+        write: bool,
+        start_byte: usize,
+        line: usize,
+    ) -> Self {
+        Self {
+            user: user.into(),
+            member: member.into(),
+            receiver: receiver.into(),
+            write,
+            start_byte,
+            line,
         }
     }
 }

@@ -26,8 +26,8 @@ pub mod symbol_path;
 pub mod text;
 
 pub use analysis::{
-    Analysis, CallEdge, CallSite, ClassBase, Export, FileAnalysis, Import, Symbol, SymbolKind,
-    TypeBody, ValueClass,
+    Analysis, CallEdge, CallSite, ClassBase, Export, FileAnalysis, Import, Member, MemberAccess,
+    Symbol, SymbolKind, TypeBody, ValueClass,
 };
 pub use analyzer::{AnalyzeError, IncrementalState, LanguageAnalyzer};
 pub use config::{AnalyzerConfig, Config, ConfigError, LanguageConfig};

@@ -115,7 +115,9 @@
 //!   written — `fmt` in `fmt.Println()` — or `""` for an expression; with them, `calls`
 //!   may be empty: the edges are then the sites' (caller, callee) pairs), `imports:
 //!   [{module, name?, local}]`, `exports: [{name, local?, module?}]`, `bases: [{class,
-//!   base}]` and `values: [{name, class}]`, shaped as [`crate::analysis`] documents them.
+//!   base}]`, `values: [{name, class}]`, `bodies`, and (wit-core 0.1.3) `members:
+//!   [{container, name, type?, startByte, endByte, line}]` and `accesses: [{user, member,
+//!   receiver, write?, startByte, line}]`, shaped as [`crate::analysis`] documents them.
 //!   They are checked like the rest: names non-empty and at most 4,096 bytes, positions
 //!   within the source; a violation fails the file's analysis with the reason.
 //! - **Threads.** `analyze`, `id` and `extensions` may be called concurrently from several
@@ -632,6 +634,34 @@ pub fn decode_analysis(json: &[u8], source: &str) -> Result<Analysis, String> {
             return Err(format!(
                 "type body {:?} spans bytes {}..{}, outside the source",
                 b.name, b.start_byte, b.end_byte
+            ));
+        }
+    }
+    for m in &analysis.members {
+        if bad(&m.container) || bad(&m.name) || m.type_text.as_deref().is_some_and(bad) {
+            return Err(format!(
+                "returned a member with an empty or over-long name ({:?})",
+                m.name
+            ));
+        }
+        if m.start_byte > m.end_byte || m.end_byte > source.len() || m.line > last_line {
+            return Err(format!(
+                "member {:?} spans bytes {}..{} line {}, outside the source",
+                m.name, m.start_byte, m.end_byte, m.line
+            ));
+        }
+    }
+    for a in &analysis.accesses {
+        if bad(&a.user) || bad(&a.member) || bad(&a.receiver) {
+            return Err(format!(
+                "returned a member access with an empty or over-long name ({:?})",
+                a.member
+            ));
+        }
+        if a.start_byte > source.len() || a.line > last_line {
+            return Err(format!(
+                "member access {:?} is at byte {} line {}, outside the source",
+                a.member, a.start_byte, a.line
             ));
         }
     }

@@ -185,6 +185,7 @@ pub fn attribute(seen: &Observed<'_>, claims: &[Claim], actor: Actor<'_>, at: i6
                     moved.change = SymbolChange {
                         digest: c.change.digest.clone(),
                         calls: c.change.calls.clone(),
+                        uses: c.change.uses.clone(),
                         ..change.clone()
                     };
                     if c.version() == version {
@@ -632,7 +633,7 @@ pub fn changes_by_session(claims: &[Claim]) -> BTreeMap<String, BTreeMap<String,
                     let change = FileChange::Symbols {
                         symbols,
                         deleted: false,
-                        outside: None,
+                        blob: None,
                     };
                     (file, change)
                 })

@@ -478,11 +478,14 @@ fn a_signature_change_against_another_sessions_new_call_is_a_forecast_between_se
         before: None,
         after: Some("()".into()),
         line: 3,
+        end_line: 5,
         digest: Some("d".into()),
         calls: vec![CallRef {
             callee: "src/pricing.ts:price".into(),
             line: 4,
         }],
+        members: Vec::new(),
+        uses: Vec::new(),
     };
     let mut all = claims_a.clone();
     all.push(b);

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use sha2::{Digest, Sha256};
 use wit_core::{Analysis, Symbol};
 
-use crate::model::{Change, SymbolChange};
+use crate::model::{Change, MemberChange, MemberChangeKind, SymbolChange};
 
 /// One version of a file: its text and its analysis.
 #[derive(Debug, Clone, Copy)]
@@ -236,8 +236,11 @@ fn change(def: &Def<'_>, key: &str, change: Change) -> SymbolChange {
         before: None,
         after: None,
         line: def.symbol.start_line + 1,
+        end_line: def.symbol.end_line + 1,
         digest: None,
         calls: Vec::new(),
+        members: Vec::new(),
+        uses: Vec::new(),
     }
 }
 
@@ -313,41 +316,124 @@ pub fn diff_symbols(base: Option<Version<'_>>, current: Option<Version<'_>>) -> 
         c.before = was.symbol.signature.clone();
         out.push(c);
     }
+    members(base.as_ref(), &before, current.as_ref(), &mut out);
     out
 }
 
-/// The text of `version` outside its top-level definitions: each definition is replaced
-/// by one marker line naming it, everything else is kept byte for byte. Two checkouts
-/// whose edits of this text git cannot merge collide although no definition does (both
-/// add an import on one line, both bump `__version__`, both edit one `describe(…)` block
-/// of anonymous callbacks); edits inside definitions leave it as it was.
-pub fn outside_text(version: &Version<'_>) -> String {
-    let symbols = &version.analysis.symbols;
-    let source = version.source;
-    let mut top: Vec<&Symbol> = symbols
+/// A declared type as compared: without whitespace, and without the separator a
+/// formatter adds or drops before a closing bracket (`{ a: T; }` is `{ a: T }`), so that
+/// reformatting a type is no change of it.
+fn type_key(written: &str) -> String {
+    let compact: Vec<char> = written.chars().filter(|c| !c.is_whitespace()).collect();
+    compact
         .iter()
-        .filter(|s| {
-            !symbols.iter().any(|o| {
-                !std::ptr::eq(o, *s)
-                    && o.start_byte <= s.start_byte
-                    && s.end_byte <= o.end_byte
-                    && (o.start_byte, o.end_byte) != (s.start_byte, s.end_byte)
-            })
+        .enumerate()
+        .filter(|&(i, c)| {
+            !(matches!(c, ';' | ',') && matches!(compact.get(i + 1), Some('}' | ']' | ')' | '>')))
         })
+        .map(|(_, c)| *c)
+        .collect()
+}
+
+/// The key of the innermost definition of `defs` whose range holds byte `at`.
+fn owner<'d>(defs: &'d BTreeMap<String, Def<'_>>, at: usize) -> Option<&'d str> {
+    defs.iter()
+        .filter(|(_, d)| d.symbol.start_byte <= at && at < d.symbol.end_byte)
+        .min_by_key(|(_, d)| d.symbol.end_byte - d.symbol.start_byte)
+        .map(|(k, _)| k.as_str())
+}
+
+/// The members of types removed, renamed or retyped between `base` and `current`, each
+/// given to the change of the definition whose own text declared it at the base (the
+/// interface, the class, the Python method assigning `self.x`), which its declaration's
+/// change made a change.
+fn members(
+    base: Option<&Version<'_>>,
+    before: &BTreeMap<String, Def<'_>>,
+    current: Option<&Version<'_>>,
+    out: &mut [SymbolChange],
+) {
+    let Some(base) = base else { return };
+    let now: BTreeMap<(&str, &str), &wit_core::Member> = current
+        .map(|v| {
+            v.analysis
+                .members
+                .iter()
+                .map(|m| ((m.container.as_str(), m.name.as_str()), m))
+                .collect()
+        })
+        .unwrap_or_default();
+    let was: BTreeMap<(&str, &str), &wit_core::Member> = base
+        .analysis
+        .members
+        .iter()
+        .map(|m| ((m.container.as_str(), m.name.as_str()), m))
         .collect();
-    top.sort_by_key(|s| s.start_byte);
-    let mut out = String::with_capacity(source.len() / 4);
-    let mut at = 0;
-    for s in top {
-        let (start, end) = (s.start_byte.min(source.len()), s.end_byte.min(source.len()));
-        if start < at || !source.is_char_boundary(start) || !source.is_char_boundary(end) {
-            continue; // two definitions over one range (an overload, a decorated one)
-        }
-        out.push_str(&source[at..start]);
-        out.push('\u{1}');
-        out.push_str(&s.qualified_name());
-        at = end;
+    // New names of a type: a removed member of the same (stated) type, alone of its kind
+    // on both sides, was renamed to it.
+    let added: Vec<&wit_core::Member> = now
+        .iter()
+        .filter(|(k, _)| !was.contains_key(*k))
+        .map(|(_, m)| *m)
+        .collect();
+    let gone: Vec<&wit_core::Member> = was
+        .iter()
+        .filter(|(k, _)| !now.contains_key(*k))
+        .map(|(_, m)| *m)
+        .collect();
+    let same_type = |a: &wit_core::Member, b: &wit_core::Member| {
+        a.container == b.container && a.type_text.is_some() && a.type_text == b.type_text
+    };
+    let mut found: Vec<(usize, MemberChange)> = Vec::new();
+    for m in &gone {
+        let candidates: Vec<&&wit_core::Member> =
+            added.iter().filter(|a| same_type(m, a)).collect();
+        let rivals = gone.iter().filter(|g| same_type(g, m)).count();
+        let change = match candidates.as_slice() {
+            [only] if rivals == 1 => MemberChange {
+                member: format!("{}.{}", m.container, m.name),
+                change: MemberChangeKind::Renamed,
+                to: Some(only.name.clone()),
+                before: m.type_text.clone(),
+                after: only.type_text.clone(),
+                line: only.line + 1,
+            },
+            _ => MemberChange {
+                member: format!("{}.{}", m.container, m.name),
+                change: MemberChangeKind::Removed,
+                to: None,
+                before: m.type_text.clone(),
+                after: None,
+                line: m.line + 1,
+            },
+        };
+        found.push((m.start_byte, change));
     }
-    out.push_str(&source[at..]);
-    out
+    for (k, m) in &was {
+        if let (Some(n), Some(before)) = (now.get(k), m.type_text.as_deref())
+            && let Some(after) = n.type_text.as_deref()
+            && type_key(before) != type_key(after)
+        {
+            found.push((
+                m.start_byte,
+                MemberChange {
+                    member: format!("{}.{}", m.container, m.name),
+                    change: MemberChangeKind::Retyped,
+                    to: None,
+                    before: m.type_text.clone(),
+                    after: n.type_text.clone(),
+                    line: n.line + 1,
+                },
+            ));
+        }
+    }
+    found.sort_by(|a, b| (a.0, &a.1.member).cmp(&(b.0, &b.1.member)));
+    for (at, change) in found {
+        let Some(key) = owner(before, at) else {
+            continue;
+        };
+        if let Some(c) = out.iter_mut().find(|c| c.match_key() == key) {
+            c.members.push(change);
+        }
+    }
 }

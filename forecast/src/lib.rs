@@ -11,9 +11,15 @@
 //! - [`forecast`] compares two checkouts' changes: *same symbol* (both changed one
 //!   definition, unless both made the very same change), *signature vs callers* (one
 //!   changed, removed or renamed a definition, the other's changed or added code calls it,
-//!   as that checkout's code graph resolves the call; name-only guesses are not used), and
-//!   *textual* (a file no analyzer covers changed by both, when git's own three-way merge,
-//!   run by the caller, does not apply cleanly).
+//!   as that checkout's code graph resolves the call; name-only guesses are not used),
+//!   *member vs uses* (one removed, renamed or retyped a field or property of a type, the
+//!   other's changed or added code reads or writes it on a value the code graph knows the
+//!   type of), and
+//!   *textual* (a file changed by both that git's own three-way merge, run by the caller
+//!   on the whole file, does not merge cleanly, where no definition changed by both
+//!   explains it: a file no analyzer covers, adjacent changes of two definitions, text
+//!   outside them; [`colliding_regions`] says where), unless wit's merge driver is
+//!   installed for the file and merges it ([`Outcome::driver_merges`]).
 //!
 //! - [`claims`] attributes one checkout's uncommitted changes to the sessions (agents)
 //!   that made them, finds the edits that would undo another session's change, and hands
@@ -27,11 +33,19 @@ mod diff;
 mod model;
 mod pair;
 mod signature;
+mod textual;
 
-pub use diff::{Definition, Version, definitions_of, diff_symbols, outside_text, own_digest};
-pub use model::{CallRef, Change, FileChange, Forecast, Hop, Kind, Outside, Side, SymbolChange};
-pub use pair::{Checkout, Merge, TextVerdict, forecast, session_label, short};
+pub use diff::{Definition, Version, definitions_of, diff_symbols, own_digest};
+pub use model::{
+    CallRef, Change, FileChange, Forecast, Hop, Kind, MemberChange, MemberChangeKind, Side,
+    SymbolChange, UseRef,
+};
+pub use pair::{
+    Checkout, Driver, DriverMerge, Merge, Outcome, TextVerdict, compare, forecast, session_label,
+    short,
+};
 pub use signature::breaks_callers;
+pub use textual::{Region, colliding_regions};
 
 #[cfg(test)]
 mod claims_tests;

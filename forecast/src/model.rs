@@ -48,6 +48,68 @@ pub struct CallRef {
     pub line: usize,
 }
 
+/// A member (field, property) of a type used by a changed symbol's code, as the
+/// checkout's code graph resolves the access's receiver (name-only guesses are not kept).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UseRef {
+    /// The member, `file:Type.name`.
+    pub member: String,
+    /// One-based line of the (first) access in the user's file.
+    pub line: usize,
+    /// Whether the access writes it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub write: bool,
+    /// The receiver as the analysis spells it (`this`, `this.cart`, `new:Order` for a
+    /// variable declared of type `Order`).
+    pub receiver: String,
+}
+
+/// How a member of a type differs from the base.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MemberChangeKind {
+    /// Gone from the type.
+    Removed,
+    /// Gone under its base name, present under another of the same type.
+    Renamed,
+    /// Its declared type changed.
+    Retyped,
+}
+
+impl MemberChangeKind {
+    /// `removed`, `renamed` or `retyped`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemberChangeKind::Removed => "removed",
+            MemberChangeKind::Renamed => "renamed",
+            MemberChangeKind::Retyped => "retyped",
+        }
+    }
+}
+
+/// A member of a type removed, renamed or given another type: what breaks the code that
+/// reads or writes it ([`UseRef`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MemberChange {
+    /// `Type.name` at the base.
+    pub member: String,
+    /// How it changed.
+    pub change: MemberChangeKind,
+    /// For a renamed one, its name now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// Its declared type at the base, when stated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
+    /// Its declared type now, when stated (and present).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+    /// One-based line of its declaration, now (at the base, for a removed one).
+    pub line: usize,
+}
+
 /// One changed symbol of one file of a checkout.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -77,6 +139,11 @@ pub struct SymbolChange {
     pub after: Option<String>,
     /// One-based line where it starts, in the version it is in.
     pub line: usize,
+    /// One-based line where it ends, in the version it is in (0: not known, from a
+    /// change stored before it was kept): where git's line merge stops is told in the
+    /// definitions' terms with it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub end_line: usize,
     /// A digest of its own text now (its text without its nested definitions), so that
     /// two checkouts making the very same change are told apart from two different ones;
     /// `None` for a removed symbol.
@@ -86,6 +153,14 @@ pub struct SymbolChange {
     /// the daemon, which owns the graph).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub calls: Vec<CallRef>,
+    /// The members of types its own text removes, renames or retypes (a field of an
+    /// interface or class, a Python `self.x` assigned in this method).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<MemberChange>,
+    /// What members of types its current code reads or writes, resolved by the
+    /// checkout's code graph (filled in by the daemon).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub uses: Vec<UseRef>,
 }
 
 impl SymbolChange {
@@ -136,12 +211,12 @@ pub enum FileChange {
         /// where the change is outside every definition).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         deleted: bool,
-        /// When the text outside every top-level definition (imports, module-level
-        /// code, comments between definitions) changed: that text at the base and now,
-        /// as blobs (see [`crate::outside_text`]), for git's own merge against the other
-        /// checkout's.
+        /// The id of its current content (as [`FileChange::Text::blob`]), for git's own
+        /// merge of the whole file against another checkout's version: `None` when the
+        /// checkout deleted it, or for changes that are no checkout's version of the file
+        /// (one session's claims).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        outside: Option<Outside>,
+        blob: Option<String>,
     },
     /// A file no analyzer covers (or one its analyzer could not read): compared as text,
     /// with git's own three-way merge.
@@ -167,16 +242,8 @@ pub enum FileChange {
     },
 }
 
-/// The text outside a file's definitions, at the base and now, as content ids (see
-/// [`FileChange::Text::blob`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Outside {
-    /// At the base; `None` when the file is new (merged against the empty blob).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub base: Option<String>,
-    /// Now.
-    pub now: String,
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One forecast's kind.
@@ -188,17 +255,23 @@ pub enum Kind {
     /// One changed a definition's signature (or removed or renamed it); the other changed
     /// or added code that calls it.
     SignatureVsCallers,
-    /// Both changed a file no analyzer covers, and git's merge of the two does not apply
-    /// cleanly.
+    /// One removed, renamed or retyped a member (field, property) of a type; the other's
+    /// changed or added code reads or writes it on a value of that type.
+    MemberVsUses,
+    /// Both changed one file and git's merge of the two does not apply cleanly (a file no
+    /// analyzer covers, or an analysed one whose changes touch where no definition is
+    /// changed by both: adjacent definitions, text outside them), or one deleted it and
+    /// the other changed it.
     Textual,
 }
 
 impl Kind {
-    /// `same-symbol`, `signature-vs-callers` or `textual`.
+    /// `same-symbol`, `signature-vs-callers`, `member-vs-uses` or `textual`.
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::SameSymbol => "same-symbol",
             Kind::SignatureVsCallers => "signature-vs-callers",
+            Kind::MemberVsUses => "member-vs-uses",
             Kind::Textual => "textual",
         }
     }
@@ -218,9 +291,12 @@ pub struct Side {
     /// The symbol it changed, `file:name` (the file, for a textual forecast).
     pub symbol_path: String,
     /// How: `added`, `removed`, `body`, `signature`, `renamed`, `calls` (the caller's
-    /// side of signature-vs-callers), `modified` or `deleted` (textual).
+    /// side of signature-vs-callers), `member-removed`, `member-renamed`,
+    /// `member-retyped`, `reads` or `writes` (member-vs-uses), `modified` or `deleted`
+    /// (textual).
     pub change: String,
-    /// Signature at the base, when it matters.
+    /// Signature at the base (a member's declared type, for member-vs-uses), when it
+    /// matters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before: Option<String>,
     /// Signature now, when it matters.
@@ -262,7 +338,8 @@ pub struct Forecast {
     /// What each checkout did, in the pair's order.
     pub sides: Vec<Side>,
     /// For signature-vs-callers: from the caller (in the calling checkout) to the changed
-    /// definition, each hop named.
+    /// definition, each hop named; for member-vs-uses, from the code using the member to
+    /// the member.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub chain: Vec<Hop>,
     /// One sentence for people.

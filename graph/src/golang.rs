@@ -105,6 +105,28 @@ impl Graph {
         })
     }
 
+    /// The file of the package and the type a Go access's receiver `new:T` (`new:pkg.T`)
+    /// names, when a file of that package declares the member `member` of `T`.
+    pub(crate) fn go_member_file(
+        &self,
+        key: &Arc<str>,
+        receiver: &str,
+        member: &str,
+    ) -> Option<(Arc<str>, String)> {
+        let typed = receiver.strip_prefix("new:")?;
+        let (dir, ty) = match typed.split_once('.') {
+            Some((pkg, ty)) => (self.go_imported_dir(key, pkg)?, ty),
+            None => (paths::dir(key).to_owned(), typed),
+        };
+        self.go_files(&dir, Some(key)).into_iter().find_map(|f| {
+            let a = self.get(&f)?;
+            a.members
+                .iter()
+                .any(|m| m.container == ty && m.name == member)
+                .then(|| (f.clone(), ty.to_owned()))
+        })
+    }
+
     /// The `.go` files of `dir`, `first` (when it is one) first, then in path order.
     fn go_files(&self, dir: &str, first: Option<&Arc<str>>) -> Vec<Arc<str>> {
         let mut files: Vec<&Arc<str>> = self

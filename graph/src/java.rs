@@ -114,6 +114,50 @@ impl Graph {
         }
     }
 
+    /// The types whose member a Java access `site` (its callee the member's name) may
+    /// read, as (file, type name), from the receiver's own type through its superclass
+    /// chain: `this` is the innermost body's type, `new:T` (a variable of declared type)
+    /// or `T` the type `T` as the code there sees it.
+    pub(crate) fn java_receiver_types(
+        &self,
+        key: &Arc<str>,
+        site: SiteRef<'_>,
+    ) -> Vec<(Arc<str>, String)> {
+        let Some(a) = self.get(key) else {
+            return Vec::new();
+        };
+        let Some(at) = caller_position(a, site) else {
+            return Vec::new();
+        };
+        let first = match site.receiver {
+            Some("this") => bodies_around(a, at).first().map(|&body| TypeRef {
+                file: key.clone(),
+                body,
+            }),
+            Some(r) if !r.is_empty() => {
+                self.java_type(key, r.strip_prefix("new:").unwrap_or(r), Some(at))
+            }
+            _ => None,
+        };
+        let mut out = Vec::new();
+        let mut next = first;
+        while let Some(t) = next.take() {
+            let Some(body) = self.get(&t.file).and_then(|a| a.bodies.get(t.body)) else {
+                break;
+            };
+            let Some(name) = body.name.clone() else { break };
+            if out.len() > MAX_SUPERTYPES || out.iter().any(|(f, n)| *f == t.file && *n == name) {
+                break;
+            }
+            next = body
+                .superclass
+                .as_deref()
+                .and_then(|s| self.java_type(&t.file, s, Some(body.start_byte)));
+            out.push((t.file, name));
+        }
+        out
+    }
+
     /// The method `name` a call with `arguments` ([`choose`]) means in the type `t`:
     /// declared in its body, else inherited from its superclass chain, else from its
     /// interfaces (a method declared in a type overrides those above it).

@@ -32,6 +32,7 @@
 
 mod golang;
 mod java;
+mod members;
 mod modules;
 mod packages;
 mod paths;
@@ -44,6 +45,7 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 use wit_core::{Analysis, CallSite, Symbol};
 
+pub use members::MemberUse;
 pub use modules::Language;
 pub use project::{TsPaths, is_config_file};
 
@@ -552,6 +554,7 @@ impl Graph {
         kept.bases = analysis.bases.clone();
         kept.values = analysis.values.clone();
         kept.bodies = analysis.bodies.clone();
+        kept.members = analysis.members.clone();
         let parents = scopes::parents(&kept);
         let mut defines: Vec<u32> = if Language::of(&key) == Language::Other {
             Vec::new()
@@ -1332,6 +1335,14 @@ impl Graph {
 
     /// [`Graph::member_of`] over the files of `dir` with extension `ext`, in path order.
     fn member_in_dir(&self, dir: &str, ext: &str, class: &str, name: &str) -> Option<SymbolRef> {
+        self.files_in_dir(dir, ext)
+            .into_iter()
+            .find_map(|k| self.member_of(k, class, name))
+    }
+
+    /// The indexed files of `dir` with extension `ext`, in path order (a Rust struct and
+    /// its `impl`s, a C# partial class, may be spread over them).
+    fn files_in_dir(&self, dir: &str, ext: &str) -> Vec<&Arc<str>> {
         let mut files: Vec<&Arc<str>> = self
             .files
             .keys()
@@ -1339,8 +1350,6 @@ impl Graph {
             .collect();
         files.sort();
         files
-            .into_iter()
-            .find_map(|k| self.member_of(k, class, name))
     }
 
     /// [`Graph::top_level_of`] over the files of `dir` with extension `ext` (but `except`),
@@ -1911,8 +1920,9 @@ fn own_field(receiver: &str) -> Option<&str> {
 
 /// Whether two analyses of a file give the same answers to every resolution: the same
 /// symbols (names, kinds, containers, in order: addresses depend on the order), imports,
-/// exports, class bases, values of evident class and type bodies (names and bases, in
-/// order). Positions, signatures and call sites do not count.
+/// exports, class bases, values of evident class, type bodies (names and bases, in
+/// order) and types' members (what member accesses resolve to). Positions, signatures,
+/// call sites and member accesses do not count.
 fn same_interface(a: &Analysis, b: &Analysis) -> bool {
     a.symbols.len() == b.symbols.len()
         && a.symbols
@@ -1928,6 +1938,10 @@ fn same_interface(a: &Analysis, b: &Analysis) -> bool {
             .iter()
             .zip(&b.bodies)
             .all(|(x, y)| x.name == y.name && x.bases == y.bases)
+        && a.members.len() == b.members.len()
+        && a.members.iter().zip(&b.members).all(|(x, y)| {
+            x.container == y.container && x.name == y.name && x.type_text == y.type_text
+        })
 }
 
 /// The renames an analysis declares: (name, another name it is called by).
@@ -1951,5 +1965,7 @@ fn renames(analysis: &Analysis) -> Vec<(&str, &str)> {
     out
 }
 
+#[cfg(test)]
+mod members_tests;
 #[cfg(test)]
 mod tests;

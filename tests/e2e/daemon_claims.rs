@@ -19,8 +19,17 @@ const HEAD: &str = "export function price(n: number): number {\n  return n * 2;\
 
 /// A checkout with `src/pricing.ts` committed, and its daemon.
 fn checkout() -> (CliRepo, Daemon) {
+    checkout_with(&[])
+}
+
+/// A checkout with `src/pricing.ts` and `more` committed before its daemon starts (so
+/// its code graph has them from the first index, not from a later watcher event).
+fn checkout_with(more: &[(&str, &str)]) -> (CliRepo, Daemon) {
     let r = CliRepo::new();
     r.write(FILE, HEAD);
+    for (path, text) in more {
+        r.write(path, text);
+    }
     r.git(&["add", "."]);
     r.git(&["commit", "-qm", "pricing"]);
     let d = Daemon::start(r.path());
@@ -220,13 +229,10 @@ fn two_sessions_changing_one_definition_collide_and_a_revert_clears_it() {
 
 #[test]
 fn a_signature_change_against_another_sessions_new_call_is_a_collision_and_a_check_says_so() {
-    let (r, d) = checkout();
-    r.write(
+    let (r, d) = checkout_with(&[(
         "src/checkout.ts",
         "import { price } from \"./pricing\";\n\nexport function pay(): number {\n  return 0;\n}\n",
-    );
-    r.git(&["add", "."]);
-    r.git(&["commit", "-qm", "checkout"]);
+    )]);
     let mut c = d.client();
     wait_until("the index", Duration::from_secs(30), || {
         c.ok("graph.status", json!({}))["state"] == "ready"
@@ -261,6 +267,71 @@ fn a_signature_change_against_another_sessions_new_call_is_a_collision_and_a_che
     );
     let f = c.ok("conflicts.forecast", json!({"file": "src/checkout.ts"}));
     assert_eq!(f["forecasts"][0]["kind"], "signature-vs-callers", "{f}");
+}
+
+const ORDER: &str = "export interface Order {\n  id: string;\n  coupon?: string;\n}\n";
+
+/// `collisions` of the first file of a `claims.check` answer, as `kind symbolPaths`.
+fn collisions(v: &Value) -> Vec<String> {
+    v["files"][0]["collisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| format!("{} {}", f["kind"].as_str().unwrap(), f["symbolPaths"]))
+        .collect()
+}
+
+/// Issue 33 between sessions of one checkout: a member one session's code reads, which
+/// another session's edit removes, either way round.
+#[test]
+fn a_member_removed_against_another_sessions_new_read_of_it_is_a_collision_either_way() {
+    let paying = |body: &str| {
+        format!(
+            "import {{ Order }} from \"./order\";\n\nexport function pay(order: Order): string {{\n  return {body};\n}}\n"
+        )
+    };
+    let (r, d) = checkout_with(&[
+        ("src/order.ts", ORDER),
+        ("src/checkout.ts", &paying("order.id")),
+    ]);
+    let mut c = d.client();
+    wait_until("the index", Duration::from_secs(30), || {
+        c.ok("graph.status", json!({}))["state"] == "ready"
+    });
+    let want = ["member-vs-uses [\"src/checkout.ts:pay\",\"src/order.ts:Order.coupon\"]"];
+    // agent-b's code reads the member; agent-a's edit about to remove it is told.
+    let reading = paying("order.coupon ?? order.id");
+    r.write("src/checkout.ts", &reading);
+    c.ok(
+        "claims.record",
+        json!({"sessionId": "agent-b", "files": ["src/checkout.ts"]}),
+    );
+    let removed = ORDER.replace("  coupon?: string;\n", "");
+    let v = c.ok(
+        "claims.check",
+        json!({"sessionId": "agent-a", "files": [{"file": "src/order.ts", "content": removed}]}),
+    );
+    assert_eq!(collisions(&v), want, "{v}");
+    // Made and reported, it stands as a collision between the two sessions.
+    r.write("src/order.ts", &removed);
+    c.ok(
+        "claims.record",
+        json!({"sessionId": "agent-a", "files": ["src/order.ts"]}),
+    );
+    let f = c.ok("conflicts.forecast", json!({"file": "src/order.ts"}));
+    assert_eq!(f["forecasts"][0]["kind"], "member-vs-uses", "{f}");
+    // The other way round: a third session's edit about to read the removed member.
+    let v = c.ok(
+        "claims.check",
+        json!({"sessionId": "agent-c", "files": [{"file": "src/checkout.ts", "content": paying("order.coupon")}]}),
+    );
+    assert_eq!(collisions(&v), want, "{v}");
+    // Reading a member that stays: no collision.
+    let v = c.ok(
+        "claims.check",
+        json!({"sessionId": "agent-c", "files": [{"file": "src/checkout.ts", "content": paying("order.id + '!'")}]}),
+    );
+    assert_eq!(collisions(&v), Vec::<String>::new(), "{v}");
 }
 
 #[test]

@@ -539,3 +539,82 @@ fn a_killed_daemon_s_forecasts_clear_after_its_silence_and_return_with_it() {
         &["same-symbol [\"src/pricing.ts:price\"]"],
     );
 }
+
+const ORDER_TS: &str =
+    "export interface Order {\n  id: string;\n  coupon?: string;\n  note?: string;\n}\n";
+const ORDER_PY: &str = "class Order:\n    coupon: str = \"\"\n    note: str = \"\"\n";
+
+/// Issue 33: git merges these cleanly, the type checker (TS2339) or the run
+/// (AttributeError) fails; a member no one reads is no forecast.
+#[test]
+fn a_member_removed_against_a_new_read_of_it_is_forecast_in_typescript_and_python() {
+    let p = Pair::prepared(
+        |main| {
+            main.write("src/order.ts", ORDER_TS);
+            main.write("shop/__init__.py", "");
+            main.write("shop/order.py", ORDER_PY);
+        },
+        Daemon::start,
+    );
+    // A member nobody reads, removed: nothing.
+    p.edit(p.m(), "src/order.ts", "  note?: string;\n", "");
+    p.edit(p.m(), "shop/order.py", "    note: str = \"\"\n", "");
+    p.write(
+        &p.wt,
+        "src/checkout.ts",
+        "import { Order } from './order';\n\nexport function pay(order: Order): string {\n  return order.coupon ?? '';\n}\n",
+    );
+    p.write(
+        &p.wt,
+        "shop/pay.py",
+        "from shop.order import Order\n\n\ndef pay(order: Order):\n    return order.coupon\n",
+    );
+    p.wait("both checkouts' changes published", |a| {
+        a["checkouts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["changedFiles"] == 2)
+    });
+    assert_eq!(kinds(&p.forecast(json!({}))), Vec::<String>::new());
+    // The members read, removed: one forecast each, naming the reading code.
+    p.edit(p.m(), "src/order.ts", "  coupon?: string;\n", "");
+    p.edit(p.m(), "shop/order.py", "    coupon: str = \"\"\n", "");
+    let a = p.wait_kinds(
+        "member-vs-uses forecasts",
+        &[
+            "member-vs-uses [\"shop/pay.py:pay\",\"shop/order.py:Order.coupon\"]",
+            "member-vs-uses [\"src/checkout.ts:pay\",\"src/order.ts:Order.coupon\"]",
+        ],
+    );
+    let ts = a["forecasts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["symbolPaths"][0] == "src/checkout.ts:pay")
+        .unwrap();
+    let summary = ts["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("removes the member coupon of src/order.ts:Order")
+            && summary.contains("reads it on a value declared of type Order (line 4)"),
+        "{summary}"
+    );
+    let chain: Vec<(&str, &Value)> = ts["chain"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| (h["symbolPath"].as_str().unwrap(), &h["line"]))
+        .collect();
+    assert_eq!(
+        chain,
+        [
+            ("src/checkout.ts:pay", &json!(4)),
+            ("src/order.ts:Order.coupon", &Value::Null)
+        ]
+    );
+    // git itself merges the two branches cleanly: only the forecast sees it.
+    git(p.m(), &["commit", "-qam", "drop coupon"]);
+    git(&p.wt, &["add", "."]);
+    git(&p.wt, &["commit", "-qm", "pay"]);
+    git(&p.wt, &["merge", "-q", "--no-edit", "main"]);
+}

@@ -42,3 +42,23 @@
 (invocation_expression function: (generic_name (identifier) @name)) @reference.call
 
 (using_directive [(qualified_name) (identifier)] @import.module .) @import
+
+; Fields and properties (the type is the innermost body around them), and reads and
+; writes of members on a receiver (`this.Total`, `order.Coupon = …`), for the conflict
+; forecast's member-vs-uses kind. Without types inferred, only those on `this` say whose
+; member it is. A member access that is a call's callee (`order.Total()`) is the call.
+(field_declaration
+  (variable_declaration
+    type: (_) @member.type
+    (variable_declarator name: (identifier) @member.name))) @member
+(property_declaration
+  type: (_) @member.type
+  name: (identifier) @member.name) @member
+; (`_`, not `(_)`: `this` is an anonymous node in this grammar.)
+(member_access_expression
+  expression: _ @receiver
+  name: (identifier) @name) @reference.member
+(assignment_expression
+  left: (member_access_expression
+    expression: _ @receiver
+    name: (identifier) @name) @reference.member.write)

@@ -1,13 +1,70 @@
 //! A call site as the query finds it, before it becomes a `CallSite`: shared by the
-//! extraction, the locals' scopes and the callers' resolution.
+//! extraction, the locals' scopes and the callers' resolution. A member access
+//! (`order.coupon`, `this.total = 0`) is one too until the very end: its receiver is
+//! scoped as a call's is, which is what says which type's member it is.
 
 use tree_sitter::Node;
+use wit_core::{CallSite, MemberAccess};
+
+/// What a site is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Kind {
+    /// A call.
+    Call,
+    /// A read of a member.
+    Read,
+    /// A write of a member (`x.a = …`, `x.a += …`).
+    Write,
+}
+
+/// The mark of an access's callee while it rides along the call sites (a NUL never
+/// starts a name of source code), then `r` or `w`.
+const ACCESS: char = '\u{0}';
+
+impl Kind {
+    /// The callee as the call sites carry it: the name, or for an access the name marked.
+    pub(super) fn callee(self, name: &str) -> String {
+        match self {
+            Kind::Call => name.to_owned(),
+            Kind::Read => format!("{ACCESS}r{name}"),
+            Kind::Write => format!("{ACCESS}w{name}"),
+        }
+    }
+}
+
+/// The call sites of an analysis, and its member accesses, from sites made with
+/// [`Kind::callee`]; an access on a receiver nothing tells the type of (`""`) is left out.
+pub(super) fn split_accesses(sites: Vec<CallSite>) -> (Vec<CallSite>, Vec<MemberAccess>) {
+    let (mut calls, mut accesses) = (Vec::with_capacity(sites.len()), Vec::new());
+    for site in sites {
+        let Some(marked) = site.callee.strip_prefix(ACCESS) else {
+            calls.push(site);
+            continue;
+        };
+        let write = marked.starts_with('w');
+        let member = marked.get(1..).unwrap_or_default();
+        match site.receiver.as_deref() {
+            Some(r) if !r.is_empty() && !member.is_empty() => accesses.push(MemberAccess::new(
+                site.caller,
+                member,
+                r,
+                write,
+                site.start_byte,
+                site.line,
+            )),
+            _ => {}
+        }
+    }
+    (calls, accesses)
+}
 
 /// A call site: where it starts and the called name.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Call<'s> {
     pub(super) at: usize,
     pub(super) callee: &'s str,
+    /// A call, or a member access.
+    pub(super) kind: Kind,
     pub(super) receiver: Receiver,
     /// Where the query captures the argument list (`@arguments`): the index of its
     /// types' text among the extraction's argument texts ([`super::extract::Found`]).

@@ -5,7 +5,7 @@ use std::collections::hash_map::Entry;
 
 use wit_core::{CallSite, Symbol};
 
-use super::call::Call;
+use super::call::{Call, Kind};
 use super::nesting::{Span, innermost};
 
 /// Turns calls into call sites, de-duplicated on (caller, callee, receiver, number of
@@ -69,13 +69,13 @@ pub(super) fn resolve(
                 .arguments
                 .and_then(|i| arguments.get(i as usize))
                 .map(String::as_str);
-            match seen_sites.entry((symbol, call.callee, receiver.clone(), args)) {
+            match seen_sites.entry((symbol, call.callee, call.kind, receiver.clone(), args)) {
                 Entry::Occupied(mut e) => e.get_mut().1 &= free,
                 Entry::Vacant(e) => {
                     e.insert((sites.len(), free));
                     let mut site = CallSite::new(
                         caller.clone(),
-                        call.callee.to_owned(),
+                        call.kind.callee(call.callee),
                         receiver.clone(),
                         call.at,
                         line,
@@ -95,9 +95,9 @@ pub(super) fn resolve(
     (sites, free)
 }
 
-/// A site's identity: (symbol, callee, receiver, argument types); mapped to the index of
-/// the site and whether it is free.
-type SiteKey<'a> = (usize, &'a str, Option<String>, Option<&'a str>);
+/// A site's identity: (symbol, callee, call or access, receiver, argument types); mapped to
+/// the index of the site and whether it is free.
+type SiteKey<'a> = (usize, &'a str, Kind, Option<String>, Option<&'a str>);
 
 /// Line numbers of ascending byte offsets, counted on from the last one asked.
 struct LineIndex<'s> {

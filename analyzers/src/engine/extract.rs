@@ -11,12 +11,12 @@ use std::ops::ControlFlow;
 
 use tree_sitter::{Node, QueryCursor, QueryCursorOptions, QueryCursorState, StreamingIterator};
 use wit_core::{
-    AnalyzeError, Export, Import, Symbol, SymbolKind, TypeBody, signature::canonicalize,
+    AnalyzeError, Export, Import, Member, Symbol, SymbolKind, TypeBody, signature::canonicalize,
 };
 
 use super::Syntax;
 use super::budget::Budget;
-use super::call::{Call, Receiver};
+use super::call::{Call, Kind, Receiver};
 use super::locals::{self, Collected, ModuleNames};
 use super::nesting::{Span, innermost};
 use super::query::{CompiledQuery, Role};
@@ -41,6 +41,26 @@ pub(super) struct Found<'s> {
     /// The argument types of the calls whose argument lists the query captures (see
     /// [`Call::arguments`]).
     pub(super) arguments: Vec<String>,
+    /// The members the query captures (`@member`), in source order.
+    pub(super) members: Vec<Member>,
+}
+
+/// A member access as matched (see [`Role::Access`]).
+struct Access<'s> {
+    at: usize,
+    /// Where its name starts: a call's callee named there is the call, not an access.
+    name_at: usize,
+    member: &'s str,
+    receiver: Receiver,
+    write: bool,
+}
+
+/// A member declaration as matched (see [`Role::Member`]).
+struct MemberMatch<'t> {
+    node: Node<'t>,
+    name: Node<'t>,
+    type_node: Option<Node<'t>>,
+    container: Option<Node<'t>>,
 }
 
 /// A definition as matched, before the pass is over.
@@ -123,6 +143,10 @@ pub(super) fn extract<'s>(
     let mut declared = Typed::default();
     // (index into `calls`, its argument list), typed once the declarations are scoped.
     let mut argument_lists: Vec<(usize, Node)> = Vec::new();
+    let mut accesses: Vec<Access<'s>> = Vec::new();
+    // Where the names of calls start: a member access there is the call's callee.
+    let mut called_names: std::collections::HashSet<usize> = std::collections::HashSet::new();
+    let mut member_matches: Vec<MemberMatch> = Vec::new();
     // Supertypes of each type body, by its (start, end): the class it extends, and the
     // interfaces in the order the patterns give them.
     let mut bases: HashMap<(usize, usize), Supertypes<'s>> = HashMap::new();
@@ -168,6 +192,12 @@ pub(super) fn extract<'s>(
             let mut typed_declaration = None;
             let mut typed_name = None;
             let mut typed_type = None;
+            let mut access = None;
+            let mut write = false;
+            let mut member = None;
+            let mut member_name = None;
+            let mut member_type = None;
+            let mut member_container = None;
             for cap in m.captures() {
                 let node = cap.node;
                 match query.roles[cap.index as usize] {
@@ -204,8 +234,36 @@ pub(super) fn extract<'s>(
                     Role::TypedField => typed_declaration = Some((node, true)),
                     Role::TypedName => typed_name = Some(node),
                     Role::TypedType => typed_type = Some(node),
+                    Role::Access => access = Some(node),
+                    Role::AccessWrite => {
+                        access = Some(node);
+                        write = true;
+                    }
+                    Role::Member => member = Some(node),
+                    Role::MemberName => member_name = Some(node),
+                    Role::MemberType => member_type = Some(node),
+                    Role::MemberContainer => member_container = Some(node),
                     Role::Ignored => {}
                 }
+            }
+            if let (Some(node), Some(name)) = (member, member_name) {
+                member_matches.push(MemberMatch {
+                    node,
+                    name,
+                    type_node: member_type,
+                    container: member_container,
+                });
+                continue;
+            }
+            if let (Some(at), Some(name)) = (access, name) {
+                accesses.push(Access {
+                    at: at.start_byte(),
+                    name_at: name.start_byte(),
+                    member: text(name),
+                    receiver: receiver.map_or(Receiver::Other, |r| Receiver::of(r, source)),
+                    write,
+                });
+                continue;
             }
             if let (Some((declaration, field)), Some(name)) = (typed_declaration, typed_name) {
                 declared.declare(declaration, name, typed_type, field, source);
@@ -221,9 +279,11 @@ pub(super) fn extract<'s>(
                 if let Some(list) = arguments {
                     argument_lists.push((calls.len(), list));
                 }
+                called_names.insert(name.start_byte());
                 calls.push(Call {
                     at: call.start_byte(),
                     callee: text(name),
+                    kind: Kind::Call,
                     receiver: receiver.map_or(Receiver::None, |r| Receiver::of(r, source)),
                     arguments: None,
                 });
@@ -307,6 +367,24 @@ pub(super) fn extract<'s>(
         return Err(budget.exceeded("running the queries"));
     }
 
+    // Accesses ride along the calls from here (see `call.rs`): one per name, a write
+    // over a read of the same name (the assignment's left side matches both patterns),
+    // none where the name is a call's callee.
+    accesses.sort_by_key(|a| (a.name_at, !a.write));
+    accesses.dedup_by_key(|a| a.name_at);
+    calls.extend(
+        accesses
+            .into_iter()
+            .filter(|a| !called_names.contains(&a.name_at))
+            .map(|a| Call {
+                at: a.at,
+                callee: a.member,
+                kind: if a.write { Kind::Write } else { Kind::Read },
+                receiver: a.receiver,
+                arguments: None,
+            }),
+    );
+    let members = members_of(member_matches, &mut classes, source);
     let scoped = declared.scoped(&classes);
     scoped.receivers(&mut calls, source, syntax.callable_variables);
     let mut argument_texts = Vec::with_capacity(argument_lists.len());
@@ -382,7 +460,42 @@ pub(super) fn extract<'s>(
         module,
         bodies,
         arguments: argument_texts,
+        members,
     })
+}
+
+/// The members the query matched, each once, in source order, with its type (the
+/// `@member.container` its pattern names, else the innermost class body around it) and
+/// its declared type in canonical spacing. One without a type around it is left out.
+fn members_of(
+    mut found: Vec<MemberMatch>,
+    classes: &mut [Span<Option<&str>>],
+    source: &str,
+) -> Vec<Member> {
+    let text = |node: Node| &source[node.byte_range()];
+    found.sort_by_key(|m| (m.node.start_byte(), m.name.start_byte()));
+    found.dedup_by_key(|m| (m.node.id(), m.name.id()));
+    let points: Vec<usize> = found.iter().map(|m| m.node.start_byte()).collect();
+    let around = innermost(classes, &points);
+    found
+        .iter()
+        .zip(around)
+        .filter_map(|(m, class)| {
+            let container = match m.container {
+                Some(c) => Some(text(c)),
+                None => class.flatten(),
+            }?;
+            let mut member = Member::new(
+                container_text(container),
+                text(m.name),
+                m.node.start_byte(),
+                m.node.end_byte(),
+                m.node.start_position().row,
+            );
+            member.type_text = m.type_node.map(|t| canonicalize(text(t)));
+            Some(member)
+        })
+        .collect()
 }
 
 /// The supertypes a query captured for one type body (interfaces with where they are

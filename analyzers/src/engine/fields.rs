@@ -80,22 +80,27 @@ impl Fields {
     }
 }
 
-fn text<'s>(node: Node, source: &'s str) -> &'s str {
+pub(super) fn text<'s>(node: Node, source: &'s str) -> &'s str {
     &source[node.byte_range()]
 }
 
-fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+pub(super) fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
     let mut walk = node.walk();
     node.named_children(&mut walk).collect()
 }
 
 /// A name of sane length and shape (letters, digits, `_`, `$`, `#`).
-fn plain(s: &str) -> Option<String> {
+pub(super) fn name(s: &str) -> Option<&str> {
     let ok = !s.is_empty()
         && s.len() <= MAX_NAME
         && s.chars()
             .all(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '#'));
-    ok.then(|| s.to_owned())
+    ok.then_some(s)
+}
+
+/// [`name`], owned.
+fn plain(s: &str) -> Option<String> {
+    name(s).map(str::to_owned)
 }
 
 /// A class's name and body (both languages name the fields so).
@@ -343,7 +348,7 @@ fn assignments(node: Node, source: &str, search: &Search, fields: &mut Fields, d
                 {
                     for part in named_children(l) {
                         if let Some(field) = member_of(part, me, source) {
-                            fields.assigned(&field, None);
+                            fields.assigned(field, None);
                         }
                     }
                 }
@@ -352,13 +357,13 @@ fn assignments(node: Node, source: &str, search: &Search, fields: &mut Fields, d
                         matches!(child.kind(), "assignment" | "assignment_expression");
                     if plain_assignment {
                         if child.kind() == "assignment" {
-                            py_declared(child, &field, source, fields);
+                            py_declared(child, field, source, fields);
                         } else {
                             let value = child.child_by_field_name("right");
-                            fields.assigned(&field, value.and_then(|v| evident(v, source)));
+                            fields.assigned(field, value.and_then(|v| evident(v, source)));
                         }
                     } else {
-                        fields.assigned(&field, None);
+                        fields.assigned(field, None);
                     }
                 }
                 assignments(child, source, search, fields, depth + 1);
@@ -373,7 +378,7 @@ fn assignments(node: Node, source: &str, search: &Search, fields: &mut Fields, d
 }
 
 /// `me.field` (TypeScript `member_expression`, Python `attribute`): `field`.
-fn member_of(left: Node, me: &str, source: &str) -> Option<String> {
+pub(super) fn member_of<'s>(left: Node, me: &str, source: &'s str) -> Option<&'s str> {
     let (object, property) = match left.kind() {
         "member_expression" => (
             left.child_by_field_name("object")?,
@@ -386,6 +391,6 @@ fn member_of(left: Node, me: &str, source: &str) -> Option<String> {
         _ => return None,
     };
     (text(object, source) == me)
-        .then(|| plain(text(property, source)))
+        .then(|| name(text(property, source)))
         .flatten()
 }

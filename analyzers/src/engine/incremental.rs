@@ -20,14 +20,14 @@
 //! recovery depends on the parse's history; the result must not).
 
 use tree_sitter::{InputEdit, Node, Point, Range, Tree};
-use wit_core::{Analysis, AnalyzeError, CallSite, Symbol, TypeBody};
+use wit_core::{Analysis, AnalyzeError, CallSite, Member, Symbol, TypeBody};
 
 use super::budget::{self, Budget};
 use super::extract;
 use super::locals::{self, ModuleNames};
 use super::modules::Modules;
 use super::query::CompiledQuery;
-use super::{Grammar, Syntax, callers, parse};
+use super::{Grammar, Syntax, call, callers, parse};
 
 /// What one top-level node of the tree gave, position-independent.
 struct Chunk {
@@ -51,6 +51,9 @@ struct Chunk {
     modules: Modules,
     /// Type bodies, bytes relative as for `symbols`.
     bodies: Vec<TypeBody>,
+    /// Members of its types (the query's and the language reader's), positions relative
+    /// as for `symbols`.
+    members: Vec<Member>,
 }
 
 impl Chunk {
@@ -75,10 +78,20 @@ impl Chunk {
             exports: std::mem::take(&mut found.exports),
             bases: Vec::new(),
             fields: Vec::new(),
+            members: std::mem::take(&mut found.members),
         };
         if let Some(f) = syntax.modules {
             f(node, source, &mut modules);
         }
+        let members = std::mem::take(&mut modules.members)
+            .into_iter()
+            .map(|mut m| {
+                m.start_byte -= base;
+                m.end_byte -= base;
+                m.line -= row;
+                m
+            })
+            .collect();
         let names = std::mem::take(&mut found.module).relative_to(base);
         let bodies = std::mem::take(&mut found.bodies)
             .into_iter()
@@ -122,6 +135,7 @@ impl Chunk {
             names,
             modules,
             bodies,
+            members,
         })
     }
 
@@ -300,7 +314,15 @@ fn assemble(chunks: &[Chunk], source: &str) -> Analysis {
     let mut fields = Vec::new();
     let mut free = Vec::new();
     let mut bodies = Vec::new();
+    let mut members = Vec::new();
     for c in chunks {
+        members.extend(c.members.iter().map(|m| {
+            let mut m = m.clone();
+            m.start_byte += c.start_byte;
+            m.end_byte += c.start_byte;
+            m.line += c.start_row;
+            m
+        }));
         bodies.extend(c.bodies.iter().map(|b| {
             let mut b = b.clone();
             b.start_byte += c.start_byte;
@@ -334,8 +356,12 @@ fn assemble(chunks: &[Chunk], source: &str) -> Analysis {
         &symbols,
         source,
     );
+    let (call_sites, accesses) = call::split_accesses(call_sites);
+    members.sort_by_key(|m: &Member| m.start_byte);
     let mut analysis = Analysis::new(symbols);
     analysis.call_sites = call_sites;
+    analysis.accesses = accesses;
+    analysis.members = members;
     analysis.imports = imports;
     analysis.exports = exports;
     analysis.bases = bases;

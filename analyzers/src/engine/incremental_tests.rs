@@ -167,6 +167,7 @@ fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> Analysis {
         exports: found.exports,
         bases: Vec::new(),
         fields: Vec::new(),
+        members: found.members,
     };
     if let Some(f) = analyzer.syntax.modules {
         let root = tree.root_node();
@@ -183,9 +184,13 @@ fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> Analysis {
         &found.symbols,
         source,
     );
+    let (call_sites, accesses) = super::call::split_accesses(call_sites);
     let mut analysis = Analysis::new(found.symbols);
     analysis.bodies = found.bodies;
     analysis.call_sites = call_sites;
+    analysis.accesses = accesses;
+    modules.members.sort_by_key(|m| m.start_byte);
+    analysis.members = modules.members;
     analysis.imports = modules.imports;
     analysis.exports = modules.exports;
     analysis.bases = modules.bases;

@@ -23,6 +23,8 @@
 //! | `@bind.scope`           | a scope: a function (its `parameters`/`parameter` field binds in it), a block (`statement_block`, `switch_body`), a Python class body (`block`) |
 //! | `@bind`, `@bind.var`, `@bind.assign`, `@bind.global` | a node declaring names (a declaration, assignment, loop, import…; `var` binds in its function), an assignment that declares nothing, a `global`/`nonlocal` statement: with `@bind.scope`, they turn a receiver naming a local of evident class into `new:Class`, and one naming a local of unknown class into `""` (see `locals.rs`) |
 //! | `@typed.scope`, `@typed.local`, `@typed.field`, `@typed.name`, `@typed.type` | variables whose declaration states their type (Java, Go): see `typed.rs` |
+//! | `@reference.member` (`.write`) with `@receiver` and `@name` | a read (a write) of a member on a receiver, scoped as a call's receiver; the one that is a call's callee is the call ([`wit_core::MemberAccess`]) |
+//! | `@member` + `@member.name` (+ `@member.type`, `@member.container`) | a field or property of a type: the innermost `@container.body`'s, or the named container's ([`wit_core::Member`]; TypeScript's and Python's are read in `members.rs`) |
 //! | `@_…`                   | ignored (helpers for predicates)                           |
 //!
 //! When several patterns match one definition (node and name), a `method` match wins.
@@ -37,6 +39,7 @@ mod incremental;
 #[cfg(test)]
 mod incremental_tests;
 mod locals;
+mod members;
 pub(crate) mod modules;
 mod nesting;
 mod parse;

@@ -11,18 +11,20 @@
 //! functions or classes, `__all__`. Calls through those names stay name-only.
 
 use tree_sitter::Node;
-use wit_core::{ClassBase, Export, Import, ValueClass};
+use wit_core::{ClassBase, Export, Import, Member, ValueClass};
 
-use super::fields;
+use super::{fields, members};
 
 /// The imports and exports found so far, in source order, with what top-level classes
-/// extend and their fields of evident class (`engine/fields.rs`).
+/// extend, their fields of evident class and the members of top-level types
+/// (`engine/fields.rs`; positions absolute, made relative to the chunk by its maker).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Modules {
     pub(crate) imports: Vec<Import>,
     pub(crate) exports: Vec<Export>,
     pub(crate) bases: Vec<ClassBase>,
     pub(crate) fields: Vec<ValueClass>,
+    pub(crate) members: Vec<Member>,
 }
 
 /// A language's reader of one top-level node.
@@ -71,9 +73,16 @@ pub(crate) fn typescript(node: Node, source: &str, out: &mut Modules) {
             ts_export(node, source, out);
             if let Some(decl) = node.child_by_field_name("declaration") {
                 ts_class(decl, source, out);
+                members::typescript(decl, source, &mut out.members);
             }
         }
-        "class_declaration" | "abstract_class_declaration" => ts_class(node, source, out),
+        "class_declaration" | "abstract_class_declaration" => {
+            ts_class(node, source, out);
+            members::typescript(node, source, &mut out.members);
+        }
+        "interface_declaration" | "type_alias_declaration" => {
+            members::typescript(node, source, &mut out.members);
+        }
         "lexical_declaration" | "variable_declaration" => ts_require(node, source, out),
         "expression_statement" => {
             if let Some(assign) = node.named_child(0)
@@ -513,6 +522,7 @@ fn python_at(node: Node, source: &str, out: &mut Modules, depth: usize) {
         "class_definition" => {
             python_class_bases(node, source, out);
             fields::python(node, source, &mut out.fields);
+            members::python(node, source, &mut out.members);
             if let Some(body) = node.child_by_field_name("body") {
                 python_nested_bases(body, source, out, 1);
             }

@@ -33,6 +33,22 @@ pub(crate) enum Role {
     ContainerBase,
     /// `@reference.call`: a call.
     Call,
+    /// `@reference.member`: a read of a member (`order.coupon`), with `@receiver` and
+    /// `@name` ([`wit_core::MemberAccess`]; one that is a call's callee is the call).
+    Access,
+    /// `@reference.member.write`: a write of one (the left side of an assignment).
+    AccessWrite,
+    /// `@member`: the declaration of a field or property of a type, with `@member.name`,
+    /// and `@member.type` when it states one ([`wit_core::Member`]); its type is the
+    /// innermost `@container.body` around it, or `@member.container` when the pattern
+    /// names it (a Go or Rust struct's name).
+    Member,
+    /// See [`Role::Member`].
+    MemberName,
+    /// See [`Role::Member`].
+    MemberType,
+    /// See [`Role::Member`].
+    MemberContainer,
     /// `@receiver`: the object of a member call (`db` in `db.query()`).
     Receiver,
     /// `@arguments`: the argument list of a call, whose length picks among overloads
@@ -138,6 +154,12 @@ impl Role {
             "container.base" => Role::ContainerBase,
             "container.extends" => Role::ContainerExtends,
             "reference.call" => Role::Call,
+            "reference.member" => Role::Access,
+            "reference.member.write" => Role::AccessWrite,
+            "member" => Role::Member,
+            "member.name" => Role::MemberName,
+            "member.type" => Role::MemberType,
+            "member.container" => Role::MemberContainer,
             "receiver" => Role::Receiver,
             "arguments" => Role::Arguments,
             "qualifier" => Role::Qualifier,

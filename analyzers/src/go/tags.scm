@@ -99,3 +99,31 @@
 (import_spec
   name: (package_identifier)? @import.alias
   path: (_) @import.module) @import
+
+; A struct's fields (each name of `A, B int` its own), and reads and writes of fields on a
+; receiver (`o.Coupon`, `c.total = 0`), for the conflict forecast's member-vs-uses kind.
+; A selector that is a call's callee (`o.Total()`) is the call.
+(type_declaration
+  (type_spec
+    name: (type_identifier) @member.container
+    type: (struct_type
+      (field_declaration_list
+        (field_declaration
+          name: (field_identifier) @member.name
+          type: (_) @member.type) @member))))
+(selector_expression
+  operand: (_) @receiver
+  field: (field_identifier) @name) @reference.member
+(assignment_statement
+  left: (expression_list
+    (selector_expression
+      operand: (_) @receiver
+      field: (field_identifier) @name) @reference.member.write))
+(inc_statement
+  (selector_expression
+    operand: (_) @receiver
+    field: (field_identifier) @name) @reference.member.write)
+(dec_statement
+  (selector_expression
+    operand: (_) @receiver
+    field: (field_identifier) @name) @reference.member.write)

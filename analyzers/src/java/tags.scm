@@ -12,6 +12,9 @@
 ;   @reference.call + @name      a call; @receiver its object (`repo` in `repo.find()`),
 ;                                @arguments its argument list (overloads)
 ;   @import + @import.module     `import a.b.C;` (module `a.b.C`, local name `C`)
+;   @member + @member.name/.type a field of the type around it; @reference.member(.write)
+;                                a read (write) of one on @receiver (`o.coupon`), for the
+;                                conflict forecast's member-vs-uses kind
 
 (class_declaration name: (identifier) @name) @definition.class
 (interface_declaration name: (identifier) @name) @definition.interface
@@ -129,3 +132,16 @@
   arguments: (argument_list) @arguments) @reference.call
 
 (import_declaration [(scoped_identifier) (identifier)] @import.module) @import
+
+; Fields (the type is the innermost body around them) and their reads and writes on a
+; receiver (`order.coupon`, `this.total = 0`; a plain `coupon` is not read as a field).
+(field_declaration
+  type: (_) @member.type
+  declarator: (variable_declarator name: (identifier) @member.name)) @member
+(field_access
+  object: (_) @receiver
+  field: (identifier) @name) @reference.member
+(assignment_expression
+  left: (field_access
+    object: (_) @receiver
+    field: (identifier) @name) @reference.member.write)

@@ -14,6 +14,7 @@ static GRAMMAR: Grammar = Grammar::new(
         include_str!("symbols.scm"),
         include_str!("calls.scm"),
         include_str!("locals.scm"),
+        include_str!("members.scm"),
     ],
 );
 

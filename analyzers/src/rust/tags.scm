@@ -129,3 +129,25 @@
 (use_declaration argument: (identifier) @import.module) @import
 (use_declaration
   argument: (use_as_clause path: (_) @import.module alias: (identifier) @import.alias)) @import
+
+; A struct's named fields, and reads and writes of fields (`self.total`, `order.coupon = …`),
+; for the conflict forecast's member-vs-uses kind. Without types inferred, only those on
+; `self` in an `impl` of the struct say whose field they are. A field that is a call's
+; callee (`self.total()`) is the call.
+(struct_item
+  name: (type_identifier) @member.container
+  body: (field_declaration_list
+    (field_declaration
+      name: (field_identifier) @member.name
+      type: (_) @member.type) @member))
+(field_expression
+  value: (_) @receiver
+  field: (field_identifier) @name) @reference.member
+(assignment_expression
+  left: (field_expression
+    value: (_) @receiver
+    field: (field_identifier) @name) @reference.member.write)
+(compound_assignment_expr
+  left: (field_expression
+    value: (_) @receiver
+    field: (field_identifier) @name) @reference.member.write)

@@ -15,6 +15,7 @@ const QUERIES: &[&str] = &[
     include_str!("symbols.scm"),
     include_str!("calls.scm"),
     include_str!("locals.scm"),
+    include_str!("members.scm"),
 ];
 
 static TYPESCRIPT_GRAMMAR: Grammar = Grammar::new(

@@ -5,6 +5,7 @@
 mod common;
 mod declarative;
 mod graph_inputs;
+mod members;
 mod python;
 mod registry;
 mod robustness;

@@ -214,6 +214,12 @@ impl Git {
             .collect())
     }
 
+    /// The parents of `commit`, in order.
+    pub fn parents(&self, commit: &str) -> Result<Vec<String>> {
+        let out = String::from_utf8(self.run(&["rev-list", "--parents", "-n", "1", commit])?)?;
+        Ok(out.split_whitespace().skip(1).map(str::to_owned).collect())
+    }
+
     /// The non-merge, non-root commits reachable from HEAD in topological order (newest
     /// first), each with the files it touches.
     pub fn commits_with_files(&self) -> Result<Vec<CommitFiles>> {
@@ -395,13 +401,23 @@ impl Git {
         Ok(String::from_utf8_lossy(&out).trim().to_owned())
     }
 
-    /// `git merge-file` of three blobs (ours, the base, theirs), run as the daemon runs it
-    /// (`-p --object-id`, git's default diff algorithm): its exit code (0 clean, 1‥127 the
-    /// number of conflicting hunks, other codes a merge git refused) and whether git
-    /// refused it because the files are binary.
+    /// `git merge-file` of three blobs (ours, the base, theirs) with the histogram diff
+    /// `merge-tree` merges with, as the daemon runs it (here `--object-id`: a history's
+    /// blobs, no private content): its exit code (0 clean, 1‥127 the number of conflicting
+    /// hunks, other codes a merge git refused) and whether git refused it because the
+    /// files are binary.
     pub fn merge_file(&self, ours: &str, base: &str, theirs: &str) -> Result<(i32, bool)> {
         let (code, _, err) = self.run_status(
-            &["merge-file", "-p", "--object-id", ours, base, theirs],
+            &[
+                "merge-file",
+                "-p",
+                // The diff `merge-tree`'s ort strategy merges with, as the daemon runs it.
+                "--diff-algorithm=histogram",
+                "--object-id",
+                ours,
+                base,
+                theirs,
+            ],
             None,
         )?;
         Ok((code, String::from_utf8_lossy(&err).contains("binary")))

@@ -60,50 +60,50 @@ fn fnv(text: &str) -> u64 {
 
 /// Up to `total` pairs: half of them merges, the rest (more when the history has few
 /// merges) generated, any common file accepted (see [`merges`] and [`generated`]).
-pub fn choose(git: &Git, total: usize) -> Result<Chosen> {
+/// With `merges_only`, every merge up to `total` and no generated pair. `named`: merge
+/// commits replayed first whatever the sample (one reachable from another ref only, such
+/// as a pull request's), not counted in `total`.
+pub fn choose(git: &Git, total: usize, merges_only: bool, named: &[String]) -> Result<Chosen> {
     let mut chosen = Chosen::default();
-    merges(git, total / 2, &mut chosen)?;
-    let rest = total - chosen.pairs.len();
-    generated(git, rest, |_| true, &mut chosen)?;
+    for rev in named {
+        let m = git.commit_of(rev)?;
+        let parents = git.parents(&m)?;
+        let [p1, p2] = &parents[..] else {
+            anyhow::bail!("{rev} is not a merge of two parents");
+        };
+        merge_pair(git, &m, p1, p2, &mut chosen)?;
+    }
+    let named_pairs = chosen.pairs.len();
+    merges(
+        git,
+        if merges_only { total } else { total / 2 },
+        &mut chosen,
+    )?;
+    if !merges_only {
+        let rest = total.saturating_sub(chosen.pairs.len() - named_pairs);
+        generated(git, rest, |_| true, &mut chosen)?;
+    }
     Ok(chosen)
 }
 
-/// Adds up to `cap` pairs from the history's merges to `chosen`. Candidates are taken in
-/// the order of a hash of their commit ids: deterministic, and spread over the whole
-/// history rather than its newest end. Candidates skipped are counted by reason.
+/// Adds up to `cap` pairs from the history's merges to `chosen` (a merge it holds already
+/// is passed over). Candidates are taken in the order of a hash of their commit ids:
+/// deterministic, and spread over the whole history rather than its newest end.
+/// Candidates skipped are counted by reason.
 pub fn merges(git: &Git, cap: usize, chosen: &mut Chosen) -> Result<()> {
     let mut merges = git.merges()?;
     chosen.merge_candidates = merges.len();
     merges.sort_by_key(|(m, _, _)| (fnv(m), m.clone()));
-    let mut taken = 0;
+    let held: BTreeSet<String> = chosen.pairs.iter().map(|p| p.label.clone()).collect();
+    let before = chosen.pairs.len();
     for (m, p1, p2) in merges {
-        if taken >= cap {
+        if chosen.pairs.len() - before >= cap {
             break;
         }
-        let Some(base_commit) = git.merge_base(&p1, &p2)? else {
-            chosen.skipped.push("merge: no merge base".into());
-            continue;
-        };
-        let (base, a, b) = (
-            git.tree_of(&base_commit)?,
-            git.tree_of(&p1)?,
-            git.tree_of(&p2)?,
-        );
-        if base == a || base == b {
-            // One side changed nothing (a `--no-ff` merge of a branch with nothing new on
-            // the other): nothing could collide.
-            chosen.skipped.push("merge: one side unchanged".into());
+        if held.contains(&label(&m)) {
             continue;
         }
-        taken += 1;
-        chosen.pairs.push(Pair {
-            source: Source::Merge,
-            label: format!("merge {}", &m[..12]),
-            base_commit,
-            base,
-            a,
-            b,
-        });
+        merge_pair(git, &m, &p1, &p2, chosen)?;
     }
     Ok(())
 }
@@ -179,6 +179,39 @@ pub fn generated_pair(
         a,
         b,
     }))
+}
+
+/// How a merge's pair is labelled.
+fn label(merge: &str) -> String {
+    format!("merge {}", &merge[..12.min(merge.len())])
+}
+
+/// The pair of the merge `m` of `p1` and `p2`, unless nothing could collide.
+fn merge_pair(git: &Git, m: &str, p1: &str, p2: &str, chosen: &mut Chosen) -> Result<()> {
+    let Some(base_commit) = git.merge_base(p1, p2)? else {
+        chosen.skipped.push("merge: no merge base".into());
+        return Ok(());
+    };
+    let (base, a, b) = (
+        git.tree_of(&base_commit)?,
+        git.tree_of(p1)?,
+        git.tree_of(p2)?,
+    );
+    if base == a || base == b {
+        // One side changed nothing (a `--no-ff` merge of a branch with nothing new on
+        // the other): nothing could collide.
+        chosen.skipped.push("merge: one side unchanged".into());
+        return Ok(());
+    }
+    chosen.pairs.push(Pair {
+        source: Source::Merge,
+        label: label(m),
+        base_commit,
+        base,
+        a,
+        b,
+    });
+    Ok(())
 }
 
 /// The pairs chosen, and what was passed over.

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::args::ConflictsArgs;
 use crate::context::{Ctx, call};
 use crate::exit::{CmdResult, Failure};
-use crate::forecast::{Answer, checkouts_line, pending_text};
+use crate::forecast::{Answer, checkouts_line, driver_merge_lines, pending_text};
 use crate::output::{Style, print_json, shown};
 
 /// `--checkout`: a path (relative to the current directory, like every path on wit's
@@ -126,6 +126,19 @@ pub fn render(a: &Answer, file: Option<&str>, filtered: bool, style: &Style) -> 
             "No forecast collision: the uncommitted changes of the checkouts do not collide.\n",
         );
     }
+    let merges = driver_merge_lines(a);
+    if !merges.is_empty() {
+        out.push('\n');
+        out.push_str(&style.bold(&format!(
+            "Will merge with wit's driver: {} file{} git's line merge alone would stop on",
+            merges.len(),
+            if merges.len() == 1 { "" } else { "s" }
+        )));
+        out.push('\n');
+        for line in merges {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
     if let Some(file) = file {
         out.push('\n');
         if a.pending.is_empty() {
@@ -197,6 +210,23 @@ mod tests {
         );
         assert!(
             out.contains("b (branch b): indexing (its code graph"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn files_wit_s_driver_merges_are_listed_apart_from_collisions() {
+        let s = Style::plain();
+        let a = Answer::parse(&json!({"checkout": "/r", "forecasts": [],
+            "driverMerges": [{"file": "src/p.ts", "checkouts": ["/r", "/w/b"],
+                "summary": "src/p.ts: git's line merge would stop; wit's merge driver merges it"}],
+            "checkouts": [
+            {"path": "/r", "branch": "main", "state": "ready", "live": true, "self": true},
+            {"path": "/w/b", "branch": "b", "state": "ready", "live": true}]}));
+        let out = render(&a, None, false, &s);
+        assert!(out.contains("No forecast collision"), "{out}");
+        assert!(
+            out.contains("Will merge with wit's driver: 1 file git's line merge alone would stop on\n  src/p.ts (r ↔ b): "),
             "{out}"
         );
     }

@@ -476,6 +476,10 @@ pub fn run_agent(
 ) -> Result<AgentReport, Failure> {
     let mut planned = Vec::new();
     for (rel, edits) in plan(agent, exe) {
+        // A target that resolves into .git/ or .wit/ (a shipped symlink) is refused
+        // before anything is written, and before it is read: what it points at is no
+        // file of the agent's to parse (git's `info/exclude` is no TOML).
+        wit_boundary::repo_file::check_write_target(root, rel).map_err(fs_err)?;
         let old = read(root, rel)?;
         let new = apply(rel, old.as_deref(), &edits, remove, exe)?;
         let outcome = match (&old, &new) {
@@ -485,11 +489,6 @@ pub fn run_agent(
             (Some(_), Some(_)) => Outcome::Updated,
             (Some(_), None) => Outcome::Deleted,
         };
-        if outcome != Outcome::Unchanged {
-            // A target that resolves into .git/ or .wit/ (a shipped symlink) is refused
-            // before anything is written.
-            wit_boundary::repo_file::check_write_target(root, rel).map_err(fs_err)?;
-        }
         let note = (remove && outcome == Outcome::Unchanged && old.is_some())
             .then(|| "nothing of wit's found (an entry changed by hand is left alone)".to_owned());
         planned.push((rel, old, new, outcome, note));

@@ -519,7 +519,10 @@ impl WitMcp {
             the sessions sharing one checkout already do, before anyone commits: same-symbol \
             (one function changed in two checkouts, or by two sessions), signature-vs-callers \
             (a signature changed in one while another's new or changed code calls it; `chain` \
-            gives each hop with its line), textual (a file git could not merge). Each forecast \
+            gives each hop with its line), member-vs-uses (a field or property of a type \
+            removed, renamed or retyped in one while another's code reads or writes it), \
+            textual (a file git could not merge, with why; files wit's merge driver will \
+            merge are listed under driverMerges instead). Each forecast \
             names both checkouts, their branches and sessions (`self`: yours) and what each \
             side did (signature before/after). Call it before editing a file another agent may \
             be changing (with `file`: `pending` lists what the other checkouts changed in it) \

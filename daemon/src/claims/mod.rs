@@ -12,8 +12,8 @@
 //! - **Checks.** Before an edit the guard sends `claims.check` with the file's content as
 //!   the edit would leave it ([`Claims::check`]): the definitions it changes, the claims
 //!   of other sessions on them (a warning; a refusal when the edit writes back a version
-//!   the other session had changed: a lost update), and the signature-vs-callers
-//!   collisions it would make with other sessions' claimed changes.
+//!   the other session had changed: a lost update), and the signature-vs-callers and
+//!   member-vs-uses collisions it would make with other sessions' claimed changes.
 //! - **Ends.** A claim ends when its definition equals HEAD again (reverted, or committed:
 //!   a HEAD move compares every claimed file again), when its session ends
 //!   (`session.end`), or after `[guard] claim_idle` without an edit by its session
@@ -78,7 +78,8 @@ pub(crate) struct Claims {
 pub(crate) struct EditCheck {
     /// Other sessions' claims the edit runs into.
     pub hits: Vec<Hit>,
-    /// Signature-vs-callers collisions the edit would make with other sessions' claims.
+    /// Signature-vs-callers and member-vs-uses collisions the edit would make with other
+    /// sessions' claims.
     pub collisions: Vec<Forecast>,
 }
 
@@ -290,8 +291,9 @@ impl Claims {
         store.apply(&self.checkout, found.upserts, found.cleared, why)
     }
 
-    /// What each claim's version of its definition calls, as the checkout's code graph
-    /// resolves it (name-only guesses left out, as in the forecast between checkouts).
+    /// What each claim's version of its definition calls, and which members of types it
+    /// reads or writes, as the checkout's code graph resolves them (name-only guesses left
+    /// out, as in the forecast between checkouts).
     fn fill_calls(&self, rel: &str, analysis: &Arc<Analysis>, claims: &mut [Claim]) {
         let names: Vec<String> = claims
             .iter()
@@ -317,9 +319,15 @@ impl Claims {
             list.dedup_by(|a, b| a.callee == b.callee);
             calls.insert(name, list);
         }
+        let uses = self.index.member_uses_of_each(rel, &names, analysis, true);
+        let uses: HashMap<&str, Vec<wit_forecast::UseRef>> =
+            names.iter().map(String::as_str).zip(uses).collect();
         for c in claims.iter_mut() {
             if let Some(list) = calls.get(c.change.name.as_str()) {
                 c.change.calls = list.clone();
+            }
+            if let Some(list) = uses.get(c.change.name.as_str()) {
+                c.change.uses = list.clone();
             }
         }
     }
@@ -438,12 +446,22 @@ impl Claims {
             .iter()
             .filter(here)
             .any(|c| c.change.change == wit_forecast::Change::Removed);
+        let in_this_file = format!("{rel}:");
         let callers = theirs.iter().any(|c| c.change.breaks_callers())
             || theirs.iter().any(|c| {
                 c.change
                     .calls
                     .iter()
                     .any(|call| paths.contains(&call.callee))
+            })
+            // A member another session removed or retyped (the edit may use it), or code
+            // of theirs using a member of this file's types (the edit may remove it).
+            || theirs.iter().any(|c| !c.change.members.is_empty())
+            || theirs.iter().any(|c| {
+                c.change
+                    .uses
+                    .iter()
+                    .any(|u| u.member.starts_with(&in_this_file))
             });
         let touches = if after.is_none() && edited.is_some() && (removed_here || callers) {
             match self.touches_whole(rel, current_version, edited) {
@@ -524,8 +542,9 @@ impl Claims {
         }
     }
 
-    /// The signature-vs-callers collisions between the edit (its touched definitions as
-    /// they differ from HEAD, with what they call) and each other session's claims.
+    /// The signature-vs-callers and member-vs-uses collisions between the edit (its
+    /// touched definitions as they differ from HEAD, with what they call and use) and
+    /// each other session's claims.
     fn callers(
         &self,
         me: &str,
@@ -551,6 +570,7 @@ impl Claims {
         if let Some((_, analysis)) = after {
             for c in &mut mine {
                 c.calls = self.resolve_calls(rel, analysis, &c.name);
+                c.uses = self.index.member_uses_in(rel, analysis, &c.name, true);
             }
         }
         let files = std::collections::BTreeMap::from([(
@@ -558,7 +578,7 @@ impl Claims {
             FileChange::Symbols {
                 symbols: mine,
                 deleted: after.is_none(),
-                outside: None,
+                blob: None,
             },
         )]);
         let others: Vec<Claim> = all.iter().filter(|c| !c.by(me)).cloned().collect();
@@ -573,7 +593,7 @@ impl Claims {
                     &mut |_| wit_forecast::TextVerdict::Unknown,
                 )
                 .into_iter()
-                .filter(|f| f.kind == Kind::SignatureVsCallers),
+                .filter(|f| matches!(f.kind, Kind::SignatureVsCallers | Kind::MemberVsUses)),
             );
         }
         out

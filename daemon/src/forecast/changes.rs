@@ -5,8 +5,9 @@
 //! `wit_forecast::diff_symbols` (the base's version analysed by the same analyzer, the
 //! current one taken from the analysis service, whose cache the index's re-read of the
 //! saved file has just filled), and the changed ones get the callees the checkout's code
-//! graph resolves. Any other file is published as a content id, its bytes kept privately
-//! for git's merge (`super::texts`). Only the saved file is looked at on a save.
+//! graph resolves. Every changed file's current content is kept privately for git's merge
+//! with another checkout's version (`super::texts`) and published by its content id. Only
+//! the saved file is looked at on a save.
 //!
 //! **Cost.** A scan runs three git processes whatever the number of files (`ls-tree`,
 //! `diff --name-only`, `ls-files -o`); base versions are read through the forecast
@@ -23,7 +24,7 @@ use std::sync::Arc;
 use wit_boundary::RepoFileError;
 use wit_core::Analysis;
 use wit_core::text::escape;
-use wit_forecast::{CallRef, FileChange, Outside, Version, diff_symbols, outside_text};
+use wit_forecast::{CallRef, FileChange, Version, diff_symbols};
 use wit_graph::Resolution;
 
 use super::git::{self, Batch, Blob};
@@ -370,46 +371,38 @@ impl Tracker {
                     c.calls = list;
                 }
             }
-        }
-        // The text outside the definitions, when it changed: blobs for git's merge.
-        let version = |t: &Option<String>, a: &Option<Arc<Analysis>>| {
-            t.as_deref()
-                .zip(a.as_deref())
-                .map(|(source, analysis)| outside_text(&Version { source, analysis }))
-        };
-        let outside = match version(&now_text, &now_analysis) {
-            Some(now_outside) => {
-                let base_outside = version(&was_text, &was_analysis);
-                if base_outside.as_deref() == Some(now_outside.as_str()) {
-                    None
-                } else {
-                    let kept = base_outside
-                        .map(|text| self.texts.keep(text.as_bytes()))
-                        .transpose()
-                        .and_then(|base| {
-                            let now = self.texts.keep(now_outside.as_bytes())?;
-                            Ok(Outside { base, now })
-                        });
-                    match kept {
-                        Ok(outside) => Some(outside),
-                        Err(why) => {
-                            tracing::info!(
-                                "forecast: the text outside the definitions of {} is not \
-                                 compared: {}",
-                                escape(rel),
-                                escape(&why)
-                            );
-                            None
-                        }
+            // And the members of types it reads or writes (resolved receivers only).
+            if let Some(analysis) = &now_analysis {
+                let uses = self.index.member_uses_of_each(rel, &names, analysis, false);
+                let mut by_name: HashMap<&str, Vec<wit_forecast::UseRef>> =
+                    names.iter().map(String::as_str).zip(uses).collect();
+                for c in &mut symbols {
+                    if let Some(list) = by_name.remove(c.name.as_str()) {
+                        c.uses = list;
                     }
                 }
             }
+        }
+        // The whole current content, kept for git's merge with another checkout's
+        // version of the file (the textual kind: adjacent definitions, text outside them).
+        let blob = match now {
+            Some(bytes) => match self.texts.keep(bytes) {
+                Ok(id) => Some(id),
+                Err(why) => {
+                    tracing::info!(
+                        "forecast: {} is not kept for git's merge: {}",
+                        escape(rel),
+                        escape(&why)
+                    );
+                    None
+                }
+            },
             None => None,
         };
         Ok(FileChange::Symbols {
             symbols,
             deleted: now.is_none(),
-            outside,
+            blob,
         })
     }
 

@@ -346,30 +346,133 @@ pub(crate) fn differs(root: &Path, base: &str, rel: &str) -> bool {
     !cmd.status().is_ok_and(|s| s.success())
 }
 
-/// git's own three-way merge of one file (`git merge-file`, the algorithm `git merge`
-/// uses for a file's content) of the three files given, none of them changed: the
+/// Whether this git knows `merge-file --diff-algorithm` (2.43 and later): learnt on the
+/// first merge, for the daemon's life.
+static HISTOGRAM: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// `git merge-file -p` of `ours`, `base`, `theirs` (files) with `extra` options, with the
+/// histogram diff `git merge` (ort) uses when this git has it; `None` when git did not run.
+fn merge_file_output(
+    root: &Path,
+    [ours, base, theirs]: [&Path; 3],
+    extra: &[&std::ffi::OsStr],
+    stdout: bool,
+) -> Option<std::process::Output> {
+    use std::sync::atomic::Ordering;
+    loop {
+        let histogram = HISTOGRAM.load(Ordering::Relaxed);
+        let mut cmd = git(root);
+        cmd.args(["merge-file", "-p"]);
+        if histogram {
+            cmd.arg("--diff-algorithm=histogram");
+        }
+        cmd.args(extra)
+            .arg("--")
+            .arg(ours)
+            .arg(base)
+            .arg(theirs)
+            .stdout(if stdout {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stderr(Stdio::piped());
+        let out = cmd.output().ok()?;
+        if histogram && out.status.code() == Some(129) {
+            // An older git: its default diff algorithm, the one its merges use too.
+            HISTOGRAM.store(false, Ordering::Relaxed);
+            continue;
+        }
+        return Some(out);
+    }
+}
+
+/// git's own three-way merge of one file (`git merge-file`, with the diff algorithm `git
+/// merge` uses for a file's content) of the three files given, none of them changed: the
 /// versions are private copies (see `super::content`), never objects written to the
-/// repository's database.
+/// repository's database. The verdict only: where it stops is located by the caller.
 pub(crate) fn merge_file(root: &Path, a: &Path, base: &Path, b: &Path) -> TextVerdict {
-    let mut cmd = git(root);
-    cmd.args(["merge-file", "-p", "--"])
-        .arg(a)
-        .arg(base)
-        .arg(b)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    let Ok(out) = cmd.output() else {
+    let Some(out) = merge_file_output(root, [a, base, b], &[], false) else {
         return TextVerdict::Unknown;
     };
     match out.status.code() {
         Some(0) => TextVerdict::Clean,
-        Some(n @ 1..=127) => TextVerdict::Conflict {
-            conflicts: n as usize,
-        },
+        Some(n @ 1..=127) => TextVerdict::conflict(n as usize),
         // Two different versions of a binary file: git cannot merge them either.
-        _ if String::from_utf8_lossy(&out.stderr).contains("binary") => {
-            TextVerdict::Conflict { conflicts: 1 }
-        }
+        _ if String::from_utf8_lossy(&out.stderr).contains("binary") => TextVerdict::conflict(1),
         _ => TextVerdict::Unknown,
     }
+}
+
+/// git's line merge for wit's merge driver (`wit_merge`), asked by the forecast whether
+/// the driver would merge a file git stops on: the same `git merge-file` as
+/// [`merge_file`], on scratch copies in the forecast's private directory.
+pub(crate) struct ScratchMerge<'a> {
+    /// The checkout (git runs there, with its configuration: `merge.conflictStyle`).
+    pub root: &'a Path,
+    /// Where the scratch copies go.
+    pub store: &'a wit_boundary::content::ContentStore,
+    /// This checkout's directory in the store.
+    pub owner: &'a str,
+}
+
+impl wit_merge::LineMerge for ScratchMerge<'_> {
+    type Error = String;
+
+    fn merge(
+        &mut self,
+        base: &[u8],
+        ours: &[u8],
+        theirs: &[u8],
+        markers: &wit_merge::Markers,
+        style: wit_merge::MarkerStyle,
+    ) -> Result<wit_merge::LineMerged, String> {
+        let scratch = |bytes: &[u8]| {
+            self.store
+                .scratch(self.owner, bytes)
+                .map_err(|e| format!("a scratch copy: {e}"))
+        };
+        let (fo, fbase, ft) = (scratch(ours)?, scratch(base)?, scratch(theirs)?);
+        let size = format!("--marker-size={}", markers.size);
+        let mut extra: Vec<&std::ffi::OsStr> = vec![size.as_ref()];
+        if style == wit_merge::MarkerStyle::Diff3 {
+            extra.push("--diff3".as_ref());
+        }
+        for label in [&markers.ours, &markers.base, &markers.theirs] {
+            extra.push("-L".as_ref());
+            extra.push(label.as_ref());
+        }
+        let out = merge_file_output(
+            self.root,
+            [fo.path(), fbase.path(), ft.path()],
+            &extra,
+            true,
+        )
+        .ok_or("git merge-file did not run")?;
+        match out.status.code() {
+            Some(n @ 0..=127) => Ok(wit_merge::LineMerged {
+                text: out.stdout,
+                conflicts: n as usize,
+            }),
+            _ => Err("git merge-file failed".to_owned()),
+        }
+    }
+}
+
+/// Whether git merges `rel` with wit's merge driver: its `merge` attribute names it (`git
+/// check-attr`) and `merge.wit.driver` is the command `wit hook install` writes.
+pub(crate) fn driver_installed(root: &Path, rel: &str) -> bool {
+    let mut attr = git(root);
+    attr.args(["check-attr", "-z", "merge", "--", rel]);
+    let Some(fields) = output(attr, true) else {
+        return false;
+    };
+    // `<path> NUL merge NUL <value> NUL`.
+    let Some(value) = fields.get(2) else {
+        return false;
+    };
+    let mut config = git(root);
+    config.args(["config", "--get", "merge.wit.driver"]);
+    let command = one(config);
+    wit_merge::driver::installed_for(value, command.as_deref())
 }

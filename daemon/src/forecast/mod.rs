@@ -81,6 +81,9 @@ const READERS_IDLE: Duration = Duration::from_secs(10);
 /// Merge bases remembered (by the pair of heads) before the cache starts afresh.
 const MERGE_BASES_KEPT: usize = 256;
 
+/// How long an answer to "does git run wit's merge driver for this file?" is reused.
+const DRIVER_CHECKED: Duration = Duration::from_secs(5);
+
 /// Changed files from which a publication is a heavy write.
 const HEAVY_ROWS: usize = 256;
 
@@ -176,6 +179,12 @@ struct Runner {
     footprint: crate::footprint::Shedder,
     /// The `git cat-file` readers of every scan, save and merge (see `git::Batch`).
     readers: git::Batch,
+    /// Whether git runs wit's merge driver for a path, and when that was asked (asked
+    /// only of files git's merge stops on; `wit hook install` may change it any time).
+    driver_installed: HashMap<String, (bool, Instant)>,
+    /// The size and time of the files that say whether git runs wit's merge driver (the
+    /// common `config` and `info/attributes`) at the last round.
+    driver_stamp: Option<Stamp>,
 }
 
 impl Runner {
@@ -216,6 +225,8 @@ impl Runner {
             settled: false,
             footprint: crate::footprint::Shedder::default(),
             readers,
+            driver_installed: HashMap::new(),
+            driver_stamp: None,
         }
     }
 
@@ -313,6 +324,7 @@ impl Runner {
             moved = self.look_at_self(&mut dropped);
         }
         moved |= self.sync_bases(&mut publish, &mut dropped);
+        moved |= self.driver_moved();
         let mut grown = None;
         // Which saved files git ignores, asked once for the round (not once per file).
         let ignored = if paths.is_empty() || self.bases.is_empty() {
@@ -453,6 +465,39 @@ impl Runner {
         self.own.branch = branch;
         self.own.state = state.to_owned();
         moved
+    }
+
+    /// Whether `wit hook install` or `wit hook remove` (or anyone) changed whether git runs
+    /// wit's merge driver since the last round: then every pair is computed again (this
+    /// checkout's version moves, so the others' computations of its pairs are not stale),
+    /// since a file git stops on is a forecast without the driver and none with it. Two
+    /// stats a round.
+    fn driver_moved(&mut self) -> bool {
+        let Some(common) = self
+            .state
+            .placement
+            .common_dir
+            .clone()
+            .or_else(|| self.git_dir.clone())
+        else {
+            return false;
+        };
+        let meta = |p: std::path::PathBuf| {
+            std::fs::symlink_metadata(p)
+                .ok()
+                .map(|m| (m.modified().unwrap_or(std::time::UNIX_EPOCH), m.len()))
+        };
+        let stamp = vec![
+            meta(common.join("config")),
+            meta(common.join("info").join("attributes")),
+        ];
+        let first = self.driver_stamp.is_none();
+        if self.driver_stamp.as_ref() == Some(&stamp) {
+            return false;
+        }
+        self.driver_stamp = Some(stamp);
+        self.driver_installed.clear();
+        !first
     }
 
     /// What git keeps about this checkout's HEAD, as file sizes and times: HEAD, its
@@ -704,14 +749,28 @@ impl Runner {
             let base_ref = &self.bases[&base];
             let texts = &mut self.tracker.texts;
             let batch = &mut self.readers;
+            let registry = self.state.analysis.registry();
+            let root = &self.state.root;
+            let asked = &mut self.driver_installed;
+            let mut installed = |path: &str| -> bool {
+                if let Some((yes, at)) = asked.get(path)
+                    && at.elapsed() < DRIVER_CHECKED
+                {
+                    return *yes;
+                }
+                if asked.len() >= MERGE_BASES_KEPT {
+                    asked.clear();
+                }
+                let yes = git::driver_installed(root, path);
+                asked.insert(path.to_owned(), (yes, Instant::now()));
+                yes
+            };
             let mut merge = |m: wit_forecast::Merge<'_>| -> TextVerdict {
                 let common = match m.base {
                     None => {
                         Tracker::base_blob(base_ref, m.path).map_or(Source::Empty, Source::Object)
                     }
-                    Some("") => Source::Empty,
-                    // The base of the text outside definitions, as the first side published it.
-                    Some(id) => Source::Published { checkout: &a, id },
+                    Some(_) => Source::Empty,
                 };
                 let ours = Source::Published {
                     checkout: &a,
@@ -721,10 +780,19 @@ impl Runner {
                     checkout: &b,
                     id: m.b,
                 };
-                texts.merge(batch, common, ours, theirs)
+                texts.merge(
+                    batch,
+                    m.path,
+                    registry,
+                    common,
+                    ours,
+                    theirs,
+                    &mut installed,
+                )
             };
-            let found =
-                wit_forecast::forecast(Checkout::new(&a, fa), Checkout::new(&b, fb), &mut merge);
+            let outcome =
+                wit_forecast::compare(Checkout::new(&a, fa), Checkout::new(&b, fb), &mut merge);
+            let (found, notes) = (outcome.forecasts, outcome.driver_merges);
             let versions = if a == self.me {
                 (self.own.version, other.version)
             } else {
@@ -732,7 +800,11 @@ impl Runner {
             };
             let (a2, b2) = (a.clone(), b.clone());
             let done = self.db(Mode::Write, move |db| {
-                rows::reconcile(db, (&a2, &b2), Some(versions), &found, "resolved")
+                let done = rows::reconcile(db, (&a2, &b2), Some(versions), &found, "resolved")?;
+                if !done.stale {
+                    rows::put_driver_merges(db, &a2, &b2, &notes)?;
+                }
+                Ok(done)
             });
             if let Some(done) = done {
                 if done.appeared + done.cleared > 0 {

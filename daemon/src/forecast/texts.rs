@@ -28,16 +28,20 @@
 //! have separate `.wit/`s: there the textual kind is left out, as before.
 //!
 //! **Merges.** git's `merge-file` runs on private copies of the three versions (scratch
-//! files in this checkout's directory, removed at once), never `--object-id`. A verdict is
-//! remembered by the three contents' ids, so a pair recomputed after every save merges
-//! only the files whose versions moved.
+//! files in this checkout's directory, removed at once), never `--object-id`, with the
+//! histogram diff `git merge` uses. Where it stops on a file an analyzer covers, wit's
+//! merge driver (`wit_merge`, its line merges run the same way) is asked whether it would
+//! merge the file, and git whether it is installed for it. A verdict is remembered by the
+//! three contents' ids, so a pair recomputed after every save merges only the files whose
+//! versions moved.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use wit_boundary::content::{ContentStore, content_id, owner_name};
+use wit_core::Registry;
 use wit_core::text::escape;
-use wit_forecast::{FileChange, TextVerdict};
+use wit_forecast::{Driver, FileChange, TextVerdict};
 
 use super::git::{self, Batch, Blob};
 
@@ -80,6 +84,9 @@ pub(crate) struct Texts {
     /// What this checkout has in the store: id → bytes.
     stored: HashMap<String, u64>,
     verdicts: HashMap<(String, String, String), TextVerdict>,
+    /// Whether wit's merge driver merges the three versions cleanly, for those git
+    /// stops on.
+    drivers: HashMap<(String, String, String), bool>,
 }
 
 impl Texts {
@@ -104,6 +111,7 @@ impl Texts {
             limit,
             stored: HashMap::new(),
             verdicts: HashMap::new(),
+            drivers: HashMap::new(),
         }
     }
 
@@ -137,16 +145,9 @@ impl Texts {
         let mut named: HashSet<&str> = HashSet::new();
         for change in changes {
             match change {
-                FileChange::Text { blob: Some(id), .. } => {
+                FileChange::Text { blob: Some(id), .. }
+                | FileChange::Symbols { blob: Some(id), .. } => {
                     named.insert(id);
-                }
-                FileChange::Symbols {
-                    outside: Some(o), ..
-                } => {
-                    named.insert(&o.now);
-                    if let Some(base) = &o.base {
-                        named.insert(base);
-                    }
                 }
                 _ => {}
             }
@@ -183,38 +184,94 @@ impl Texts {
         }
     }
 
-    /// git's three-way merge of `a` and `b` against `base` (see the module docs).
+    /// git's three-way merge of `a` and `b` against `base`, the versions of `path` (see
+    /// the module docs). Where git stops on a file `registry` analyses, the verdict
+    /// locates it ([`wit_forecast::colliding_regions`]) and says what wit's merge driver
+    /// would make of it (`installed`: whether git runs it for the file; asked only then).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn merge(
         &mut self,
         batch: &mut Batch,
+        path: &str,
+        registry: &Registry,
         base: Source<'_>,
         a: Source<'_>,
         b: Source<'_>,
+        installed: &mut dyn FnMut(&str) -> bool,
     ) -> TextVerdict {
         let key = (base.key(), a.key(), b.key());
-        if let Some(v) = self.verdicts.get(&key) {
-            return v.clone();
-        }
-        let verdict = self.run_merge(batch, base, a, b);
-        if verdict != TextVerdict::Unknown {
-            if self.verdicts.len() >= VERDICTS_KEPT {
-                self.verdicts.clear();
+        let verdict = match self.verdicts.get(&key) {
+            Some(v) => v.clone(),
+            None => {
+                let Some(texts) = self.read(batch, base, a, b) else {
+                    return TextVerdict::Unknown;
+                };
+                let verdict = self.run_merge(&texts);
+                if verdict == TextVerdict::Unknown {
+                    return verdict;
+                }
+                if self.verdicts.len() >= VERDICTS_KEPT {
+                    self.verdicts.clear();
+                    self.drivers.clear();
+                }
+                self.verdicts.insert(key.clone(), verdict.clone());
+                verdict
             }
-            self.verdicts.insert(key, verdict.clone());
+        };
+        let TextVerdict::Conflict {
+            conflicts, regions, ..
+        } = verdict
+        else {
+            return verdict;
+        };
+        // A file no analyzer covers never reaches wit's driver.
+        if registry.for_path(path).is_none() {
+            return TextVerdict::Conflict {
+                conflicts,
+                regions,
+                driver: Driver::Unknown,
+            };
         }
-        verdict
+        let merges = match self.drivers.get(&key) {
+            Some(m) => *m,
+            None => {
+                let Some(texts) = self.read(batch, base, a, b) else {
+                    return TextVerdict::Unknown;
+                };
+                let Some(m) = self.driver_merges(path, registry, &texts) else {
+                    return TextVerdict::Conflict {
+                        conflicts,
+                        regions,
+                        driver: Driver::Unknown,
+                    };
+                };
+                self.drivers.insert(key, m);
+                m
+            }
+        };
+        let driver = if merges {
+            Driver::Merges {
+                installed: installed(path),
+            }
+        } else {
+            Driver::Stops
+        };
+        TextVerdict::Conflict {
+            conflicts,
+            regions,
+            driver,
+        }
     }
 
-    fn run_merge(
+    /// The three versions' bytes: base, a, b.
+    fn read(
         &self,
         batch: &mut Batch,
         base: Source<'_>,
         a: Source<'_>,
         b: Source<'_>,
-    ) -> TextVerdict {
-        let Some(store) = &self.store else {
-            return TextVerdict::Unknown;
-        };
+    ) -> Option<[Vec<u8>; 3]> {
+        let store = self.store.as_ref()?;
         let mut read = |s: Source<'_>| -> Option<Vec<u8>> {
             match s {
                 Source::Empty => Some(Vec::new()),
@@ -228,13 +285,62 @@ impl Texts {
                     .flatten(),
             }
         };
-        let (Some(base), Some(a), Some(b)) = (read(base), read(a), read(b)) else {
+        Some([read(base)?, read(a)?, read(b)?])
+    }
+
+    /// git's verdict on `[base, a, b]`, located when it stops on text.
+    fn run_merge(&self, [base, a, b]: &[Vec<u8>; 3]) -> TextVerdict {
+        let Some(store) = &self.store else {
             return TextVerdict::Unknown;
         };
         let scratch = |bytes: &[u8]| store.scratch(&self.owner, bytes).ok();
-        let (Some(fa), Some(fbase), Some(fb)) = (scratch(&a), scratch(&base), scratch(&b)) else {
+        let (Some(fa), Some(fbase), Some(fb)) = (scratch(a), scratch(base), scratch(b)) else {
             return TextVerdict::Unknown;
         };
-        git::merge_file(&self.root, fa.path(), fbase.path(), fb.path())
+        match git::merge_file(&self.root, fa.path(), fbase.path(), fb.path()) {
+            TextVerdict::Conflict {
+                conflicts, driver, ..
+            } => {
+                let text = |v: &[u8]| std::str::from_utf8(v).ok().map(str::to_owned);
+                let regions = match (text(base), text(a), text(b)) {
+                    (Some(base), Some(a), Some(b)) => {
+                        wit_forecast::colliding_regions(&base, &a, &b)
+                    }
+                    _ => Vec::new(),
+                };
+                TextVerdict::Conflict {
+                    conflicts,
+                    regions,
+                    driver,
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// Whether wit's merge driver merges `[base, a, b]` of `path` cleanly (`None`: it
+    /// could not be asked).
+    fn driver_merges(&self, path: &str, registry: &Registry, blobs: &[Vec<u8>; 3]) -> Option<bool> {
+        let store = self.store.as_ref()?;
+        let mut git = git::ScratchMerge {
+            root: &self.root,
+            store,
+            owner: &self.owner,
+        };
+        let merged = wit_merge::merge_blobs(
+            path,
+            [&blobs[0], &blobs[1], &blobs[2]],
+            registry,
+            self.limit,
+            &wit_merge::Markers::default(),
+            &mut git,
+        );
+        match merged {
+            Ok(m) => Some(m.is_clean()),
+            Err(e) => {
+                tracing::debug!("forecast: wit's merge of {}: {}", escape(path), escape(&e));
+                None
+            }
+        }
     }
 }

@@ -634,6 +634,57 @@ impl RepoIndex {
             .collect()
     }
 
+    /// The members of types each of `names` (definitions of `file`) reads or writes: the
+    /// accesses of `analysis` (the file's current analysis: the graph keeps none) as the
+    /// graph resolves their receivers, the file verified first; as the forecast and the
+    /// claims publish them. `undeclared`: see [`RepoIndex::member_uses_in`].
+    pub(crate) fn member_uses_of_each(
+        &self,
+        file: &str,
+        names: &[String],
+        analysis: &Arc<Analysis>,
+        undeclared: bool,
+    ) -> Vec<Vec<wit_forecast::UseRef>> {
+        if analysis.accesses.is_empty() {
+            return vec![Vec::new(); names.len()];
+        }
+        self.verify_with(file, Some(analysis));
+        names
+            .iter()
+            .map(|name| self.member_uses_in(file, analysis, name, undeclared))
+            .collect()
+    }
+
+    /// What `name` of `file` reads or writes of types' members, from `analysis` (the
+    /// file's version asked about, maybe an edit not made yet) against the graph as it is.
+    /// `undeclared`: also the members the receiver's type does not declare (any more), as
+    /// the claims need them: the sessions of one checkout share its graph, where another
+    /// session's edit may have removed the member already
+    /// ([`wit_graph::Graph::member_uses_undeclared`]).
+    pub(crate) fn member_uses_in(
+        &self,
+        file: &str,
+        analysis: &Analysis,
+        name: &str,
+        undeclared: bool,
+    ) -> Vec<wit_forecast::UseRef> {
+        self.read(|g| {
+            if undeclared {
+                g.member_uses_undeclared(file, analysis, name)
+            } else {
+                g.member_uses(file, analysis, name)
+            }
+        })
+        .into_iter()
+        .map(|u| wit_forecast::UseRef {
+            member: u.member,
+            line: u.line + 1,
+            write: u.write,
+            receiver: u.receiver,
+        })
+        .collect()
+    }
+
     /// `file:name` and the edges `walk` finds from it, verified.
     fn edges_of(
         &self,

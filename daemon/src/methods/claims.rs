@@ -54,7 +54,8 @@ fn hit_json(checkout: &str, h: &Hit) -> Value {
 /// collisions}]}`: for each file an edit by `sessionId` would leave with `content`
 /// (`null`: the edit deletes it), the other sessions' claims it runs into (`undoes`: it
 /// writes back a version that session had changed, a lost update) and the
-/// signature-vs-callers collisions it would make with their claimed changes. Read-only,
+/// signature-vs-callers and member-vs-uses collisions it would make with their claimed
+/// changes. Read-only,
 /// but remembers the edit as expected, so that the file watcher credits the write to
 /// the session.
 pub(crate) async fn check(

@@ -18,6 +18,7 @@ use crate::store::forecast::{self as rows, CheckoutRow, ForecastRow};
 struct Read {
     checkouts: Vec<CheckoutRow>,
     forecasts: Vec<ForecastRow>,
+    driver_merges: Vec<(String, String, String)>,
     collisions: Vec<CollisionRow>,
     claims: Vec<ClaimRow>,
     sessions: BTreeMap<String, Vec<String>>,
@@ -27,12 +28,14 @@ struct Read {
 }
 
 /// `conflicts.forecast {checkout?, sessionId?, symbolPath?, file?}` → `{checkout,
-/// forecasts, checkouts, claims, pending?}`: every standing forecast between live
+/// forecasts, driverMerges, checkouts, claims, pending?}`: every standing forecast between live
 /// checkouts and between two sessions of one checkout (sides naming a `session`), or
 /// those touching the checkout (its path, directory name or branch), the session (its
 /// checkout's; for a collision between sessions, one of the two), the symbol, or the
 /// file; `claims`: the standing claims (uncommitted changes by session) the same filters
-/// keep; with `file`, also `pending`: what the other live checkouts changed in that file
+/// keep; `driverMerges`: the files of live pairs that git's line merge would stop on and
+/// wit's installed merge driver merges (no forecast: the merge will not stop); with
+/// `file`, also `pending`: what the other live checkouts changed in that file
 /// (against their merge base with this checkout), the collisions an edit of it would
 /// make.
 pub(crate) async fn forecast(
@@ -66,6 +69,7 @@ pub(crate) async fn forecast(
                 },
                 checkouts: all,
                 forecasts: rows::all_forecasts(db)?,
+                driver_merges: rows::all_driver_merges(db)?,
                 collisions: crate::store::claims::collisions(db)?,
                 claims: crate::store::claims::all(db)?,
                 sessions,
@@ -177,6 +181,39 @@ pub(crate) async fn forecast(
         body["since"] = json!(c.since);
         forecasts.push(body);
     }
+    // Files git's line merge would stop on that wit's installed merge driver merges: no
+    // collision, but worth knowing (a merge that will not stop).
+    let mut driver_merges: Vec<Value> = Vec::new();
+    for (a, b, notes) in &read.driver_merges {
+        if !live(a) || !live(b) {
+            continue;
+        }
+        if let Some(q) = &checkout
+            && !names(a, q)
+            && !names(b, q)
+        {
+            continue;
+        }
+        if let Some(wt) = &session_checkout
+            && wt != a
+            && wt != b
+        {
+            continue;
+        }
+        let Ok(list) = serde_json::from_str::<Vec<wit_forecast::DriverMerge>>(notes) else {
+            continue;
+        };
+        for m in list {
+            if !touches(&[m.path.as_str()], symbol.as_deref(), file.as_deref()) {
+                continue;
+            }
+            driver_merges.push(json!({
+                "file": m.path,
+                "checkouts": [a, b],
+                "summary": m.summary,
+            }));
+        }
+    }
     let claims: Vec<Value> = read
         .claims
         .iter()
@@ -208,6 +245,7 @@ pub(crate) async fn forecast(
     let mut answer = json!({
         "checkout": me,
         "forecasts": forecasts,
+        "driverMerges": driver_merges,
         "checkouts": checkouts,
         "claims": claims,
     });

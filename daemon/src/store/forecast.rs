@@ -150,6 +150,31 @@ pub(crate) fn put_pair(
     }
 }
 
+/// Records the files of the pair `(a, b)` that git's line merge would stop on and wit's
+/// installed merge driver merges (`wit_forecast::Outcome::driver_merges`), with the pair's
+/// row (written by [`reconcile`] just before): no event, since nothing collides.
+pub(crate) fn put_driver_merges(
+    db: &dyn Db,
+    a: &str,
+    b: &str,
+    merges: &[wit_forecast::DriverMerge],
+) -> DbResult<()> {
+    let notes = (!merges.is_empty()).then(|| serde_json::to_string(merges).unwrap_or_default());
+    db.execute_later(
+        "UPDATE forecast_pairs SET notes = ?3 WHERE a = ?1 AND b = ?2",
+        args![a, b, &notes],
+    )
+}
+
+/// Every pair's driver merges: (a, b, the list as JSON).
+pub(crate) fn all_driver_merges(db: &dyn Db) -> DbResult<Vec<(String, String, String)>> {
+    db.query_map(
+        "SELECT a, b, notes FROM forecast_pairs WHERE notes IS NOT NULL ORDER BY a, b",
+        args![],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )
+}
+
 /// One standing forecast as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ForecastRow {

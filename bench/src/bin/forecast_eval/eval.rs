@@ -11,8 +11,8 @@ use serde::Serialize;
 use wit_core::config::DEFAULT_MAX_FILE_BYTES;
 use wit_core::{Analysis, Registry};
 use wit_forecast::{
-    CallRef, Checkout, FileChange, Forecast, Kind, Merge, Outside, TextVerdict, Version,
-    diff_symbols, forecast, outside_text,
+    CallRef, Checkout, Driver, FileChange, Forecast, Kind, Merge, TextVerdict, UseRef, Version,
+    colliding_regions, compare, diff_symbols,
 };
 use wit_graph::{Graph, Resolution, TsPaths};
 
@@ -70,6 +70,9 @@ pub struct PairResult {
     pub forecasts: Vec<Brief>,
     /// The conflicted files no forecast names.
     pub missed: Vec<Miss>,
+    /// The files git's merge of the pair stops on that wit's merge driver would merge
+    /// cleanly (had `wit hook install` set it up).
+    pub driver_would_merge: Vec<String>,
 }
 
 /// A side's changes against the base.
@@ -117,6 +120,9 @@ impl<'g> Evaluator<'g> {
             .map(|r| (r.path.as_str(), r.old_oid.as_deref()))
             .collect();
         let mut verdicts: BTreeMap<String, TextVerdict> = BTreeMap::new();
+        let mut driver_would_merge: Vec<String> = Vec::new();
+        let scratch = tempfile::tempdir()?;
+        let mut line_merge = wit_merge::GitMergeFile::new(scratch.path())?.isolated();
         let mut merge = |m: Merge<'_>| {
             let (path, blob_a, blob_b) = (m.path, m.a, m.b);
             let base = match m.base {
@@ -130,22 +136,35 @@ impl<'g> Evaluator<'g> {
             };
             // The daemon's mapping (daemon/src/forecast/git.rs): two different binary
             // versions conflict, as they do in git's merge; a git failure forecasts nothing.
+            // Where git stops, the daemon locates it and asks wit's merge driver (not
+            // installed here: the truth is git alone).
             let verdict = match self.git.merge_file(blob_a, base, blob_b) {
                 Ok((0, _)) => TextVerdict::Clean,
-                Ok((n @ 1..=127, _)) => TextVerdict::Conflict {
-                    conflicts: n as usize,
-                },
-                Ok((_, true)) => TextVerdict::Conflict { conflicts: 1 },
+                Ok((n @ 1..=127, _)) => {
+                    let (regions, driver) = self
+                        .locate(path, [base, blob_a, blob_b], &mut line_merge)
+                        .unwrap_or((Vec::new(), Driver::Unknown));
+                    if matches!(driver, Driver::Merges { .. }) {
+                        driver_would_merge.push(path.to_owned());
+                    }
+                    TextVerdict::Conflict {
+                        conflicts: n as usize,
+                        regions,
+                        driver,
+                    }
+                }
+                Ok((_, true)) => TextVerdict::conflict(1),
                 _ => TextVerdict::Unknown,
             };
             verdicts.insert(path.to_owned(), verdict.clone());
             verdict
         };
-        let forecasts = forecast(
+        let forecasts = compare(
             Checkout::new(SIDE_A, &a.files),
             Checkout::new(SIDE_B, &b.files),
             &mut merge,
-        );
+        )
+        .forecasts;
 
         let known: BTreeSet<&str> = a
             .raw
@@ -190,7 +209,43 @@ impl<'g> Evaluator<'g> {
                 .collect(),
             forecasts: briefs,
             missed,
+            driver_would_merge,
         })
+    }
+
+    /// Where git's merge of `[base, a, b]` (blobs of `path`) stops, and whether wit's
+    /// merge driver would merge the file cleanly, as the daemon finds them
+    /// (`daemon/src/forecast/texts.rs`); `None` when the blobs are not text.
+    fn locate(
+        &self,
+        path: &str,
+        blobs: [&str; 3],
+        git: &mut wit_merge::GitMergeFile,
+    ) -> Option<(Vec<wit_forecast::Region>, Driver)> {
+        let bytes: Vec<Vec<u8>> = blobs
+            .iter()
+            .map(|b| self.git.cat(b))
+            .collect::<Result<_>>()
+            .ok()?;
+        let text = |i: usize| std::str::from_utf8(&bytes[i]).ok();
+        let regions = colliding_regions(text(0)?, text(1)?, text(2)?);
+        if self.registry.for_path(path).is_none() {
+            return Some((regions, Driver::Unknown));
+        }
+        let merged = wit_merge::merge_blobs(
+            path,
+            [&bytes[0], &bytes[1], &bytes[2]],
+            &self.registry,
+            DEFAULT_MAX_FILE_BYTES,
+            &wit_merge::Markers::default(),
+            git,
+        );
+        let driver = match merged {
+            Ok(m) if m.is_clean() => Driver::Merges { installed: false },
+            Ok(_) => Driver::Stops,
+            Err(_) => Driver::Unknown,
+        };
+        Some((regions, driver))
     }
 
     /// The analysis of blob `oid` at `path`, or why there is none.
@@ -246,14 +301,24 @@ impl<'g> Evaluator<'g> {
         let mut files = BTreeMap::new();
         for r in &raw {
             let change = match self.symbols(r)? {
-                Ok((mut symbols, outside)) => {
+                Ok(mut symbols) => {
+                    // The new version's analysis (its member accesses: the graph keeps
+                    // none), as the daemon has it from its analysis service.
+                    let now = match r.new_oid.as_deref() {
+                        Some(oid) => self.analysis(&r.path, oid)?.ok(),
+                        None => None,
+                    };
                     for c in symbols.iter_mut().filter(|c| c.change.has_new_code()) {
                         c.calls = resolved_calls(&graph, &r.path, &c.name);
+                        if let Some(now) = &now {
+                            c.uses = member_uses(&graph, &r.path, now, &c.name);
+                        }
                     }
                     FileChange::Symbols {
                         symbols,
                         deleted: r.new_oid.is_none(),
-                        outside,
+                        // Its whole version, for git's merge with the other side's.
+                        blob: r.new_oid.clone(),
                     }
                 }
                 Err(note) => FileChange::Text {
@@ -304,21 +369,7 @@ impl<'g> Evaluator<'g> {
             Err(why) => return Ok(Err(Some(why))),
         };
         let symbols = diff_symbols(as_version(&before), as_version(&after));
-        // The text outside the definitions, when it changed, as blobs (as the daemon
-        // publishes it).
-        let outside_of = |v: &Loaded| as_version(v).map(|v| outside_text(&v));
-        let (was, now) = (outside_of(&before), outside_of(&after));
-        let outside = match now {
-            Some(now) if was.as_deref() != Some(now.as_str()) => Some(Outside {
-                base: match was {
-                    Some(text) => Some(self.git.write_blob(text.as_bytes())?),
-                    None => None,
-                },
-                now: self.git.write_blob(now.as_bytes())?,
-            }),
-            _ => None,
-        };
-        Ok(Ok((symbols, outside)))
+        Ok(Ok(symbols))
     }
 
     /// Why no forecast names `file`, which git's merge leaves conflicted. Cheap
@@ -371,8 +422,8 @@ impl<'g> Evaluator<'g> {
     }
 }
 
-/// An analysed file's changed definitions, and its text outside them when it changed.
-type Analysed = (Vec<wit_forecast::SymbolChange>, Option<Outside>);
+/// An analysed file's changed definitions.
+type Analysed = Vec<wit_forecast::SymbolChange>;
 
 /// A version of a file as loaded for `diff_symbols`: absent, or its text and analysis.
 type Loaded = Option<(String, Arc<Analysis>)>;
@@ -399,6 +450,21 @@ fn resolved_calls(graph: &Graph, file: &str, name: &str) -> Vec<CallRef> {
     first
         .into_iter()
         .map(|(callee, line)| CallRef { callee, line })
+        .collect()
+}
+
+/// What a changed symbol's code reads or writes of types' members, as the side's graph
+/// resolves the receivers (as `daemon/src/index` publishes them).
+fn member_uses(graph: &Graph, file: &str, now: &Analysis, name: &str) -> Vec<UseRef> {
+    graph
+        .member_uses(file, now, name)
+        .into_iter()
+        .map(|u| UseRef {
+            member: u.member,
+            line: u.line + 1,
+            write: u.write,
+            receiver: u.receiver,
+        })
         .collect()
 }
 

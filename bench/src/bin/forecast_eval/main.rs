@@ -29,12 +29,19 @@ use wit_bench::history::pairs;
 const DEFAULT_PAIRS: usize = 300;
 
 /// Replays up to `pairs` pairs of `repository`'s history (HEAD's) and scores the forecast.
-pub fn run(repository: &Path, pairs: usize) -> Result<report::Report> {
+/// With `merges_only`, the history's merges alone, every one up to `pairs`.
+/// `named`: merge commits replayed first (see `pairs::choose`).
+pub fn run(
+    repository: &Path,
+    pairs: usize,
+    merges_only: bool,
+    named: &[String],
+) -> Result<report::Report> {
     let t0 = Instant::now();
     let scratch = tempfile::tempdir().context("a temp directory for the clone")?;
     let git = Git::clone_from(repository, scratch.path())?;
     let head = git.commit_of("HEAD")?;
-    let chosen = pairs::choose(&git, pairs)?;
+    let chosen = pairs::choose(&git, pairs, merges_only, named)?;
     let mut evaluator = eval::Evaluator::new(&git)?;
     let mut results = Vec::new();
     let mut failed = Vec::new();
@@ -67,21 +74,27 @@ pub fn run(repository: &Path, pairs: usize) -> Result<report::Report> {
 
 fn main() -> Result<()> {
     let mut repository: Option<PathBuf> = None;
-    let mut pairs = DEFAULT_PAIRS;
+    let mut pairs = None;
+    let mut merges_only = false;
+    let mut named: Vec<String> = Vec::new();
     let mut json = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--pairs" => pairs = wit_bench::args::number(&mut args, "--pairs")?.max(1),
+            "--pairs" => pairs = Some(wit_bench::args::number(&mut args, "--pairs")?.max(1)),
+            "--merges-only" => merges_only = true,
+            "--merge" => named.push(args.next().context("--merge needs a commit")?),
             "--json" => json = true,
             "-h" | "--help" => {
                 println!(
-                    "forecast-eval <git repository> [--pairs N] [--json]\n\n\
+                    "forecast-eval <git repository> [--pairs N] [--merges-only] [--merge COMMIT]… [--json]\n\n\
                      Replays pairs of changes from the repository's history (HEAD): its merge commits and\n\
                      pairs of nearby commits applied alone to one base, and scores wit's conflict forecast\n\
                      against git's own merge (git merge-tree). The repository is only read.\n\
-                     --pairs N  at most N pairs, half merges, half generated (default {DEFAULT_PAIRS})\n\
-                     --json     print one JSON document instead of the table"
+                     --pairs N        at most N pairs, half merges, half generated (default {DEFAULT_PAIRS})\n\
+                     --merges-only    the history's merges alone, every one (or N with --pairs)\n\
+                     --merge COMMIT   replay this merge too, first (one only another ref reaches: a pull request's)\n\
+                     --json           print one JSON document instead of the table"
                 );
                 return Ok(());
             }
@@ -89,7 +102,12 @@ fn main() -> Result<()> {
         }
     }
     let repository = wit_bench::args::required_repository(repository)?;
-    let report = run(&repository, pairs)?;
+    let pairs = pairs.unwrap_or(if merges_only {
+        usize::MAX
+    } else {
+        DEFAULT_PAIRS
+    });
+    let report = run(&repository, pairs, merges_only, &named)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

@@ -11,7 +11,12 @@ use wit_forecast::Kind;
 use crate::eval::PairResult;
 
 /// The kinds in report order.
-const KINDS: [Kind; 3] = [Kind::SameSymbol, Kind::SignatureVsCallers, Kind::Textual];
+const KINDS: [Kind; 4] = [
+    Kind::SameSymbol,
+    Kind::SignatureVsCallers,
+    Kind::MemberVsUses,
+    Kind::Textual,
+];
 
 /// How many examples of each list the report keeps.
 const EXAMPLES: usize = 10;
@@ -50,6 +55,11 @@ impl Score {
     }
 }
 
+/// Whether git's merge cannot see collisions of this kind (a build or the tests would).
+fn git_invisible(kind: Kind) -> bool {
+    matches!(kind, Kind::SignatureVsCallers | Kind::MemberVsUses)
+}
+
 /// The figures of one set of pairs.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Figures {
@@ -58,17 +68,16 @@ pub struct Figures {
     /// A pair is flagged when any forecast exists, conflicted when git's merge leaves at
     /// least one conflicted file.
     pub pair: Score,
-    /// The same with signature-vs-callers forecasts left out: only the kinds git's merge
-    /// can confirm.
+    /// The same with signature-vs-callers and member-vs-uses forecasts left out: only the
+    /// kinds git's merge can confirm.
     pub pair_git_visible: Score,
     /// A file is flagged when a forecast's `symbol_paths` name it; each pair's files count
     /// separately.
     pub file: Score,
-    /// The two symbol kinds (same-symbol, signature-vs-callers) against git's conflicts
-    /// in files an analyzer covers: a pair is conflicted when one of those is, and
-    /// flagged when a symbol forecast exists. Textual forecasts run git's own merge on
-    /// the files no analyzer covers, so they agree with git by construction; this row
-    /// leaves them out.
+    /// The symbol kinds (same-symbol, signature-vs-callers, member-vs-uses) against git's
+    /// conflicts in files an analyzer covers: a pair is conflicted when one of those is,
+    /// and flagged when a symbol forecast exists. Textual forecasts run git's own merge on
+    /// the whole file, so they agree with git by construction; this row leaves them out.
     pub pair_symbols: Score,
     /// The same at the file level.
     pub file_symbols: Score,
@@ -99,12 +108,8 @@ impl Figures {
             let conflict = !r.truth.is_empty();
             let truth: BTreeSet<&str> = r.truth.iter().map(String::as_str).collect();
             f.pair.add(!r.forecasts.is_empty(), conflict);
-            f.pair_git_visible.add(
-                r.forecasts
-                    .iter()
-                    .any(|b| b.kind != Kind::SignatureVsCallers),
-                conflict,
-            );
+            f.pair_git_visible
+                .add(r.forecasts.iter().any(|b| !git_invisible(b.kind)), conflict);
             let flagged: BTreeSet<&str> = r
                 .forecasts
                 .iter()
@@ -185,8 +190,8 @@ pub struct Example {
     pub pair: String,
     /// The forecast's sentence, or the missed file.
     pub text: String,
-    /// For a signature-vs-callers forecast: whether git's merge of the pair conflicts at
-    /// all; for a miss: git's conflict types and the reason.
+    /// For a signature-vs-callers or member-vs-uses forecast: whether git's merge of the
+    /// pair conflicts at all; for a miss: git's conflict types and the reason.
     pub note: String,
 }
 
@@ -215,7 +220,11 @@ pub struct Report {
     pub signature_vs_callers: usize,
     /// Of them, in pairs git merges cleanly.
     pub signature_vs_callers_in_clean_pairs: usize,
-    /// Up to ten of them.
+    /// Member-vs-uses forecasts (git's merge cannot see these either).
+    pub member_vs_uses: usize,
+    /// Of them, in pairs git merges cleanly.
+    pub member_vs_uses_in_clean_pairs: usize,
+    /// Up to ten of the signature-vs-callers and member-vs-uses forecasts.
     pub signature_vs_callers_examples: Vec<Example>,
     /// Conflicted files no forecast names.
     pub missed_files: usize,
@@ -225,6 +234,10 @@ pub struct Report {
     pub missed_by_git_type: BTreeMap<String, usize>,
     /// Up to ten of them.
     pub missed_examples: Vec<Example>,
+    /// Conflicted files (of all pairs) that wit's merge driver would merge cleanly, had
+    /// `wit hook install` set it up: their textual forecasts would then give way to a
+    /// note, since the merge would not stop.
+    pub driver_would_merge: usize,
     /// Wall-clock seconds of the replay (pair selection included).
     pub seconds: f64,
     /// Every pair's result.
@@ -258,6 +271,8 @@ impl Report {
         }
         let mut svc = 0;
         let mut svc_clean = 0;
+        let mut mvu = 0;
+        let mut mvu_clean = 0;
         let mut svc_examples = Vec::new();
         let mut missed_files = 0;
         let mut missed_by_reason: BTreeMap<String, usize> = BTreeMap::new();
@@ -266,13 +281,14 @@ impl Report {
         for r in &results {
             let mut svc_of_pair = Vec::new();
             let mut missed_of_pair = Vec::new();
-            for b in r
-                .forecasts
-                .iter()
-                .filter(|b| b.kind == Kind::SignatureVsCallers)
-            {
-                svc += 1;
-                svc_clean += usize::from(r.truth.is_empty());
+            for b in r.forecasts.iter().filter(|b| git_invisible(b.kind)) {
+                if b.kind == Kind::SignatureVsCallers {
+                    svc += 1;
+                    svc_clean += usize::from(r.truth.is_empty());
+                } else {
+                    mvu += 1;
+                    mvu_clean += usize::from(r.truth.is_empty());
+                }
                 svc_of_pair.push(Example {
                     pair: r.label.clone(),
                     text: b.summary.clone(),
@@ -313,12 +329,15 @@ impl Report {
             overall: Figures::of(results.iter()),
             by_source,
             signature_vs_callers: svc,
+            member_vs_uses: mvu,
+            member_vs_uses_in_clean_pairs: mvu_clean,
             signature_vs_callers_in_clean_pairs: svc_clean,
             signature_vs_callers_examples: spread(svc_examples),
             missed_files,
             missed_by_reason,
             missed_by_git_type,
             missed_examples: spread(missed_examples),
+            driver_would_merge: results.iter().map(|r| r.driver_would_merge.len()).sum(),
             seconds,
             pairs: results,
         }
@@ -333,7 +352,11 @@ impl Report {
             "forecast-eval: {} at {}\n{} pairs requested; candidates: {} merges, {} generated; replayed in {:.1} s",
             self.repository,
             &self.head[..self.head.len().min(12)],
-            self.pairs_requested,
+            if self.pairs_requested == usize::MAX {
+                "all".to_owned()
+            } else {
+                self.pairs_requested.to_string()
+            },
             self.merge_candidates,
             self.generated_candidates,
             self.seconds
@@ -395,12 +418,15 @@ impl Report {
         }
         let _ = writeln!(
             out,
-            "\n(pairs: conflict = git's merge leaves a conflicted file; files: each pair's conflicted files;\n flagged = named by a forecast; hits = both; precision = hits/flagged; recall = hits/conflict;\n git-visible = without signature-vs-callers; symbols vs analysed = same-symbol and signature-vs-callers\n forecasts against conflicts in files an analyzer covers)"
+            "\n(pairs: conflict = git's merge leaves a conflicted file; files: each pair's conflicted files;\n flagged = named by a forecast; hits = both; precision = hits/flagged; recall = hits/conflict;\n git-visible = without signature-vs-callers and member-vs-uses; symbols vs analysed = the symbol kinds'\n forecasts against conflicts in files an analyzer covers)"
         );
         let _ = writeln!(
             out,
-            "\nsignature-vs-callers forecasts: {} ({} in pairs git merges cleanly)",
-            self.signature_vs_callers, self.signature_vs_callers_in_clean_pairs
+            "\nsignature-vs-callers forecasts: {} ({} in pairs git merges cleanly); member-vs-uses: {} ({})",
+            self.signature_vs_callers,
+            self.signature_vs_callers_in_clean_pairs,
+            self.member_vs_uses,
+            self.member_vs_uses_in_clean_pairs
         );
         for e in &self.signature_vs_callers_examples {
             let _ = writeln!(out, "  [{}] {}\n      {}", e.pair, e.text, e.note);
@@ -420,6 +446,11 @@ impl Report {
         for e in &self.missed_examples {
             let _ = writeln!(out, "  [{}] {}\n      {}", e.pair, e.text, e.note);
         }
+        let _ = writeln!(
+            out,
+            "\nconflicted files wit's merge driver would merge cleanly (wit hook install): {}",
+            self.driver_would_merge
+        );
         out
     }
 }

@@ -83,7 +83,7 @@ fn repository(dir: &Path) {
 fn a_known_conflict_and_a_known_clean_merge_score_one() {
     let dir = tempfile::tempdir().unwrap();
     repository(dir.path());
-    let report = crate::run(dir.path(), 300).unwrap();
+    let report = crate::run(dir.path(), 300, false, &[]).unwrap();
     assert!(report.failed.is_empty(), "{:?}", report.failed);
 
     // The merges: `merge x` (one side unchanged: skipped), `merge y` (conflict), `merge p`

@@ -177,6 +177,10 @@ CREATE TABLE collisions (
 );
 CREATE INDEX collisions_by_checkout ON collisions(checkout);
 "#,
+    // The files of a pair git's line merge would stop on and wit's installed merge driver
+    // merges (a JSON list of wit_forecast::DriverMerge; NULL: none), shown by
+    // `wit conflicts`.
+    "ALTER TABLE forecast_pairs ADD COLUMN notes TEXT;",
 ];
 
 /// The advisory lock key of migrations (any constant; "wit" in ASCII).
