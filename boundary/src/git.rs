@@ -52,9 +52,76 @@ pub fn command(dir: &Path) -> Command {
     cmd
 }
 
+/// Whether `s` is a full object id (SHA-1 or SHA-256 hex): what is read back from a
+/// repository or a shared store is checked before it reaches a command line.
+pub fn is_object_id(s: &str) -> bool {
+    (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The ref HEAD names in the git directory `dir` (`refs/heads/main`), when it names one
+/// by a plain relative path. HEAD is read as any file of a repository is: through the
+/// boundary (no symlink out of `dir`, no FIFO or device, at most 4 KiB), since a
+/// repository's `.git` may have been written by someone else.
+pub fn head_ref(dir: &Path) -> Option<String> {
+    let dir = dir.canonicalize().ok()?;
+    let bytes = crate::read_repo_file(&dir, "HEAD", 4096).ok()?;
+    let head = String::from_utf8(bytes).ok()?;
+    let name = head.trim().strip_prefix("ref: ")?;
+    let plain = name.starts_with("refs/")
+        && !name
+            .split('/')
+            .any(|c| c.is_empty() || c == "." || c == "..");
+    plain.then(|| name.to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn head_is_read_through_the_boundary() {
+        let dir = tempfile::tempdir().unwrap();
+        let head = dir.path().join("HEAD");
+        std::fs::write(&head, "ref: refs/heads/main\n").unwrap();
+        assert_eq!(head_ref(dir.path()).as_deref(), Some("refs/heads/main"));
+        // A detached HEAD, and a ref that climbs out: no ref.
+        std::fs::write(&head, "0123456789012345678901234567890123456789\n").unwrap();
+        assert_eq!(head_ref(dir.path()), None);
+        std::fs::write(&head, "ref: refs/../../../etc/passwd\n").unwrap();
+        assert_eq!(head_ref(dir.path()), None);
+        // A FIFO planted as HEAD (a blocking read would hang the caller's thread) and a
+        // symlink to a file outside: refused at once.
+        std::fs::remove_file(&head).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &head,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        assert_eq!(head_ref(dir.path()), None);
+        std::fs::remove_file(&head).unwrap();
+        let outside = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(outside.path(), "ref: refs/heads/stolen\n").unwrap();
+        std::os::unix::fs::symlink(outside.path(), &head).unwrap();
+        assert_eq!(head_ref(dir.path()), None);
+    }
+
+    #[test]
+    fn object_ids_are_full_hex_ids_only() {
+        assert!(is_object_id(&"a".repeat(40)));
+        assert!(is_object_id(&"0".repeat(64)));
+        for s in [
+            "HEAD",
+            "--output=x",
+            "abc",
+            &"g".repeat(40),
+            &"a".repeat(41),
+        ] {
+            assert!(!is_object_id(s), "{s}");
+        }
+    }
 
     #[test]
     fn every_redirecting_variable_is_cleared_and_the_user_s_config_kept() {

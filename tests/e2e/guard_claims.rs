@@ -313,7 +313,7 @@ fn a_commit_a_revert_and_the_session_end_each_clear_a_claim() {
         &[],
     );
     assert_eq!(a.hook("SessionEnd", &end).code, 0);
-    assert!(claims(&r).is_empty());
+    assert_eq!(claims(&r), Vec::<String>::new());
     let events = r.wit(None, &["events", "--json"]).ok().json();
     let reasons: Vec<&str> = events
         .as_array()

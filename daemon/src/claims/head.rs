@@ -90,7 +90,7 @@ impl Head {
             .filter(|o| o.status.success())
             .and_then(|o| String::from_utf8(o.stdout).ok())
             .map(|s| s.trim().to_owned())
-            .filter(|s| is_object_id(s));
+            .filter(|s| wit_boundary::git::is_object_id(s));
         let moved = now != self.commit;
         self.commit = now;
         (self.commit.clone(), moved)
@@ -124,7 +124,7 @@ impl Head {
             dir.join("logs/HEAD"),
             common.join("packed-refs"),
         ];
-        if let Some(name) = branch_ref(&dir) {
+        if let Some(name) = wit_boundary::git::head_ref(&dir) {
             paths.push(common.join(name));
         }
         paths.iter().map(|p| meta(p)).collect()
@@ -171,60 +171,16 @@ impl Head {
 /// The files whose working-tree content differs from HEAD (tracked ones, and untracked
 /// ones git does not ignore), at most `max`; `None` when git cannot say.
 pub(crate) fn changed_files(root: &Path, max: usize) -> Option<Vec<String>> {
-    let list = |args: &[&str]| -> Option<Vec<String>> {
-        let mut cmd = files::git(root);
-        cmd.args(args);
-        let out = cmd.output().ok().filter(|o| o.status.success())?;
-        Some(
-            out.stdout
-                .split(|b| *b == 0)
-                .filter(|s| !s.is_empty())
-                .filter_map(|s| String::from_utf8(s.to_vec()).ok())
-                .collect(),
-        )
-    };
-    let mut names = list(&[
-        "diff",
-        "--name-only",
-        "-z",
-        "--no-renames",
-        "--no-ext-diff",
-        "--no-textconv",
-        "HEAD",
-        "--",
-    ])?;
-    names.extend(list(&["ls-files", "-z", "-o", "--exclude-standard"])?);
-    names.sort();
-    names.dedup();
+    let mut names = files::changed_since(root, "HEAD")?;
     names.truncate(max);
     Some(names)
-}
-
-/// Whether `s` is a full object id (SHA-1 or SHA-256 hex).
-fn is_object_id(s: &str) -> bool {
-    (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
-}
-
-/// The ref HEAD names in the git directory `dir` (`refs/heads/main`), when it names one
-/// by a plain relative path; read through the boundary (no symlink out, no FIFO, at most
-/// 4 KiB), since a repository's `.git` may have been written by someone else.
-fn branch_ref(dir: &Path) -> Option<String> {
-    let dir = dir.canonicalize().ok()?;
-    let bytes = wit_boundary::read_repo_file(&dir, "HEAD", 4096).ok()?;
-    let head = String::from_utf8(bytes).ok()?;
-    let name = head.trim().strip_prefix("ref: ")?;
-    let plain = name.starts_with("refs/")
-        && !name
-            .split('/')
-            .any(|c| c.is_empty() || c == "." || c == "..");
-    plain.then(|| name.to_owned())
 }
 
 /// The content of `rel` in `commit` (`None`: not there, or not a regular file), read with
 /// one `git cat-file --batch` whose header gives the size first: a blob over `limit`
 /// bytes is refused without being read.
 fn blob(root: &Path, commit: &str, rel: &str, limit: u64) -> Result<Option<Vec<u8>>, String> {
-    if !is_object_id(commit) {
+    if !wit_boundary::git::is_object_id(commit) {
         return Err("HEAD is not an object id".into());
     }
     // One line names the object: a path with a newline cannot be asked this way.

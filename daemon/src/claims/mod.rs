@@ -69,9 +69,17 @@ pub(crate) struct Claims {
     index: Arc<RepoIndex>,
     head: Mutex<Head>,
     pending: Mutex<Pending>,
+    /// The content (SHA-256) of each file as a session's post-edit hook last reported it:
+    /// the watcher, often seeing that same write later, has nothing to add to it. Without
+    /// this, a write seen after its session ended (its claims with it) came back as an
+    /// unattributed claim of a change its session had reported.
+    reported: Mutex<HashMap<String, [u8; 32]>>,
     /// One observation at a time: each reads a file's claims and writes them back.
     observing: Mutex<()>,
 }
+
+/// Most files [`Claims::reported`] remembers (a bound on memory; it starts afresh past it).
+const REPORTED_KEPT: usize = 4096;
 
 /// What `claims.check` finds for one edited file.
 #[derive(Debug, Default)]
@@ -148,6 +156,7 @@ impl Claims {
             analysis,
             index,
             pending: Mutex::new(Pending::default()),
+            reported: Mutex::new(HashMap::new()),
             observing: Mutex::new(()),
         }
     }
@@ -218,6 +227,23 @@ impl Claims {
         };
         let content = now.as_ref().map(|(text, _)| sha(text.as_bytes()));
         let at = crate::clock::now_ms();
+        {
+            let mut reported = lock(&self.reported);
+            match (source, content) {
+                (Source::Hook(_), Some(sha)) => {
+                    if reported.len() >= REPORTED_KEPT {
+                        reported.clear();
+                    }
+                    reported.insert(rel.to_owned(), sha);
+                }
+                (Source::Watcher, Some(sha)) if reported.get(rel) == Some(&sha) => {
+                    return Ok(Changed::default());
+                }
+                _ => {
+                    reported.remove(rel);
+                }
+            }
+        }
         let proposal = match source {
             Source::Hook(session) => Some(
                 lock(&self.pending)
@@ -303,22 +329,15 @@ impl Claims {
         if names.is_empty() {
             return;
         }
-        let found = self.index.callees_of_each(rel, &names, 1, Some(analysis));
-        let mut calls: HashMap<&str, Vec<CallRef>> = HashMap::new();
-        for (name, edges) in names.iter().zip(found) {
-            let Some((_, edges)) = edges else { continue };
-            let mut list: Vec<CallRef> = edges
-                .iter()
-                .filter(|e| e.resolution == Resolution::Resolved && e.depth == 1)
-                .map(|e| CallRef {
-                    callee: e.callee.path(),
-                    line: e.line + 1,
-                })
-                .collect();
-            list.sort();
-            list.dedup_by(|a, b| a.callee == b.callee);
-            calls.insert(name, list);
-        }
+        let found = self
+            .index
+            .resolved_calls_of_each(rel, &names, Some(analysis));
+        let calls: HashMap<&str, Vec<CallRef>> = names
+            .iter()
+            .map(String::as_str)
+            .zip(found)
+            .filter_map(|(name, list)| Some((name, list?)))
+            .collect();
         let uses = self.index.member_uses_of_each(rel, &names, analysis, true);
         let uses: HashMap<&str, Vec<wit_forecast::UseRef>> =
             names.iter().map(String::as_str).zip(uses).collect();

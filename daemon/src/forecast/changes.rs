@@ -25,7 +25,6 @@ use wit_boundary::RepoFileError;
 use wit_core::Analysis;
 use wit_core::text::escape;
 use wit_forecast::{CallRef, FileChange, Version, diff_symbols};
-use wit_graph::Resolution;
 
 use super::git::{self, Batch, Blob};
 use super::texts::Texts;
@@ -150,7 +149,7 @@ impl Tracker {
     /// new: `git diff` against it, then each changed file, the base versions read through
     /// `batch`).
     pub(crate) fn scan(&mut self, id: &str, batch: &mut Batch) -> Scan {
-        let Some(changed) = git::changed(&self.root, id) else {
+        let Some(changed) = crate::index::files::changed_since(&self.root, id) else {
             return Scan::Failed;
         };
         if changed.len() > MAX_CHANGED {
@@ -350,22 +349,13 @@ impl Tracker {
         if !names.is_empty() {
             let found = self
                 .index
-                .callees_of_each(rel, &names, 1, now_analysis.as_ref());
-            let mut calls: HashMap<&str, Vec<CallRef>> = HashMap::new();
-            for (name, edges) in names.iter().zip(found) {
-                let Some((_, edges)) = edges else { continue };
-                let mut list: Vec<CallRef> = edges
-                    .iter()
-                    .filter(|e| e.resolution == Resolution::Resolved && e.depth == 1)
-                    .map(|e| CallRef {
-                        callee: e.callee.path(),
-                        line: e.line + 1,
-                    })
-                    .collect();
-                list.sort();
-                list.dedup_by(|a, b| a.callee == b.callee);
-                calls.insert(name, list);
-            }
+                .resolved_calls_of_each(rel, &names, now_analysis.as_ref());
+            let mut calls: HashMap<&str, Vec<CallRef>> = names
+                .iter()
+                .map(String::as_str)
+                .zip(found)
+                .filter_map(|(name, list)| Some((name, list?)))
+                .collect();
             for c in &mut symbols {
                 if let Some(list) = calls.remove(c.name.as_str()) {
                     c.calls = list;

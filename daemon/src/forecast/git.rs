@@ -41,11 +41,7 @@ fn one(cmd: Command) -> Option<String> {
     output(cmd, false)?.into_iter().next()
 }
 
-/// Whether `s` is a full object id (SHA-1 or SHA-256 hex): values read back from the
-/// shared store are checked before they reach a command line.
-pub(crate) fn is_object_id(s: &str) -> bool {
-    (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
-}
+pub(crate) use wit_boundary::git::is_object_id;
 
 /// The HEAD commit, `None` before the first commit or outside git.
 pub(crate) fn head(root: &Path) -> Option<String> {
@@ -110,29 +106,6 @@ pub(crate) fn tree(root: &Path, commit: &str) -> Option<HashMap<String, String>>
             })
             .collect(),
     )
-}
-
-/// The files whose content in the working tree differs from `base`'s (tracked files, and
-/// files git does not ignore that it does not track).
-pub(crate) fn changed(root: &Path, base: &str) -> Option<Vec<String>> {
-    let mut diff = git(root);
-    diff.args([
-        "diff",
-        "--name-only",
-        "-z",
-        "--no-renames",
-        "--no-ext-diff",
-        "--no-textconv",
-        base,
-        "--",
-    ]);
-    let mut names = output(diff, true)?;
-    let mut others = git(root);
-    others.args(["ls-files", "-z", "-o", "--exclude-standard"]);
-    names.extend(output(others, true)?);
-    names.sort();
-    names.dedup();
-    Some(names)
 }
 
 /// Which of `paths` git ignores (`git check-ignore --stdin`: a file git tracks is never

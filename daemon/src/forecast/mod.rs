@@ -527,7 +527,7 @@ impl Runner {
         .map(|f| dir.join(f))
         .collect();
         // The branch's own ref (in the common directory for a linked worktree).
-        if let Some(name) = branch_ref(&dir) {
+        if let Some(name) = wit_boundary::git::head_ref(&dir) {
             let common = self.state.placement.common_dir.clone().unwrap_or(dir);
             paths.push(common.join(name));
         }
@@ -870,54 +870,8 @@ fn not_compared(checkout: &str, state: &str) -> String {
     }
 }
 
-/// The ref HEAD names in the git directory `dir` (`refs/heads/main`), when it names one
-/// by a plain relative path. HEAD is read as any file of a repository is: through the
-/// boundary (no symlink out of `dir`, no FIFO or device, at most 4 KiB), since a
-/// repository's `.git` may have been written by someone else too.
-fn branch_ref(dir: &std::path::Path) -> Option<String> {
-    let dir = dir.canonicalize().ok()?;
-    let bytes = wit_boundary::read_repo_file(&dir, "HEAD", 4096).ok()?;
-    let head = String::from_utf8(bytes).ok()?;
-    let name = head.trim().strip_prefix("ref: ")?;
-    let plain = name.starts_with("refs/")
-        && !name
-            .split('/')
-            .any(|c| c.is_empty() || c == "." || c == "..");
-    plain.then(|| name.to_owned())
-}
-
 /// The merge base of two checkouts' HEADs, as the forecast compares them (blocking: a
 /// git process).
 pub(crate) fn pair_base(root: &std::path::Path, a: &str, b: &str) -> Option<String> {
     git::merge_base(root, a, b)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::branch_ref;
-
-    #[test]
-    fn head_is_read_through_the_boundary() {
-        let dir = tempfile::tempdir().unwrap();
-        let head = dir.path().join("HEAD");
-        std::fs::write(&head, "ref: refs/heads/main\n").unwrap();
-        assert_eq!(branch_ref(dir.path()).as_deref(), Some("refs/heads/main"));
-        // A detached HEAD, and a ref that climbs out: no ref.
-        std::fs::write(&head, "0123456789012345678901234567890123456789\n").unwrap();
-        assert_eq!(branch_ref(dir.path()), None);
-        std::fs::write(&head, "ref: refs/../../../etc/passwd\n").unwrap();
-        assert_eq!(branch_ref(dir.path()), None);
-        // A FIFO planted as HEAD (a blocking read would hang the forecast thread) and a
-        // symlink to a file outside: refused at once.
-        std::fs::remove_file(&head).unwrap();
-        let path = std::ffi::CString::new(head.to_str().unwrap()).unwrap();
-        // SAFETY: mkfifo(3) with a NUL-terminated path that outlives the call.
-        assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
-        assert_eq!(branch_ref(dir.path()), None);
-        std::fs::remove_file(&head).unwrap();
-        let outside = tempfile::NamedTempFile::new().unwrap();
-        std::fs::write(outside.path(), "ref: refs/heads/stolen\n").unwrap();
-        std::os::unix::fs::symlink(outside.path(), &head).unwrap();
-        assert_eq!(branch_ref(dir.path()), None);
-    }
 }

@@ -66,6 +66,39 @@ pub(crate) fn git(root: &Path) -> Command {
     wit_boundary::git::command(root)
 }
 
+/// The files whose content in the working tree differs from `base`'s (tracked files, and
+/// files git does not ignore that it does not track), sorted; `None` when git cannot
+/// answer.
+pub(crate) fn changed_since(root: &Path, base: &str) -> Option<Vec<String>> {
+    let list = |args: &[&str]| -> Option<Vec<String>> {
+        let out = git(root).args(args).output().ok()?;
+        if !out.status.success() {
+            return None;
+        }
+        Some(
+            out.stdout
+                .split(|b| *b == 0)
+                .filter(|s| !s.is_empty())
+                .filter_map(|s| String::from_utf8(s.to_vec()).ok())
+                .collect(),
+        )
+    };
+    let mut names = list(&[
+        "diff",
+        "--name-only",
+        "-z",
+        "--no-renames",
+        "--no-ext-diff",
+        "--no-textconv",
+        base,
+        "--",
+    ])?;
+    names.extend(list(&["ls-files", "-z", "-o", "--exclude-standard"])?);
+    names.sort();
+    names.dedup();
+    Some(names)
+}
+
 /// The files of the repository git does not ignore (tracked and untracked), or `None`
 /// when git cannot answer (not a repository, no git).
 pub(crate) fn git_files(root: &Path, only: &[&str]) -> Option<Vec<String>> {

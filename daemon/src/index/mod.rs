@@ -634,6 +634,34 @@ impl RepoIndex {
             .collect()
     }
 
+    /// What each of `names` (definitions of `file`) calls, as the forecast and the claims
+    /// publish it: the direct calls the graph resolves (name-only guesses left out), one
+    /// per callee at its first line; `None` for a name that is not a definition there.
+    pub(crate) fn resolved_calls_of_each(
+        &self,
+        file: &str,
+        names: &[String],
+        fresh: Option<&Arc<Analysis>>,
+    ) -> Vec<Option<Vec<wit_forecast::CallRef>>> {
+        self.callees_of_each(file, names, 1, fresh)
+            .into_iter()
+            .map(|found| {
+                let (_, edges) = found?;
+                let mut list: Vec<wit_forecast::CallRef> = edges
+                    .iter()
+                    .filter(|e| e.resolution == wit_graph::Resolution::Resolved && e.depth == 1)
+                    .map(|e| wit_forecast::CallRef {
+                        callee: e.callee.path(),
+                        line: e.line + 1,
+                    })
+                    .collect();
+                list.sort();
+                list.dedup_by(|a, b| a.callee == b.callee);
+                Some(list)
+            })
+            .collect()
+    }
+
     /// The members of types each of `names` (definitions of `file`) reads or writes: the
     /// accesses of `analysis` (the file's current analysis: the graph keeps none) as the
     /// graph resolves their receivers, the file verified first; as the forecast and the
