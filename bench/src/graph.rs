@@ -24,7 +24,7 @@ use crate::Options;
 use crate::client::Conn;
 use crate::daemon::Daemon;
 use crate::report::Report;
-use crate::stats::{Samples, rss_kib, us};
+use crate::stats::{Memory, Samples, us};
 
 /// Files per package (half TypeScript, half Python).
 const PER_PACKAGE: usize = 50;
@@ -247,18 +247,20 @@ pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
 
     let mut c = daemon.connect()?;
     let s = status(&mut c, true)?;
-    let rss = rss_kib(daemon.pid()).unwrap_or(0);
+    let memory = Memory::of(daemon.pid()).unwrap_or_default();
     let persisted = s["persistedBytes"].as_u64().unwrap_or(0);
+    let mut json = memory.json();
+    json["persisted_bytes"] = json!(persisted);
     report.row(
-        "graph: RSS indexed / persisted index",
+        "graph: memory indexed / persisted index",
         format!(
-            "{:.1} MiB / {:.1} MiB",
-            rss as f64 / 1024.0,
+            "{} / {:.1} MiB",
+            memory.describe(),
             persisted as f64 / 1048576.0
         ),
         "RSS ≤ 150 MB",
-        json!({"rss_kib": rss, "persisted_bytes": persisted}),
-        rss as f64 / 1024.0,
+        json,
+        memory.private() as f64 / 1024.0,
     );
     let (r, no, u) = (
         s["resolution"]["resolved"].as_u64().unwrap_or(0),

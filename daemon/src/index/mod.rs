@@ -269,7 +269,6 @@ impl RepoIndex {
         self.save(Vec::new(), &gone);
         // The build's transient buffers (sources, trees, JSON) go back to the system.
         crate::footprint::trim_heap();
-        crate::footprint::drop_executable_pages();
         let ms = t0.elapsed().as_millis() as u64;
         self.progress.build_ms.store(ms, Ordering::Relaxed);
         self.progress.ready.store(true, Ordering::Release);
