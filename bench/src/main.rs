@@ -110,6 +110,17 @@ fn parse_args() -> Result<Options> {
                 println!("{files} files written under {}", dir.display());
                 std::process::exit(0);
             }
+            "--parse-only" => {
+                // For profiling by hand: the parse-only floor of the code-graph scenario
+                // over a directory (a git repository), nothing else.
+                let dir: PathBuf = args
+                    .next()
+                    .context("--parse-only needs a directory")?
+                    .into();
+                let (t, _, files) = graph::parse_only(&dir)?;
+                println!("{files} files parsed in {:.0} ms", t.as_secs_f64() * 1000.0);
+                std::process::exit(0);
+            }
             "--generate-fixture" => {
                 // The same for the 2,200-line fixture of the main scenarios.
                 let dir: PathBuf = args
@@ -122,7 +133,7 @@ fn parse_args() -> Result<Options> {
             }
             "-h" | "--help" => {
                 println!(
-                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph] [--no-oracles] [--graph-cost] [--forecast] [--baseline WIT] [--generate DIR] [--generate-fixture DIR]\n\n\
+                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph] [--no-oracles] [--graph-cost] [--forecast] [--baseline WIT] [--generate DIR] [--generate-fixture DIR] [--parse-only DIR]\n\n\
                      Benchmarks the real wit daemon on a generated repository.\n\
                      --quick      run a tenth of the iterations (smoke test)\n\
                      --liveness   run only the liveness measures (heavy declares, wake-ups, idle waiters)\n\
@@ -137,7 +148,8 @@ fn parse_args() -> Result<Options> {
                      --forecast   only the conflict forecast: save-to-forecast latency on the 10,000-file repository with two worktrees, RSS with four\n\
                      --baseline WIT  also compare with that wit binary there (e.g. a build from before the graph)\n\
                      --generate DIR  write the code-graph scenario's repository into DIR and exit (for profiling)\n\
-                     --generate-fixture DIR  the same for the 2,200-line TypeScript and Python fixture"
+                     --generate-fixture DIR  the same for the 2,200-line TypeScript and Python fixture\n\
+                     --parse-only DIR  parse every file git lists in DIR with the built-in grammars, nothing else (the index's floor)"
                 );
                 std::process::exit(0);
             }

@@ -200,6 +200,19 @@ impl TreeSitterAnalyzer {
     }
 }
 
+impl TreeSitterAnalyzer {
+    /// Tree-sitter's bare parse of `source` with this analyzer's grammar (the same
+    /// per-thread parser and time budget as an analysis), and nothing else: the floor
+    /// under any analysis, for benchmarks (`wit-bench` sets it beside the daemon's index
+    /// build). Returns the tree's node count, so that the parse cannot be optimised away.
+    #[doc(hidden)]
+    pub fn parse_only(&self, source: &str) -> Result<usize, AnalyzeError> {
+        let budget = budget::Budget::new(budget::ANALYSIS_TIME_LIMIT);
+        let tree = parse::parse(self.grammar, source, None, &budget)?;
+        Ok(tree.root_node().descendant_count())
+    }
+}
+
 impl LanguageAnalyzer for TreeSitterAnalyzer {
     fn id(&self) -> &str {
         self.id
