@@ -521,7 +521,10 @@ impl RepoIndex {
     /// with `fresh` standing in for its copy (exactly, see [`wit_graph::Overlay`]):
     /// re-indexing the file (hashing it, interning every call site: ~0.15 ms for 2,000
     /// lines) is left to the watcher, which has an event for the write that changed it,
-    /// and an agent editing a file does not pay for it on every request. A content asked
+    /// and an agent editing a file does not pay for it on every request. Unless `fresh`
+    /// is of the very content the index holds (an unchanged file analysed again after the
+    /// service's cache let it go, as on a repository larger than that cache): then the
+    /// graph's copy, and the answers it remembers, serve as they are. A content asked
     /// about a second time is stable: it is hashed and, if the watcher has not done so
     /// yet, indexed here. So is a file whose directory the watcher does not watch, or
     /// whose interface changed.
@@ -545,6 +548,17 @@ impl RepoIndex {
                     && self.watched(file)
                     && self.read(|g| g.same_interface(file, f))
                 {
+                    // The content the index holds, seen again (analysed afresh after
+                    // the service's cache let it go, say): current, and the graph's
+                    // remembered answers hold. Hashed only when every definition is
+                    // where the index has it; otherwise the contents differ for sure.
+                    if self.read(|g| g.same_layout(file, f))
+                        && let Some(h) = self.analysis.source_hash_of(file, f)
+                        && self.hashes_lock().get(file) == Some(&h)
+                    {
+                        self.remember(file, f, Sync::Current);
+                        return None;
+                    }
                     self.remember(file, f, Sync::Overlaid);
                     return Some(f.clone());
                 }
@@ -707,3 +721,6 @@ fn lower_priority() {
         libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,46 @@
+//! The index's answers to a question about a file: overlaid or from the graph's copy.
+
+use std::sync::Arc;
+
+use super::*;
+
+const HELD: &str = "export function f() { return g(); }\nexport function g() { return 1; }\n";
+
+/// An index of `src/a.ts` (holding [`HELD`]) whose directory counts as watched.
+fn index() -> (tempfile::TempDir, Arc<AnalysisService>, RepoIndex) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir(root.join("src")).unwrap();
+    std::fs::write(root.join("src/a.ts"), HELD).unwrap();
+    let analysis = Arc::new(AnalysisService::new(
+        root.clone(),
+        wit_analyzers::builtin_registry(),
+    ));
+    let ix = RepoIndex::new(root, analysis.clone(), 1 << 20, &Default::default());
+    assert_eq!(ix.refresh("src/a.ts"), Refresh::Changed);
+    ix.watched_lock().insert("src".into());
+    (dir, analysis, ix)
+}
+
+/// Regression (issue 31, the graph's cost on a large repository): a file the analysis
+/// cache had let go and analysed again, unchanged, is the content the index holds. The
+/// question is answered from the graph's copy (whose answers the graph remembers), not
+/// with the new analysis overlaid, which the graph computes afresh every time: on the
+/// 10,000-file repository, where every question came with a new analysis, that was most
+/// of what the graph added to a `lock.acquire`.
+#[test]
+fn an_unchanged_file_analysed_again_is_answered_from_the_graph_not_overlaid() {
+    let (_dir, analysis, ix) = index();
+    // Another version, then the held one again: a new analysis of the same content.
+    let other = HELD.replace("return 1;", "return 12;");
+    let FileOutcome::Analysed(first) = analysis.analyse_content("src/a.ts", &other) else {
+        panic!("analyses");
+    };
+    let FileOutcome::Analysed(again) = analysis.analyse_content("src/a.ts", HELD) else {
+        panic!("analyses");
+    };
+    assert!(ix.verify_with("src/a.ts", Some(&again)).is_none());
+    // Another content with the same interface is overlaid (the first sight of an edit).
+    let overlaid = ix.verify_with("src/a.ts", Some(&first));
+    assert!(overlaid.is_some_and(|a| Arc::ptr_eq(&a, &first)));
+}
