@@ -8,8 +8,9 @@
 //!   `wit_boundary`, hash it, and reuse the stored analysis when the hash matches or
 //!   analyse it otherwise. Files enter the graph in batches, so queries made during the
 //!   build see the files indexed so far; the daemon answers throughout.
-//! - **Watcher** ([`watch`]): `notify` (inotify) on the directories holding indexed
-//!   files; a changed, created, renamed or deleted file is re-read and re-indexed at once.
+//! - **Watcher** ([`watch`]): inotify (or `notify`) on the directories holding indexed
+//!   files, up to a cap on the watches (past it, directories are listed every two
+//!   seconds); a changed, created, renamed or deleted file is re-read and re-indexed.
 //! - **Verified on use**: every answer built from the graph first re-reads the files it
 //!   rests on (the symbol's own file and the files of the edges found) and compares their
 //!   hash with the indexed one; a difference re-indexes the file and the answer is
@@ -75,6 +76,8 @@ pub(crate) struct RepoIndex {
     watched: Mutex<std::collections::HashSet<String>>,
     /// Told of every path the watcher saw settle (the conflict forecast's trigger).
     listener: Mutex<Option<Listener>>,
+    /// What the watcher watches and polls (see [`watch::budget`]), for `daemon.status`.
+    watching: watch::Gauge,
 }
 
 /// What [`RepoIndex::listen`] takes.
@@ -131,6 +134,7 @@ impl RepoIndex {
             synced: Mutex::new(HashMap::new()),
             watched: Mutex::default(),
             listener: Mutex::new(None),
+            watching: watch::Gauge::default(),
         }
     }
 
@@ -687,6 +691,11 @@ impl RepoIndex {
             "uptimeMs": self.started.elapsed().as_millis() as u64,
             "persistedBytes": self.db_lock().as_ref().map_or(0, IndexDb::size),
         })
+    }
+
+    /// The file watcher for `daemon.status`: directories watched and polled, the cap.
+    pub(crate) fn watch_status(&self) -> serde_json::Value {
+        self.watching.json()
     }
 
     /// Resolution counts over the whole graph (resolved, name-only, unresolved).
