@@ -14,6 +14,7 @@ mod fixtures;
 mod forecast;
 mod graph;
 mod graph_cost;
+mod large;
 mod liveness;
 mod oracles;
 mod report;
@@ -45,6 +46,10 @@ pub struct Options {
     pub only_graph_cost: bool,
     /// `--forecast`: only the conflict forecast's scenario.
     pub only_forecast: bool,
+    /// `--large`: the 50,000-file scale point (`large.rs`) too; `--large-only`: only it.
+    pub large: bool,
+    /// `--large-only`.
+    pub only_large: bool,
     /// Another `wit` binary to compare with in that scenario (`--baseline`).
     pub baseline: Option<PathBuf>,
     /// Whether the code-graph scenario also runs `graph-eval` (`--no-oracles` not).
@@ -76,6 +81,8 @@ fn parse_args() -> Result<Options> {
         graph: GraphChoice::All,
         only_graph_cost: false,
         only_forecast: false,
+        large: false,
+        only_large: false,
         baseline: None,
         oracles: true,
     };
@@ -88,6 +95,8 @@ fn parse_args() -> Result<Options> {
             "--graph-only" => opts.graph = GraphChoice::Only,
             "--graph-cost" => opts.only_graph_cost = true,
             "--forecast" => opts.only_forecast = true,
+            "--large" => opts.large = true,
+            "--large-only" => opts.only_large = true,
             "--baseline" => {
                 opts.baseline = Some(args.next().context("--baseline needs a wit binary")?.into())
             }
@@ -133,7 +142,7 @@ fn parse_args() -> Result<Options> {
             }
             "-h" | "--help" => {
                 println!(
-                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph] [--no-oracles] [--graph-cost] [--forecast] [--baseline WIT] [--generate DIR] [--generate-fixture DIR] [--parse-only DIR]\n\n\
+                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph] [--no-oracles] [--graph-cost] [--forecast] [--large|--large-only] [--baseline WIT] [--generate DIR] [--generate-fixture DIR] [--parse-only DIR]\n\n\
                      Benchmarks the real wit daemon on a generated repository.\n\
                      --quick      run a tenth of the iterations (smoke test)\n\
                      --liveness   run only the liveness measures (heavy declares, wake-ups, idle waiters)\n\
@@ -146,6 +155,8 @@ fn parse_args() -> Result<Options> {
                      --no-oracles without graph-eval's resolution against the TypeScript checker and jedi (run after the code graph)\n\
                      --graph-cost only the code graph's cost on the 2,200-line fixture (graph on / off)\n\
                      --forecast   only the conflict forecast: save-to-forecast latency on the 10,000-file repository with two worktrees, RSS with four\n\
+                     --large      also the larger scale point: 50,000 generated files (5,000 with --quick) and a second worktree: cold index, memory, lock.acquire, guard, save → forecast\n\
+                     --large-only only that scale point\n\
                      --baseline WIT  also compare with that wit binary there (e.g. a build from before the graph)\n\
                      --generate DIR  write the code-graph scenario's repository into DIR and exit (for profiling)\n\
                      --generate-fixture DIR  the same for the 2,200-line TypeScript and Python fixture\n\
@@ -178,6 +189,11 @@ fn main() -> Result<()> {
             store::run(&opts, &mut report, 2000 / opts.scale_down)?;
             runs.push(report);
             continue;
+        } else if opts.only_large {
+            let mut report = report::Report::default();
+            large::run(&opts, &mut report)?;
+            runs.push(report);
+            continue;
         } else if opts.only_forecast {
             let mut report = report::Report::default();
             forecast::run(&opts, &mut report)?;
@@ -202,6 +218,9 @@ fn main() -> Result<()> {
             if opts.oracles {
                 oracles::run(&mut report);
             }
+        }
+        if opts.large {
+            large::run(&opts, &mut report)?;
         }
         if opts.repeat > 1 {
             eprint!("{}", report.table());
