@@ -226,8 +226,15 @@ impl LanguageAnalyzer for TreeSitterAnalyzer {
         self.analyze_full(source).map(Into::into)
     }
 
+    /// One analysis with nothing kept for the next version (see
+    /// [`incremental::analyze_once`]); the same result as [`Self::analyze_incremental`].
     fn analyze_full(&self, source: &str) -> Result<Analysis, AnalyzeError> {
-        self.analyze_incremental(source, &mut None)
+        if source.is_empty() {
+            return Ok(Analysis::default());
+        }
+        let query = self.grammar.query()?;
+        let budget = budget::Budget::new(budget::ANALYSIS_TIME_LIMIT);
+        incremental::analyze_once(self.grammar, query, self.syntax, source, &budget)
     }
 
     /// Keeps the tree and per-declaration results: the next version of the file is
