@@ -89,6 +89,19 @@ fn last_seq(c: &mut Conn) -> Result<i64> {
     Ok(got["last"].as_i64().unwrap_or(0))
 }
 
+/// The code-graph scenario's repository of `files` files generated in `top/main`,
+/// committed on branch `main`: its root, and how many files were written.
+pub(crate) fn committed_repo(top: &Path, files: usize) -> Result<(std::path::PathBuf, usize)> {
+    let root = top.join("main");
+    std::fs::create_dir_all(&root)?;
+    let written = crate::graph::generate(&root, files)?;
+    std::fs::write(root.join(".gitignore"), ".wit/\n")?;
+    git(&root, &["init", "-q", "-b", "main"])?;
+    git(&root, &["add", "-A"])?;
+    git(&root, &["commit", "-q", "-m", "fixture"])?;
+    Ok((root, written))
+}
+
 /// `samples` saves in the checkout `root` (whose daemon `c` talks to) of a change to the
 /// function another checkout, `other`, has changed too (its change written first), each
 /// followed by the save of the original: the time from each write's return to the
@@ -130,13 +143,7 @@ pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
     let samples = (40 / opts.scale_down).max(8);
     let dir = tempfile::tempdir()?;
     let top = dir.path().canonicalize()?;
-    let root = top.join("main");
-    std::fs::create_dir_all(&root)?;
-    let written = crate::graph::generate(&root, files)?;
-    std::fs::write(root.join(".gitignore"), ".wit/\n")?;
-    git(&root, &["init", "-q", "-b", "main"])?;
-    git(&root, &["add", "-A"])?;
-    git(&root, &["commit", "-q", "-m", "fixture"])?;
+    let (root, written) = committed_repo(&top, files)?;
     let worktrees: Vec<std::path::PathBuf> = (1..=3).map(|i| top.join(format!("wt{i}"))).collect();
     for (i, wt) in worktrees.iter().enumerate() {
         git(

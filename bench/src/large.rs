@@ -8,7 +8,6 @@
 //! better is the expectation.
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -18,8 +17,9 @@ use serde_json::json;
 use crate::Options;
 use crate::client::Conn;
 use crate::daemon::Daemon;
-use crate::forecast::{git, save_to_forecast, wait_checkouts};
+use crate::forecast::{committed_repo, git, save_to_forecast, wait_checkouts};
 use crate::report::Report;
+use crate::scenarios::{guard_payload, guard_walls, timed_acquire};
 use crate::stats::{Memory, Samples};
 
 /// Files of the large repository (`--quick`: a tenth).
@@ -27,16 +27,9 @@ const FILES: usize = 50_000;
 
 /// Runs the scenario.
 pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
-    let files = FILES / opts.scale_down;
     let dir = tempfile::tempdir()?;
     let top = dir.path().canonicalize()?;
-    let root = top.join("main");
-    std::fs::create_dir_all(&root)?;
-    let written = crate::graph::generate(&root, files)?;
-    std::fs::write(root.join(".gitignore"), ".wit/\n")?;
-    git(&root, &["init", "-q", "-b", "main"])?;
-    git(&root, &["add", "-A"])?;
-    git(&root, &["commit", "-q", "-m", "fixture"])?;
+    let (root, written) = committed_repo(&top, FILES / opts.scale_down)?;
     let other = top.join("wt1");
     git(
         &root,
@@ -100,16 +93,7 @@ pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
         for i in 0..rounds {
             let (pkg, m) = ((i * 7) % packages, i % 25);
             let path = format!("packages/p{pkg}/src/m{m}.ts:f{m}_0");
-            let t = Instant::now();
-            c.ok(
-                "lock.acquire",
-                json!({"symbolPath": path, "sessionId": "bench"}),
-            )?;
-            s.0.push(t.elapsed());
-            c.ok(
-                "lock.release",
-                json!({"symbolPath": path, "sessionId": "bench"}),
-            )?;
+            s.0.push(timed_acquire(c, &path)?);
         }
         Ok(s)
     };
@@ -157,16 +141,7 @@ fn build_under_load(daemon: &Daemon) -> Result<(serde_json::Value, (Samples, Sam
             let mut i = 0usize;
             while !done.load(Ordering::Relaxed) {
                 let path = format!("packages/p{}/src/m1.ts:f1_0", i % 100);
-                let t = Instant::now();
-                c.ok(
-                    "lock.acquire",
-                    json!({"symbolPath": path, "sessionId": "bench-build"}),
-                )?;
-                locks.0.push(t.elapsed());
-                c.ok(
-                    "lock.release",
-                    json!({"symbolPath": path, "sessionId": "bench-build"}),
-                )?;
+                locks.0.push(timed_acquire(&mut c, &path)?);
                 i += 1;
                 std::thread::sleep(Duration::from_millis(5));
             }
@@ -196,36 +171,15 @@ fn build_under_load(daemon: &Daemon) -> Result<(serde_json::Value, (Samples, Sam
 /// `wit guard` (the agents' pre-edit hook) as a whole process: a Claude Code `PreToolUse`
 /// Edit of a function nobody locked (allowed), `runs` times.
 fn guard(opts: &Options, root: &Path, runs: usize) -> Result<Samples> {
-    let file = root.join("packages/p0/src/m1.ts");
-    let payload = json!({
-        "session_id": "bench", "transcript_path": "/dev/null",
-        "cwd": root, "hook_event_name": "PreToolUse", "tool_name": "Edit",
-        "tool_input": {
-            "file_path": file,
-            "old_string": "const parts: string[] = [];",
-            "new_string": "const parts: string[] = ['guarded'];",
-        }
-    });
     let path = root.join(".wit/guard-payload.json");
-    std::fs::write(&path, payload.to_string())?;
-    let mut walls = Samples::default();
-    for _ in 0..runs {
-        let t0 = Instant::now();
-        let out = Command::new(&opts.wit)
-            .args(["guard", "--agent", "claude"])
-            .env("WIT_REPO_ROOT", root)
-            .env("WIT_SESSION", "bench-guard")
-            .current_dir(root)
-            .stdin(std::fs::File::open(&path)?)
-            .output()?;
-        walls.0.push(t0.elapsed());
-        if out.status.code() != Some(0) {
-            bail!(
-                "wit guard: exit {:?}: {}",
-                out.status.code(),
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-    }
-    Ok(walls)
+    guard_payload(
+        root,
+        &root.join("packages/p0/src/m1.ts"),
+        (
+            "const parts: string[] = [];",
+            "const parts: string[] = ['guarded'];",
+        ),
+        &path,
+    )?;
+    guard_walls(opts, root, ("bench-guard", &path), 0, runs)
 }

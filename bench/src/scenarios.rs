@@ -32,7 +32,7 @@ fn bench_lock(c: &mut Conn, method: &str, path: &str) -> Result<Value> {
 
 /// How long `lock.acquire` of `path` takes for the `bench` session; the lock is released
 /// again (untimed) so the next call finds the same state.
-fn timed_acquire(c: &mut Conn, path: &str) -> Result<Duration> {
+pub(crate) fn timed_acquire(c: &mut Conn, path: &str) -> Result<Duration> {
     let (t, _) = timed(|| bench_lock(c, "lock.acquire", path))?;
     bench_lock(c, "lock.release", path)?;
     Ok(t)
@@ -343,17 +343,16 @@ fn wit_status(opts: &Options, report: &mut Report, runs: usize) -> Result<()> {
 fn wit_guard(opts: &Options, report: &mut Report, root: &Path, runs: usize) -> Result<()> {
     let file = root.join(TS);
     let edit = |function: usize| -> Result<PathBuf> {
-        let payload = json!({
-            "session_id": "bench", "transcript_path": "/dev/null",
-            "cwd": root, "hook_event_name": "PreToolUse", "tool_name": "Edit",
-            "tool_input": {
-                "file_path": file,
-                "old_string": format!("  if (v > {function}) {{"),
-                "new_string": format!("  if (v >= {function}) {{"),
-            }
-        });
         let path = root.join(format!(".guard-payload-{function}.json"));
-        std::fs::write(&path, payload.to_string())?;
+        guard_payload(
+            root,
+            &file,
+            (
+                &format!("  if (v > {function}) {{"),
+                &format!("  if (v >= {function}) {{"),
+            ),
+            &path,
+        )?;
         Ok(path)
     };
     // fn1 is locked by agent1 (see the state above); fn45 by nobody.
@@ -371,28 +370,60 @@ fn wit_guard(opts: &Options, report: &mut Report, root: &Path, runs: usize) -> R
             "≤ 20 ms p50",
         ),
     ] {
-        let mut walls = Samples::default();
-        for _ in 0..runs {
-            let t0 = Instant::now();
-            let out = Command::new(&opts.wit)
-                .args(["guard", "--agent", "claude"])
-                .env("WIT_REPO_ROOT", root)
-                .env("WIT_SESSION", "agent0")
-                .current_dir(root)
-                .stdin(std::fs::File::open(&payload)?)
-                .output()?;
-            walls.0.push(t0.elapsed());
-            if out.status.code() != Some(expected) {
-                bail!(
-                    "{name}: exit {:?}, expected {expected}: {}",
-                    out.status.code(),
-                    String::from_utf8_lossy(&out.stderr)
-                );
-            }
-        }
+        let walls = guard_walls(opts, root, ("agent0", &payload), expected, runs)
+            .with_context(|| name.to_owned())?;
         report.latency(name, &walls, target);
     }
     Ok(())
+}
+
+/// Writes to `path` a Claude Code `PreToolUse` payload of an Edit of `file` (in `root`)
+/// replacing `old` with `new`.
+pub(crate) fn guard_payload(
+    root: &Path,
+    file: &Path,
+    (old, new): (&str, &str),
+    path: &Path,
+) -> Result<()> {
+    let payload = json!({
+        "session_id": "bench", "transcript_path": "/dev/null",
+        "cwd": root, "hook_event_name": "PreToolUse", "tool_name": "Edit",
+        "tool_input": { "file_path": file, "old_string": old, "new_string": new }
+    });
+    std::fs::write(path, payload.to_string())?;
+    Ok(())
+}
+
+/// `wit guard --agent claude` run `runs` times in `root` as `session`, with the payload
+/// file `payload` on its stdin: each run's wall time; an exit other than `expected` is an
+/// error.
+pub(crate) fn guard_walls(
+    opts: &Options,
+    root: &Path,
+    (session, payload): (&str, &Path),
+    expected: i32,
+    runs: usize,
+) -> Result<Samples> {
+    let mut walls = Samples::default();
+    for _ in 0..runs {
+        let t0 = Instant::now();
+        let out = Command::new(&opts.wit)
+            .args(["guard", "--agent", "claude"])
+            .env("WIT_REPO_ROOT", root)
+            .env("WIT_SESSION", session)
+            .current_dir(root)
+            .stdin(std::fs::File::open(payload)?)
+            .output()?;
+        walls.0.push(t0.elapsed());
+        if out.status.code() != Some(expected) {
+            bail!(
+                "wit guard: exit {:?}, expected {expected}: {}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    Ok(walls)
 }
 
 /// MCP tool calls through `wit mcp` (newline-delimited JSON-RPC on its stdio, as every MCP

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::support::cli::wit_command;
 use crate::support::client::Client;
@@ -13,6 +13,20 @@ use crate::support::daemon::{Daemon, daemon_command, wait_until};
 use crate::support::repo::TempRepo;
 
 const DB: &str = "export function query(sql: string): string {\n  return sql;\n}\n";
+
+/// A daemon on `repo` with `WIT_MAX_WATCHES=cap`, once its index is built, with a client
+/// and `daemon.status`'s `watch`.
+fn start(repo: &TempRepo, cap: &str) -> (Daemon, Client, Value) {
+    let mut cmd = daemon_command(repo.path());
+    cmd.env("WIT_MAX_WATCHES", cap);
+    let d = Daemon::start_with(repo.path(), cmd);
+    let mut c = d.client();
+    wait_until("the index is built", Duration::from_secs(60), || {
+        c.ok("graph.status", json!({}))["state"] == "ready"
+    });
+    let watch = c.ok("daemon.status", json!({}))["watch"].clone();
+    (d, c, watch)
+}
 
 fn callers(c: &mut Client) -> Vec<String> {
     c.ok("code.callers", json!({"symbolPath": "src/db.ts:query"}))["callers"]
@@ -32,14 +46,7 @@ fn past_the_watch_cap_a_new_file_is_still_indexed_and_the_status_says_the_cap_is
         .with_file("src/a.ts", "export function a() {}\n")
         .with_file("src/b.ts", "export function b() {}\n")
         .with_file("lib/other.ts", "export function other() {}\n");
-    let mut cmd = daemon_command(repo.path());
-    cmd.env("WIT_MAX_WATCHES", "2");
-    let d = Daemon::start_with(repo.path(), cmd);
-    let mut c = d.client();
-    wait_until("the index is built", Duration::from_secs(60), || {
-        c.ok("graph.status", json!({}))["state"] == "ready"
-    });
-    let watch = c.ok("daemon.status", json!({}))["watch"].clone();
+    let (_d, mut c, watch) = start(&repo, "2");
     assert_eq!(watch["cap"], 2, "{watch}");
     assert_eq!(watch["capSource"], "WIT_MAX_WATCHES", "{watch}");
     assert_eq!(watch["watched"], 2, "{watch}");
@@ -91,14 +98,7 @@ fn under_the_watch_cap_every_directory_is_watched() {
     let repo = TempRepo::new()
         .with_file("src/db.ts", DB)
         .with_file("lib/other.ts", "export function other() {}\n");
-    let mut cmd = daemon_command(repo.path());
-    cmd.env("WIT_MAX_WATCHES", "3");
-    let d = Daemon::start_with(repo.path(), cmd);
-    let mut c = d.client();
-    wait_until("the index is built", Duration::from_secs(60), || {
-        c.ok("graph.status", json!({}))["state"] == "ready"
-    });
-    let watch = c.ok("daemon.status", json!({}))["watch"].clone();
+    let (_d, _c, watch) = start(&repo, "3");
     assert_eq!(watch["watched"], 3, "{watch}");
     assert_eq!(watch["polled"], 0, "{watch}");
     assert_eq!(watch["capReached"], false, "{watch}");
