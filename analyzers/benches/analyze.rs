@@ -8,7 +8,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use wit_analyzers::fixtures::{
-    PYTHON_UNIT_LINES, TYPESCRIPT_UNIT_LINES, generate_python, generate_typescript,
+    Deep, PYTHON_UNIT_LINES, TYPESCRIPT_UNIT_LINES, deep, generate_python, generate_typescript,
 };
 use wit_core::LanguageAnalyzer;
 
@@ -52,6 +52,12 @@ fn main() {
         format!("{s}# edit\n")
     });
 
+    // Nesting 10,000 levels deep: ordinary shapes are analysed, costly ones refused
+    // (engine/budget.rs); either way the answer must come within a second.
+    for shape in Deep::ALL {
+        bench_deep(shape, 10_000);
+    }
+
     // The floor under any analysis of these files.
     bench_parse(
         "parse only typescript",
@@ -80,6 +86,41 @@ fn bench_analyze(label: &str, analyzer: &dyn LanguageAnalyzer, source: &str) {
                 .expect("analysis succeeds"),
         );
     });
+}
+
+/// Times the answer (an analysis, or the refusal) for a file nesting `shape` `depth`
+/// levels deep: few runs, since an ordinary one takes tens of milliseconds.
+fn bench_deep(shape: Deep, depth: usize) {
+    const RUNS: usize = 9;
+    let label = format!("deep {shape:?} {depth}");
+    if FILTER.with(|f| {
+        f.borrow()
+            .as_ref()
+            .is_some_and(|w| !label.contains(w.as_str()))
+    }) {
+        return;
+    }
+    let registry = wit_analyzers::builtin_registry();
+    let path = format!("deep.{}", shape.extension());
+    let analyzer = registry.for_path(&path).expect("a built-in analyzer");
+    let source = deep(shape, depth);
+    let outcome = match analyzer.analyze(&source) {
+        Ok(a) => format!("analysed ({} symbols)", a.symbols.len()),
+        Err(_) => "refused".to_owned(),
+    };
+    let mut times: Vec<Duration> = (0..RUNS)
+        .map(|_| {
+            let started = Instant::now();
+            let _ = black_box(analyzer.analyze(black_box(&source)));
+            started.elapsed()
+        })
+        .collect();
+    times.sort_unstable();
+    println!(
+        "{label:<34} {:>9.3}ms median {:>9.3}ms max  {outcome}",
+        times[RUNS / 2].as_secs_f64() * 1e3,
+        times[RUNS - 1].as_secs_f64() * 1e3,
+    );
 }
 
 /// Alternates between `source` and `edit(source)`, each analysed from the other's state.

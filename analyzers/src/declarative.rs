@@ -13,6 +13,9 @@
 //! | `@reference.call` + `@name` | a call of `@name`; `@receiver` the object of a member call (`repo` in `repo.find()`) |
 //! | `@container.body` + `@container.name` | a type's body: definitions inside take its name as container (methods only, or every kind where the language says so) |
 //! | `@container` | a definition's container named by its own pattern (a Go receiver type) |
+//! | `@container.extends`, `@container.base` | the class a `@container.body`'s type extends and the interfaces it implements: the analysis then reports its type bodies ([`wit_core::TypeBody`]) |
+//! | `@typed.scope`, `@typed.local`/`@typed.field` + `@typed.name` (+ `@typed.type`) | scopes and declarations of variables that state their type: a call on one gets the receiver `new:Type` |
+//! | `@arguments` | a call's argument list: the types its syntax shows ([`wit_core::CallSite::arguments`]), for overloads |
 //! | `@callable` | the node whose fields `type_parameters`, `parameters`, `return_type` make the signature, and whose range owns the calls |
 //! | `@signature.type_parameters`, `@signature.parameters`, `@signature.return` | the signature's pieces, when the grammar's fields have other names (a piece not captured still comes from `@callable`'s field); the parameters node's named children are the parameters |
 //! | `@export` | the definition is exported (`pub`, `public`, a Go capital); a top-level one is an export of the file |
@@ -88,6 +91,7 @@ pub fn load(spec: LanguageSpec) -> Result<TreeSitterAnalyzer, String> {
         return_separator: Box::leak(spec.return_separator.into_boxed_str()),
         modules: None,
         contain_all_kinds: spec.contain_all_kinds,
+        callable_variables: false,
     }));
     let extensions: Vec<&'static str> = spec
         .extensions

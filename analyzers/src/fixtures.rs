@@ -114,3 +114,109 @@ def normalize_{i}(value: str) -> str:
     }
     out
 }
+
+/// How a file nests `depth` levels deep (see [`deep`]): the shapes the nesting cap must
+/// tell apart, what real code does and what only hostile input does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deep {
+    /// A string concatenation of `depth + 1` terms in a field initializer (the JDK's
+    /// `LocaleISOData.java`): deep, but no pattern starts at `+`. Java.
+    JavaConcatenation,
+    /// An `else if` ladder of `depth` branches. Java.
+    JavaElseIf,
+    /// A string concatenation of `depth + 1` terms. TypeScript.
+    TypeScriptConcatenation,
+    /// A string concatenation of `depth + 1` terms. Python.
+    PythonConcatenation,
+    /// A string concatenation of `depth + 1` terms. Go.
+    GoConcatenation,
+    /// `depth` nested calls (`a.b().b()…`), each a pattern's root. Java.
+    JavaCallChain,
+    /// `depth` nested calls. Go.
+    GoCallChain,
+    /// `depth` nested calls. Rust.
+    RustCallChain,
+    /// `depth` class expressions nested in one another (`class { m() { return class …`):
+    /// five pattern roots a level. TypeScript.
+    TypeScriptClasses,
+}
+
+impl Deep {
+    /// Every shape.
+    pub const ALL: [Deep; 9] = [
+        Deep::JavaConcatenation,
+        Deep::JavaElseIf,
+        Deep::TypeScriptConcatenation,
+        Deep::PythonConcatenation,
+        Deep::GoConcatenation,
+        Deep::JavaCallChain,
+        Deep::GoCallChain,
+        Deep::RustCallChain,
+        Deep::TypeScriptClasses,
+    ];
+
+    /// The extension of the file's language.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Deep::JavaConcatenation | Deep::JavaElseIf | Deep::JavaCallChain => "java",
+            Deep::TypeScriptConcatenation | Deep::TypeScriptClasses => "ts",
+            Deep::PythonConcatenation => "py",
+            Deep::GoConcatenation | Deep::GoCallChain => "go",
+            Deep::RustCallChain => "rs",
+        }
+    }
+
+    /// Whether the shape is one real code has, which must be analysed at any depth.
+    pub fn ordinary(self) -> bool {
+        matches!(
+            self,
+            Deep::JavaConcatenation
+                | Deep::JavaElseIf
+                | Deep::TypeScriptConcatenation
+                | Deep::PythonConcatenation
+                | Deep::GoConcatenation
+        )
+    }
+}
+
+/// A file nesting `shape` `depth` levels deep, with a function `probe` calling `g` beside
+/// the deep part (so that an analysed file shows the rest was analysed too).
+pub fn deep(shape: Deep, depth: usize) -> String {
+    let r = |s: &str| s.repeat(depth);
+    match shape {
+        Deep::JavaConcatenation => format!(
+            "class Data {{\n  static final String s =\n    \"aa\"{};\n  void probe() {{ g(); }}\n}}\n",
+            r("\n    + \"bb\"")
+        ),
+        Deep::JavaElseIf => format!(
+            "class Ladder {{\n  int m(int x) {{\n    if (x == 0) {{ return 0; }}{}\n    return -1;\n  }}\n  void probe() {{ g(); }}\n}}\n",
+            r("\n    else if (x == 1) { return 1; }")
+        ),
+        Deep::TypeScriptConcatenation => format!(
+            "export const s = 'aa'{};\nexport function probe() {{ g(); }}\n",
+            r("\n  + 'bb'")
+        ),
+        Deep::PythonConcatenation => format!(
+            "S = ('aa'{})\n\ndef probe():\n    g()\n",
+            r("\n     + 'bb'")
+        ),
+        Deep::GoConcatenation => format!(
+            "package p\n\nvar s = \"aa\"{}\n\nfunc probe() {{ g() }}\n",
+            r(" +\n\t\"bb\"")
+        ),
+        Deep::JavaCallChain => format!(
+            "class Chain {{\n  void m() {{ a{}; }}\n  void probe() {{ g(); }}\n}}\n",
+            r(".b()")
+        ),
+        Deep::GoCallChain => format!(
+            "package p\n\nfunc m() {{ a{} }}\n\nfunc probe() {{ g() }}\n",
+            r(".b()")
+        ),
+        Deep::RustCallChain => format!("fn m() {{ a{}; }}\nfn probe() {{ g(); }}\n", r(".b()")),
+        Deep::TypeScriptClasses => format!(
+            "class A {{ m() {{ return {}1{} }} }}\nexport function probe() {{ g(); }}\n",
+            r("class { m() { return "),
+            r(" } }")
+        ),
+    }
+}

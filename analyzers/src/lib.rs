@@ -40,7 +40,8 @@
 //! - Functions assigned to properties are symbols: `res.status = function …` is
 //!   `res.status` (container `res`), `exports.parse = …` and `module.exports.x = …` are the
 //!   module's `parse` and `x` (no container), `Foo.prototype.bar = …` is the method
-//!   `Foo.bar`. Object-literal methods and function-valued properties of an object bound
+//!   `Foo.bar`; a chain (`res.set = res.header = function …`) names the function once per
+//!   property, each name owning the function's calls. Object-literal methods and function-valued properties of an object bound
 //!   to a name (`const api = { get() {}, post: () => … }`) are methods `api.get`,
 //!   `api.post`; of `module.exports = {…}`, the module's own names. `this.x = …` is not.
 //! - Two definitions sharing a name: the bare name is the first (the protocol's rule);
@@ -65,6 +66,7 @@ pub mod python;
 pub mod rust;
 pub mod typescript;
 
+pub use engine::query::{MAX_QUERY_NESTING, QueryTextError, check_query_text};
 pub use engine::{QueryFile, TreeSitterAnalyzer};
 
 /// A registry holding every built-in analyzer (and nothing else).

@@ -27,6 +27,7 @@ const FILE: &str = "packages/p0/src/m0.ts";
 /// The line of [`FILE`]'s first function that the checkouts change.
 const NEEDLE: &str = "const parts: string[] = [];";
 
+/// Runs git in `dir` with a fixed identity and no system configuration.
 pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<()> {
     let status = Command::new("git")
         .args(args)

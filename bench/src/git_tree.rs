@@ -1,6 +1,6 @@
-//! What the evaluation binaries (`forecast-eval`, `graph-eval`) share about git, included
-//! by each as a module: one file of a tree as `git ls-tree -r -l -z` lists it, and `git`
-//! without the machine's configuration.
+//! What the evaluation binaries (`forecast-eval`, `claims-eval`, `graph-eval`) share about
+//! git: one file of a tree as `git ls-tree -r -l -z` lists it, and `git` without the
+//! machine's configuration.
 
 use anyhow::{Context, Result, bail};
 

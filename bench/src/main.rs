@@ -8,8 +8,7 @@
 //! cargo build --release -p wit-cli -p wit-bench && target/release/wit-bench
 //! ```
 
-mod client;
-mod daemon;
+mod claims;
 mod fixtures;
 mod forecast;
 mod graph;
@@ -25,6 +24,8 @@ mod store;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
+// The daemon under test and its client live in the library the evaluations share too.
+use wit_bench::{client, daemon};
 
 /// Command-line options.
 pub struct Options {

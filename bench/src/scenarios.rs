@@ -325,6 +325,10 @@ fn wit_status(opts: &Options, report: &mut Report, runs: usize) -> Result<()> {
     }
     report.latency("wit status (whole process)", &walls, "≤ 5 ms wall");
     wit_guard(opts, report, &root, runs)?;
+    let claims_dir = tempfile::tempdir()?;
+    let claims_root = claims_dir.path().canonicalize()?;
+    setup_repo(&claims_root)?;
+    crate::claims::run(opts, report, runs, &claims_root, TS)?;
     mcp_tool_calls(opts, report, &root, runs * 4)?;
     report.value(
         "wit status max RSS",

@@ -22,10 +22,24 @@ use crate::stats::Samples;
 fn checkout() -> Result<(tempfile::TempDir, PathBuf)> {
     let dir = tempfile::tempdir()?;
     let root = dir.path().canonicalize()?;
-    std::fs::write(
-        root.join("wit.toml"),
-        "[store]\nproject = \"bench/shared\"\n",
-    )?;
+    // The shared project: one origin remote (a committed `[store] project` is honoured
+    // only under `wit trust`).
+    for args in [
+        &["init", "-q"][..],
+        &[
+            "remote",
+            "add",
+            "origin",
+            "https://example.invalid/bench/shared.git",
+        ],
+    ] {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&root)
+            .stdout(std::process::Stdio::null())
+            .status()?;
+        anyhow::ensure!(status.success(), "git {args:?} failed");
+    }
     std::fs::create_dir_all(root.join("src"))?;
     Ok((dir, root))
 }

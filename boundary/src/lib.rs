@@ -20,8 +20,16 @@
 //!   are read from that descriptor, hashed, checked (ELF dependencies) and loaded from a
 //!   sealed in-memory copy, so the code that runs is exactly the code that was hashed.
 //!
+//! - [`content`]: contents one daemon hands another (the forecast's uncommitted file
+//!   versions) live in private directories under `.wit/`, named by their SHA-256, never in
+//!   the repository's object database.
+//! - [`git`]: the `git` command run against a repository, with every `GIT_*` variable that
+//!   could point it elsewhere removed, in one place.
+//!
 //! Errors say what was refused, why, and how to fix it: they are shown to users as is.
 
+pub mod content;
+pub mod git;
 pub mod identity;
 pub mod library;
 pub mod repo_dir;

@@ -38,6 +38,21 @@ pub enum RepoFileError {
         /// What leaves the root.
         why: String,
     },
+    /// The path resolves (through a symlink of the repository) into git's directory or
+    /// `.wit/`, which wit never writes as repository files: a `CLAUDE.md -> .git/config`
+    /// would otherwise have wit's instructions appended to git's configuration.
+    #[error(
+        "{path}: refused: it resolves to {target}, inside {area}; wit never writes there \
+         (remove the symlink, or point it at a file of the work tree)"
+    )]
+    Reserved {
+        /// The path as given.
+        path: String,
+        /// Where it resolves, relative to the root.
+        target: String,
+        /// `git's directory` or `.wit/`.
+        area: &'static str,
+    },
     /// A directory, FIFO, socket or device.
     #[error("{path}: refused: not a regular file (a {kind})")]
     NotRegular {
@@ -138,6 +153,8 @@ pub fn open_repo_file(root: &Path, rel: &str, limit: u64) -> Result<OpenedFile, 
 /// user writes) when missing. The target must resolve inside the repository and be a
 /// regular file: a `CLAUDE.md` that is a symlink to `~/.bashrc` is refused.
 pub fn append_repo_file(root: &Path, rel: &str, text: &str) -> Result<(), RepoFileError> {
+    check_relative(rel)?;
+    refuse_reserved(rel, &resolve_target(root, rel)?)?;
     let (mut file, _) = open_regular(
         root,
         rel,
@@ -166,8 +183,10 @@ pub fn write_repo_file(root: &Path, rel: &str, bytes: &[u8]) -> Result<(), RepoF
         path: rel.to_owned(),
         source,
     };
-    // Where the bytes go: `rel` itself, or the in-repository file a symlink there names.
+    // Where the bytes go: `rel` itself, or the in-repository file a symlink there names;
+    // never git's directory or `.wit/`.
     let target = resolve_final(root, rel)?;
+    refuse_reserved(rel, &resolve_target(root, rel)?)?;
     let (parent, name) = split_parent(&target);
     let name = name.ok_or_else(|| RepoFileError::NotRegular {
         path: rel.to_owned(),
@@ -293,6 +312,81 @@ fn resolve_final(root: &Path, rel: &str) -> Result<String, RepoFileError> {
         .filter(|s| !s.is_empty())
         .ok_or_else(|| outside(format!("it is a symlink to {}", resolved.display())))?;
     Ok(inner.to_owned())
+}
+
+/// Checks, without writing, that a write of `rel` ([`write_repo_file`],
+/// [`append_repo_file`]) would be allowed: beneath the root, and not resolving into git's
+/// directory or `.wit/`. For callers that plan several writes and want none made when one
+/// would be refused.
+pub fn check_write_target(root: &Path, rel: &str) -> Result<(), RepoFileError> {
+    check_relative(rel)?;
+    refuse_reserved(rel, &resolve_target(root, rel)?)
+}
+
+/// Where a write of `rel` lands, relative to the (canonical) root: the last component's
+/// symlink followed ([`resolve_final`]) and every directory on the way resolved, so that a
+/// symlinked directory (`.codex -> .git/info`) is seen through too. A directory that does
+/// not exist yet is kept as written (it will be created beneath the root).
+fn resolve_target(root: &Path, rel: &str) -> Result<String, RepoFileError> {
+    let target = resolve_final(root, rel)?;
+    let (parent, name) = split_parent(&target);
+    let Some(name) = name else {
+        return Ok(target);
+    };
+    // The deepest existing directory on the way, resolved; the rest appended as written.
+    let mut existing = parent;
+    let mut rest: Vec<&str> = vec![name];
+    loop {
+        let dir = if existing.is_empty() {
+            root.to_owned()
+        } else {
+            root.join(existing)
+        };
+        if let Ok(real) = dir.canonicalize() {
+            let Ok(inner) = real.strip_prefix(root) else {
+                return Err(RepoFileError::Outside {
+                    path: rel.to_owned(),
+                    why: format!("its directory is {}", real.display()),
+                });
+            };
+            let mut parts: Vec<String> = inner
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            parts.extend(rest.iter().rev().map(|s| (*s).to_owned()));
+            return Ok(parts.join("/"));
+        }
+        match existing.rsplit_once('/') {
+            Some((up, last)) => {
+                rest.push(last);
+                existing = up;
+            }
+            None if !existing.is_empty() => {
+                rest.push(existing);
+                existing = "";
+            }
+            None => return Ok(target),
+        }
+    }
+}
+
+/// Refuses a write whose resolved `target` is in git's directory (a `.git` component
+/// anywhere: a nested repository's too) or in `.wit/`.
+fn refuse_reserved(rel: &str, target: &str) -> Result<(), RepoFileError> {
+    let mut parts = target.split('/').filter(|c| !c.is_empty() && *c != ".");
+    let first = parts.clone().next();
+    let area = if first == Some(".wit") {
+        ".wit/"
+    } else if parts.any(|c| c == ".git") {
+        "git's directory"
+    } else {
+        return Ok(());
+    };
+    Err(RepoFileError::Reserved {
+        path: rel.to_owned(),
+        target: target.to_owned(),
+        area,
+    })
 }
 
 /// Splits `a/b/c` into (`a/b`, `c`), and `c` into (``, `c`); `None` for a path ending in
@@ -553,6 +647,51 @@ pub(crate) fn kind_of(meta: &std::fs::Metadata) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn writes_through_a_symlink_into_git_s_directory_or_wit_are_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join(".git/info")).unwrap();
+        std::fs::create_dir_all(root.join(".wit")).unwrap();
+        std::fs::write(root.join(".git/config"), "[core]\n").unwrap();
+        std::os::unix::fs::symlink(".git/config", root.join("CLAUDE.md")).unwrap();
+        std::os::unix::fs::symlink(".git/info", root.join(".codex")).unwrap();
+        std::os::unix::fs::symlink(".wit/x", root.join("AGENTS.md")).unwrap();
+        std::os::unix::fs::symlink(".git/info/new", root.join("dangling.md")).unwrap();
+        for (rel, area) in [
+            ("CLAUDE.md", "git's directory"),
+            (".codex/config.toml", "git's directory"),
+            ("AGENTS.md", ".wit/"),
+            ("dangling.md", "git's directory"),
+            (".git/config", "git's directory"),
+        ] {
+            for e in [
+                append_repo_file(&root, rel, "x").unwrap_err(),
+                write_repo_file(&root, rel, b"x").unwrap_err(),
+            ] {
+                assert!(
+                    matches!(&e, RepoFileError::Reserved { area: a, .. } if *a == area),
+                    "{rel}: {e}"
+                );
+            }
+        }
+        assert_eq!(
+            std::fs::read_to_string(root.join(".git/config")).unwrap(),
+            "[core]\n"
+        );
+        assert!(!root.join(".git/info/config.toml").exists());
+        assert!(!root.join(".git/info/new").exists());
+        // A symlink to a file of the work tree is still followed.
+        std::fs::write(root.join("real.md"), "a\n").unwrap();
+        std::os::unix::fs::symlink("real.md", root.join("link.md")).unwrap();
+        append_repo_file(&root, "link.md", "b\n").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(root.join("real.md")).unwrap(),
+            "a\nb\n"
+        );
+    }
+
     use super::*;
     use std::os::unix::fs::symlink;
 

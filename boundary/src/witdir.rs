@@ -23,7 +23,6 @@ use std::fs::{File, OpenOptions};
 use std::io::Read;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use crate::identity::euid;
 
@@ -116,6 +115,11 @@ impl WitDirError {
             context: context.into(),
             source,
         }
+    }
+
+    /// An I/O error about `path`.
+    pub(crate) fn io_at(path: &Path, source: std::io::Error) -> Self {
+        Self::io(format!("{}", path.display()), source)
     }
 
     fn refused(path: &Path, why: impl Into<String>) -> Self {
@@ -288,15 +292,8 @@ impl WitDir {
     /// Refuses a `.wit/` that git tracks files in (rule 4). Passes when git is missing or
     /// the root is not in a git work tree: without git there is no clone to come from.
     pub fn check_not_committed(&self) -> Result<(), WitDirError> {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(&self.root)
+        let out = crate::git::command(&self.root)
             .args(["ls-files", "-z", "--cached", "--", WIT_DIR_NAME])
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
-            .env_remove("GIT_INDEX_FILE")
-            .stdin(Stdio::null())
-            .stderr(Stdio::null())
             .output();
         let Ok(out) = out else { return Ok(()) };
         if !out.status.success() || out.stdout.is_empty() {

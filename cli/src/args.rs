@@ -84,6 +84,17 @@ pub enum Command {
                       wit conflicts --checkout wt-b --json")]
     Conflicts(ConflictsArgs),
 
+    /// The uncommitted changes of the checkouts, definition by definition, by the session
+    /// (agent) whose edit made each one (its claim; `(unattributed)`: a change no agent's
+    /// hook reported, such as a shell command or a person's editor). The edit-time guard
+    /// warns an agent about to change another's claimed code, and refuses an edit that
+    /// would undo it (a write from a stale read). A claim ends when the code is committed
+    /// or reverted, when its session ends, or after `[guard] claim_idle` without an edit.
+    #[command(after_help = "Example:\n  wit claims\n  \
+                      wit claims --session agent-a --diff\n  \
+                      wit claims --file src/pricing.ts --json")]
+    Claims(ClaimsArgs),
+
     /// Declare what you are about to change; prints the conflicts found (exit 0 even with
     /// conflicts: the intent is stored either way).
     #[command(
@@ -158,7 +169,8 @@ pub enum Command {
     )]
     Guard(GuardArgs),
 
-    /// Install or remove the git hooks (pre-commit contract check, Wit-Intent trailers).
+    /// Install or remove the git hooks (pre-commit contract check, Wit-Intent trailers) and
+    /// the merge driver (merges definitions changed on different sides).
     #[command(subcommand)]
     Hook(HookCmd),
 
@@ -337,6 +349,24 @@ pub struct ConflictsArgs {
     /// what the other checkouts changed in it.
     #[arg(long, value_name = "PATH")]
     pub file: Option<String>,
+}
+
+/// `wit claims`.
+#[derive(Args, Debug)]
+pub struct ClaimsArgs {
+    /// Only this session's claims (`""`: the unattributed ones).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Only claims in this file (relative to the current directory).
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<String>,
+    /// Only claims of this checkout: its path, directory name (every checkout sharing the
+    /// state by default).
+    #[arg(long, value_name = "PATH|NAME")]
+    pub checkout: Option<String>,
+    /// Show each change: a short diff from HEAD.
+    #[arg(long)]
+    pub diff: bool,
 }
 
 /// `wit declare`.
@@ -629,18 +659,30 @@ pub enum HookName {
 pub enum HookCmd {
     /// Install the pre-commit, prepare-commit-msg and pre-push hooks (respects core.hooksPath). An
     /// existing hook not made by wit is kept: with --force it is moved to `<hook>.pre-wit`
-    /// and run before wit's; without, nothing is changed.
+    /// and run before wit's; without, nothing is changed. Also sets up wit's merge driver
+    /// for the files wit's analyzers cover (merge.wit.driver in the repository's config,
+    /// `*.ts merge=wit` and the like in .git/info/attributes; .gitattributes is not
+    /// touched): where git's line merge would stop, it merges definition by definition.
     #[command(
-        after_help = "Example:\n  wit hook install\n  wit hook install --force   # keep and chain to an existing hook"
+        after_help = "Example:\n  wit hook install\n  wit hook install --force   # keep and chain to an existing hook\n\n\
+                      Run it again after `wit trust` or a change of wit.toml's languages, or of the \
+                      merge attributes in .gitattributes, to update the files the merge driver covers."
     )]
     Install {
         /// Chain to (rather than refuse) an existing hook not made by wit.
         #[arg(long)]
         force: bool,
     },
-    /// Remove wit's hooks and restore what was there before.
-    #[command(after_help = "Example:\n  wit hook uninstall")]
+    /// Remove wit's hooks and merge driver and restore what was there before.
+    #[command(
+        visible_alias = "remove",
+        after_help = "Example:\n  wit hook remove       # or: wit hook uninstall"
+    )]
     Uninstall,
+    /// The merge driver git runs (set up by `wit hook install`): merges one file
+    /// definition by definition where git's line merge stops.
+    #[command(hide = true, long_about = MERGE_DRIVER_HELP)]
+    Merge(MergeArgs),
     /// Run a hook (called by the installed hook scripts).
     #[command(hide = true)]
     Run {
@@ -650,6 +692,58 @@ pub enum HookCmd {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+}
+
+/// `wit hook merge --help`: what the driver does and how git calls it.
+const MERGE_DRIVER_HELP: &str = "\
+The merge driver git runs for the files wit's analyzers cover, once `wit hook install` has
+set it up (merge.wit.driver in the repository's config, `*.ts merge=wit` and the like in
+.git/info/attributes). It is not meant to be run by hand.
+
+git's own line merge goes first; a file it merges cleanly is left exactly as git merged it.
+Where git stops, the three versions are cut into their definitions (functions, classes,
+methods, types) and merged definition by definition: definitions changed, added or removed
+on different sides are merged (adjacent one-line functions, the last line of one function
+and the first of the next, both sides adding a function at the end of the file); a
+definition changed on both sides is merged by git's line merge of its three versions, then
+member by member (methods of a class), and keeps git's conflict markers where that stops; a
+definition deleted on one side and changed on the other is a conflict; the text outside
+definitions is merged by git's line merge. A file that does not parse cleanly, is larger
+than [analysis] max_file_bytes, or has no analyzer is merged by git's line merge alone.
+
+Exit status: 0 merged cleanly, 1 conflict markers left in OURS, 2 the merge could not be
+made (OURS left as it was). One line on stderr says what the driver did when it differs
+from git's merge.";
+
+/// `wit hook merge` arguments: what git passes a merge driver.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Example (what `wit hook install` writes as merge.wit.driver):\n  \
+    wit hook merge --marker-size %L --path %P --base-label %S --ours-label %X \
+    --theirs-label %Y %O %A %B"
+)]
+pub struct MergeArgs {
+    /// The common ancestor's version (git's %O).
+    pub base: std::ffi::OsString,
+    /// Our version (%A); the result is written over it.
+    pub ours: std::ffi::OsString,
+    /// Their version (%B).
+    pub theirs: std::ffi::OsString,
+    /// The conflict markers' length (%L).
+    #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub marker_size: u16,
+    /// The path of the file being merged (%P): its extension chooses the analyzer.
+    #[arg(long)]
+    pub path: Option<std::ffi::OsString>,
+    /// The label of the common ancestor in conflicts (%S).
+    #[arg(long)]
+    pub base_label: Option<std::ffi::OsString>,
+    /// The label of our side (%X).
+    #[arg(long)]
+    pub ours_label: Option<std::ffi::OsString>,
+    /// The label of their side (%Y).
+    #[arg(long)]
+    pub theirs_label: Option<std::ffi::OsString>,
 }
 
 /// `wit daemon …`.

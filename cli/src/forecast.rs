@@ -51,6 +51,9 @@ pub struct Forecast {
 pub struct Side {
     /// The checkout's root path.
     pub checkout: String,
+    /// Between two sessions of one checkout: this side's session (`""`: a change no
+    /// agent's hook announced).
+    pub session: Option<String>,
     /// Its branch (`None`: a detached HEAD, or not said).
     pub branch: Option<String>,
     /// Sessions working there.
@@ -78,6 +81,8 @@ pub struct Hop {
     pub symbol_path: String,
     /// The checkout whose version it is.
     pub checkout: String,
+    /// Between sessions of one checkout: the session whose version it is.
+    pub session: Option<String>,
     /// The line of its call of the next hop.
     pub line: Option<i64>,
 }
@@ -90,7 +95,8 @@ pub struct Checkout {
     pub path: String,
     /// Its branch (`None`: detached).
     pub branch: Option<String>,
-    /// `ready`, `indexing`, `rebasing`, `merging`, `no-commit`, `not-git`.
+    /// `ready`, `indexing`, `rebasing`, `merging`, `no-commit`, `not-git`,
+    /// `too-many-changes`.
     pub state: String,
     /// Whether its daemon was heard from lately.
     pub live: bool,
@@ -123,7 +129,7 @@ pub struct Pending {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct PendingChange {
-    /// `symbols` (an analysed file) or `text`.
+    /// `symbols` (an analysed file), `text` or `uncompared`.
     #[serde(rename = "type")]
     pub kind: String,
     /// The changed definitions (`symbols`; empty: only text outside them changed).
@@ -132,6 +138,8 @@ pub struct PendingChange {
     pub blob: Option<String>,
     /// `text`: why an analysed language was compared as text.
     pub note: Option<String>,
+    /// `uncompared`: why the forecast could not compare it (too large, …).
+    pub why: Option<String>,
 }
 
 /// One changed definition of a pending file.
@@ -246,12 +254,25 @@ fn action(side: &Side, callee: Option<&str>) -> String {
     }
 }
 
+/// How a session side is named: the session, or `unattributed` for a change no agent's
+/// hook announced.
+fn session_name(session: &str) -> &str {
+    if session.is_empty() {
+        "unattributed"
+    } else {
+        session
+    }
+}
+
 /// The call chain, hop by hop: `src/c.ts:pay (wt-b, line 3) → src/p.ts:price (main)`.
 fn chain_text(chain: &[Hop]) -> String {
     let hops: Vec<String> = chain
         .iter()
         .map(|h| {
-            let mut place = shown(short(&h.checkout)).into_owned();
+            let mut place = match &h.session {
+                Some(s) => shown(session_name(s)).into_owned(),
+                None => shown(short(&h.checkout)).into_owned(),
+            };
             if let Some(l) = h.line {
                 place.push_str(&format!(", line {l}"));
             }
@@ -272,8 +293,28 @@ impl Forecast {
         list.join(", ")
     }
 
-    /// `main ↔ wt-b (this checkout)`: the two checkouts by directory name.
+    /// Whether it is a collision between two sessions of one checkout (their claims),
+    /// not between two checkouts.
+    pub fn between_sessions(&self) -> bool {
+        self.sides.iter().any(|s| s.session.is_some())
+    }
+
+    /// `main ↔ wt-b (this checkout)`: the two checkouts by directory name; between two
+    /// sessions of one checkout, `agent-a ↔ agent-b (in main)`.
     pub fn between(&self) -> String {
+        if self.between_sessions() {
+            let names: Vec<String> = self
+                .sides
+                .iter()
+                .map(|s| shown(session_name(s.session.as_deref().unwrap_or(""))).into_owned())
+                .collect();
+            let place = self
+                .sides
+                .first()
+                .map(|s| shown(short(&s.checkout)).into_owned())
+                .unwrap_or_default();
+            return format!("{} (in {place})", names.join(" ↔ "));
+        }
         let names: Vec<String> = self
             .sides
             .iter()
@@ -304,16 +345,20 @@ impl Forecast {
                 2 => self.sides.get(1 - i).map(|o| o.symbol_path.as_str()),
                 _ => None,
             };
-            out.push(format!(
-                "  {}: {}",
-                who(
+            let name = match &side.session {
+                Some(s) => format!(
+                    "{} (session in {})",
+                    shown(session_name(s)),
+                    shown(short(&side.checkout))
+                ),
+                None => who(
                     &side.checkout,
                     side.branch.as_deref(),
                     &side.sessions,
-                    side.is_self
+                    side.is_self,
                 ),
-                action(side, callee)
-            ));
+            };
+            out.push(format!("  {name}: {}", action(side, callee)));
         }
         if !self.chain.is_empty() {
             out.push(format!("  call chain: {}", chain_text(&self.chain)));
@@ -339,6 +384,10 @@ pub fn state_note(state: &str) -> Option<&'static str> {
         "merging" => Some("a merge is under way: its changes are left out until it ends"),
         "no-commit" => Some("no commit yet: nothing to compare with"),
         "not-git" => Some("not a git checkout: nothing to compare with"),
+        "too-many-changes" => Some(
+            "more files changed against the merge base than the forecast compares: not \
+             compared until fewer",
+        ),
         _ => Some("state unknown to this wit"),
     }
 }
@@ -397,6 +446,10 @@ pub fn pending_text(p: &Pending) -> String {
                 .collect();
             format!("{who} changed {}", parts.join(", "))
         }
+        "uncompared" => format!(
+            "{who} changed {file} (not compared: {})",
+            shown(p.change.why.as_deref().unwrap_or("unknown"))
+        ),
         _ if p.change.blob.is_none() => format!("{who} deleted {file}"),
         _ => {
             let note = p
@@ -421,7 +474,9 @@ pub fn edit_warning(answer: &Answer, file: &str) -> Option<String> {
         answer
             .forecasts
             .iter()
-            .filter(|f| !f.summary.is_empty())
+            // Collisions between sessions of this checkout: the claims check says what
+            // of them this very edit runs into.
+            .filter(|f| !f.summary.is_empty() && !f.between_sessions())
             .map(|f| format!("forecast {}: {}", shown(&f.kind), shown(&f.summary))),
     );
     if clauses.is_empty() {

@@ -22,7 +22,11 @@ other's way. Follow this workflow for every change:
    touch the same code.
 4. Lock each symbol right before editing it: `wit lock src/a.ts:fnA --ttl 30m`.
 5. Re-read the file right before you edit it: another agent may have changed it since you
-   last read it.
+   last read it. Edit the part you change rather than writing a whole file back. Before
+   an edit, wit warns when another session changed that code and has not committed it
+   (keep their change; tell them), and refuses an edit that would undo their change (a
+   write from an earlier read): read the file again and redo your edit on its current
+   content. `wit claims` lists every uncommitted change by session.
 6. If `wit lock` fails with LOCK_CONFLICT (exit code 3), do not edit anyway and do not give
    up: do other work and retry later; the message says who holds it and until when.
 7. Release as soon as you are done: `wit release src/a.ts:fnA` (or `wit release --all`).

@@ -3,8 +3,30 @@
 //! One binary in two roles: the CLI agents and humans call, and (`wit daemon run`) the
 //! per-repository daemon. See `wit --help` for the commands and exit codes.
 
+// Every line the CLI prints to stdout goes through these two, which shadow the standard
+// macros in the whole crate (a `macro_rules!` defined here, before the modules, is in
+// scope in all of them). The standard ones panic when stdout is a closed pipe
+// (`wit status --json | head -1`: "failed printing to stdout: Broken pipe"); these end the
+// process quietly with exit 0 instead, as ripgrep does ([`output::write_out`]). One
+// definition covers every command, text and `--json` alike.
+macro_rules! println {
+    () => {
+        $crate::output::write_out(format_args!(""), true)
+    };
+    ($($arg:tt)*) => {
+        $crate::output::write_out(format_args!($($arg)*), true)
+    };
+}
+
+macro_rules! print {
+    ($($arg:tt)*) => {
+        $crate::output::write_out(format_args!($($arg)*), false)
+    };
+}
+
 mod args;
 mod autostart;
+mod claims;
 mod client;
 mod commands;
 mod context;
@@ -69,17 +91,11 @@ fn usage_error(e: clap::Error) -> ExitCode {
     e.exit()
 }
 
-/// Writes generated output; a closed pipe (`wit man | head`) is not an error.
-fn write_stdout(bytes: &[u8], what: &str) -> u8 {
-    use std::io::Write;
-    match std::io::stdout().lock().write_all(bytes) {
-        Ok(()) => exit::OK,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
-        Err(e) => {
-            eprintln!("wit: writing {what}: {e}");
-            exit::OTHER
-        }
-    }
+/// Writes generated output (`wit man`, `wit completions`); a closed pipe (`wit man |
+/// head`) ends the process quietly, as every other output does.
+fn write_stdout(bytes: &[u8]) -> u8 {
+    print!("{}", String::from_utf8_lossy(bytes));
+    exit::OK
 }
 
 fn run(cli: Cli) -> u8 {
@@ -88,6 +104,7 @@ fn run(cli: Cli) -> u8 {
     // hooks, which have their own deadlines and never start a daemon.
     match &cli.command {
         Command::Daemon(DaemonCmd::Run) => return daemon_run(),
+        Command::Hook(HookCmd::Merge(args)) => return hooks::merge_driver::run(args),
         Command::Hook(HookCmd::Run { hook, args }) => {
             return match hook {
                 HookName::PreCommit => hooks::pre_commit::run(),
@@ -99,7 +116,7 @@ fn run(cli: Cli) -> u8 {
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(*shell, &mut args::command(), "wit", &mut script);
-            return write_stdout(&script, "the completion script");
+            return write_stdout(&script);
         }
         Command::Man => {
             let mut page = Vec::new();
@@ -107,7 +124,7 @@ fn run(cli: Cli) -> u8 {
                 eprintln!("wit: rendering the manual page: {e}");
                 return exit::OTHER;
             }
-            return write_stdout(&page, "the manual page");
+            return write_stdout(&page);
         }
         _ => {}
     }

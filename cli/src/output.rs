@@ -63,6 +63,37 @@ impl Style {
     }
 }
 
+/// Writes `args` (and a newline) to stdout: what the crate's `println!` and `print!` do
+/// (see `main.rs`).
+///
+/// A closed stdout (the reader went away: `wit conflicts | head -3`) ends the process at
+/// once, quietly, with exit 0: the output was wanted only up to there, and nothing more
+/// the command could do would be seen. Another write error (a full disk behind a
+/// redirection) is said on stderr and ends it with exit 1, where the standard macros
+/// would panic.
+pub fn write_out(args: std::fmt::Arguments<'_>, newline: bool) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let written = out.write_fmt(args).and_then(|()| {
+        if newline {
+            out.write_all(b"\n")
+        } else {
+            Ok(())
+        }
+    });
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            std::process::exit(i32::from(crate::exit::OK))
+        }
+        Err(e) => {
+            drop(out);
+            eprintln!("wit: writing to stdout: {e}");
+            std::process::exit(i32::from(crate::exit::OTHER))
+        }
+    }
+}
+
 /// Prints `value` as the one JSON document of this command.
 pub fn print_json<T: Serialize>(value: &T) {
     match serde_json::to_string_pretty(value) {

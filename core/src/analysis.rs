@@ -11,7 +11,7 @@
 //!   literals written against 0.1.0 compile against every 0.1.x.
 //! - Everything added since lives in [`Analysis`] (what [`crate::LanguageAnalyzer::analyze_full`]
 //!   returns) and in the types it holds ([`CallSite`], [`Import`], [`Export`],
-//!   [`ClassBase`], [`ValueClass`]). They are `#[non_exhaustive]`: build them with
+//!   [`ClassBase`], [`ValueClass`], [`TypeBody`]). They are `#[non_exhaustive]`: build them with
 //!   `default()`, `new(…)` and field assignment, never with a literal, so a field added
 //!   later breaks no one.
 //!   [`SymbolKind`] is `#[non_exhaustive]` too: a `match` on it needs a `_` arm.
@@ -126,7 +126,8 @@ pub struct CallEdge {
 /// One call site: who calls what, on which receiver, and where.
 ///
 /// [`Analysis::calls`] is the protocol's de-duplicated (caller, callee) view; call sites
-/// add what cross-file resolution needs: the receiver of a member call as written
+/// add what cross-file resolution needs (set `arguments` after [`CallSite::new`] when
+/// the language overloads by arity): the receiver of a member call as written
 /// (`db` in `db.query()`, `this`, `self`, `super`, `new:Repo` for `new Repo().find()` and
 /// for `repo.find()` on a local `repo` of evident class) and the position of the first
 /// such call.
@@ -143,7 +144,10 @@ pub struct CallSite {
     /// `new:Name` for a call on a freshly constructed object (`new Repo().find()`) or on a
     /// local whose class is evident from its declaration: `const repo = new Repo()`,
     /// `function f(repo: Repo)`, Python `app = Flask(…)` or `def f(app: Flask)` (then
-    /// `Name` may be dotted: `new:flask.Blueprint` for `bp = flask.Blueprint(…)`); `None`
+    /// `Name` may be dotted: `new:flask.Blueprint` for `bp = flask.Blueprint(…)`), and in
+    /// statically typed languages a variable whose declaration states its type (Java
+    /// `Node<K,V> e`, a field `this.map`, Go's receiver `c *Context`: `new:Node`,
+    /// `new:Context`, without type arguments or pointer); `None`
     /// for a plain call `f()`. Receivers of other shapes (`f().g()`, `a[0].g()`), and (in
     /// the built-in analyzers) a variable of the calling function whose class its
     /// declaration does not say (`x = make(); x.go()`, a parameter without annotation),
@@ -154,6 +158,14 @@ pub struct CallSite {
     pub start_byte: usize,
     /// Zero-based line of the call's start.
     pub line: usize,
+    /// The call's arguments as far as their types show, comma-separated, where overloads
+    /// make it matter (Java, whose analyzer reports it; two calls differing only in it
+    /// are two sites): a literal's type (`int`, `long`, `String`, `char`, `boolean`,
+    /// `null`), a cast's or `new`'s type, a variable's declared type (`int[]`, `Node`),
+    /// type arguments dropped, `?` when nothing says; `""` for a call without arguments.
+    /// `None` elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<String>,
 }
 
 /// One name a file imports from another module.
@@ -248,9 +260,40 @@ pub struct ValueClass {
     pub class: String,
 }
 
+/// The body of a type, in a language whose types nest and may be anonymous (Java): where
+/// its members are, which type they belong to, and what that type extends.
+///
+/// The code graph resolves a Java call with them by the language's rules: a plain `m()`
+/// goes to the innermost enclosing type that has a method `m` (declared, or inherited
+/// through its supertypes), then outward; `Outer.this.m()` to `Outer`'s; `super.m()` to
+/// the superclass's. A member (a [`Symbol`]) belongs to the innermost body containing
+/// its start. `name` is the type's name as its members' [`Symbol::container`] gives it
+/// (`SubList` for `ArrayList.SubList`), `None` for an anonymous class (`new
+/// Iterator<E>() {…}`) or an enum constant's body, whose methods have no container.
+/// Supertypes are as written, without type arguments (`AbstractList`, `Map.Entry`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct TypeBody {
+    /// UTF-8 byte offset of the body's start (its `{`).
+    pub start_byte: usize,
+    /// UTF-8 byte offset one past its end.
+    pub end_byte: usize,
+    /// The type's name as its members' container; `None` when anonymous.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The class it extends: a class's `extends`, the enum of an enum constant's body.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superclass: Option<String>,
+    /// The interfaces it implements (an interface: those it extends); for an anonymous
+    /// class, its one type, which may be a class or an interface.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bases: Vec<String>,
+}
+
 /// Everything wit needs to know about one file, from one parse.
 ///
-/// `call_sites`, `imports`, `exports`, `bases` and `values` were added after the first
+/// `call_sites`, `imports`, `exports`, `bases`, `values` and `bodies` were added after the first
 /// plugin ABI: plugins that do not report them leave them empty (their files then give
 /// single-file edges).
 ///
@@ -267,7 +310,7 @@ pub struct Analysis {
     /// sites' (caller, callee) pairs, de-duplicated, in order ([`Analysis::edges`]),
     /// and a large file's analysis holds half as many strings.
     pub calls: Vec<CallEdge>,
-    /// Call sites, one per distinct (caller, callee, receiver), in source order.
+    /// Call sites, one per distinct (caller, callee, receiver, arguments), in source order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub call_sites: Vec<CallSite>,
     /// Imports, in source order.
@@ -283,6 +326,17 @@ pub struct Analysis {
     /// Top-level variables of evident class, in source order, then fields of classes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub values: Vec<ValueClass>,
+    /// Where the parse met its first syntax error (a UTF-8 byte offset into the source):
+    /// `None` when the file parsed cleanly, or when the analyzer does not say. The
+    /// built-in analyzers report it (tree-sitter's first `ERROR` or `MISSING` node); a
+    /// definition found in recovered code may have the wrong extent, so what must rely on
+    /// exact definitions (the merge driver, `wit-merge`) does not use an analysis that
+    /// reports one. A plugin may send it as `syntaxError`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub syntax_error: Option<usize>,
+    /// Type bodies, in source order (languages whose types nest: Java), empty elsewhere.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bodies: Vec<TypeBody>,
 }
 
 /// A symbol name with an optional disambiguating suffix: `name#kind` (the first
@@ -371,6 +425,7 @@ impl CallSite {
             receiver,
             start_byte,
             line,
+            arguments: None,
         }
     }
 }
@@ -413,6 +468,20 @@ impl ValueClass {
         Self {
             name: name.into(),
             class: class.into(),
+        }
+    }
+}
+
+impl TypeBody {
+    /// The body `start_byte..end_byte` of the type `name` (`None`: anonymous); set
+    /// `superclass` and `bases` as the type says.
+    pub fn new(start_byte: usize, end_byte: usize, name: Option<String>) -> Self {
+        Self {
+            start_byte,
+            end_byte,
+            name,
+            superclass: None,
+            bases: Vec::new(),
         }
     }
 }
@@ -538,12 +607,8 @@ mod tests {
     /// in order: what an analyzer reporting both would have put in `calls`.
     #[test]
     fn edges_come_from_call_sites_when_calls_are_empty() {
-        let site = |caller: &str, callee: &str, receiver: Option<&str>| CallSite {
-            caller: caller.into(),
-            callee: callee.into(),
-            receiver: receiver.map(Into::into),
-            start_byte: 0,
-            line: 0,
+        let site = |caller: &str, callee: &str, receiver: Option<&str>| {
+            CallSite::new(caller, callee, receiver.map(Into::into), 0, 0)
         };
         let edge = |caller: &str, callee: &str| CallEdge {
             caller: caller.into(),

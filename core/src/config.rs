@@ -21,6 +21,13 @@
 //! fail_closed = false             # default: false
 //! # Whether a Claude Code `SessionEnd` hook (`wit guard`) releases the session's locks.
 //! release_on_session_end = true    # default: true
+//! # An edit of a definition another session changed (uncommitted, its claim): "warn"
+//! # lets it through with a warning, "refuse" refuses it. An edit that would undo another
+//! # session's change (a write from a stale read) is refused whatever this says.
+//! claimed = "warn"                 # default: "warn"
+//! # A claim ends after this long without an edit by its session (also at the session's
+//! # end, and when the definition equals HEAD again).
+//! claim_idle = "2h"                # default: "2h"
 //!
 //! [sessions]
 //! # End a session whose heartbeats (session.heartbeat) stopped for this long. Default: off.
@@ -88,6 +95,46 @@ pub struct Config {
     pub store: StoreConfig,
     /// `[[languages]]`, in file order.
     pub languages: Vec<LanguageConfig>,
+    /// `[guard] claimed` and `claim_idle`: how claims (agents sharing one checkout)
+    /// protect their changes.
+    pub claims: ClaimsConfig,
+}
+
+/// What `wit guard` does with an edit of a definition another session has changed,
+/// uncommitted (`[guard] claimed`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum OnClaimed {
+    /// Let it through with a warning naming the session, the definition and its change
+    /// (the default).
+    #[default]
+    Warn,
+    /// Refuse it.
+    Refuse,
+}
+
+/// Default of `[guard] claim_idle`: two hours.
+pub const DEFAULT_CLAIM_IDLE_MS: u64 = 2 * 60 * 60 * 1000;
+
+/// How claims protect the uncommitted changes of agents sharing one checkout (keys of
+/// `[guard]`; a struct of its own so that `GuardConfig` stays as 0.1 published it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ClaimsConfig {
+    /// `[guard] claimed`: an edit of a definition another session claims.
+    pub on_claimed: OnClaimed,
+    /// `[guard] claim_idle`, in milliseconds: a claim ends after this long without an
+    /// edit by its session (default 2 h).
+    pub idle_ms: u64,
+}
+
+impl Default for ClaimsConfig {
+    fn default() -> Self {
+        ClaimsConfig {
+            on_claimed: OnClaimed::Warn,
+            idle_ms: DEFAULT_CLAIM_IDLE_MS,
+        }
+    }
 }
 
 impl Config {
@@ -327,6 +374,24 @@ impl Config {
             }
             if let Some(release) = guard.release_on_session_end {
                 config.guard.release_on_session_end = release;
+            }
+            if let Some(claimed) = guard.claimed {
+                let span = claimed.span();
+                config.claims.on_claimed = match claimed.into_inner().as_str() {
+                    "warn" => OnClaimed::Warn,
+                    "refuse" => OnClaimed::Refuse,
+                    other => {
+                        return Err(error_at(
+                            text,
+                            file,
+                            Some(span),
+                            format!("must be \"warn\" or \"refuse\", got {other:?}"),
+                        ));
+                    }
+                };
+            }
+            if let Some(idle) = guard.claim_idle {
+                config.claims.idle_ms = idle.into_inner().0;
             }
         }
         for entry in raw.analyzers {
@@ -608,6 +673,8 @@ struct RawAnalysis {
 struct RawGuard {
     fail_closed: Option<bool>,
     release_on_session_end: Option<bool>,
+    claimed: Option<Spanned<String>>,
+    claim_idle: Option<Spanned<DurationMs>>,
 }
 
 #[derive(Deserialize)]
@@ -783,6 +850,25 @@ mod tests {
         assert!(!c.guard.release_on_session_end);
         let e = err("[guard]\nfail_close = true\n");
         assert!(e.contains("fail_close"), "{e}");
+    }
+
+    #[test]
+    fn guard_claimed_warns_by_default_and_claims_idle_for_two_hours() {
+        let d = Config::default();
+        assert_eq!(d.claims.on_claimed, OnClaimed::Warn);
+        assert_eq!(d.claims.idle_ms, 2 * 3_600_000);
+        let c = Config::parse(
+            "[guard]\nclaimed = \"refuse\"\nclaim_idle = \"45m\"\n",
+            "wit.toml",
+        )
+        .unwrap();
+        assert_eq!(c.claims.on_claimed, OnClaimed::Refuse);
+        assert_eq!(c.claims.idle_ms, 45 * 60_000);
+        let e = err("[guard]\nclaimed = \"block\"\n");
+        assert!(e.contains("must be \"warn\" or \"refuse\""), "{e}");
+        assert!(e.starts_with("wit.toml:2:"), "{e}");
+        let e = err("[guard]\nclaim_idle = 0\n");
+        assert!(e.contains("positive"), "{e}");
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub mod text;
 
 pub use analysis::{
     Analysis, CallEdge, CallSite, ClassBase, Export, FileAnalysis, Import, Symbol, SymbolKind,
-    ValueClass,
+    TypeBody, ValueClass,
 };
 pub use analyzer::{AnalyzeError, IncrementalState, LanguageAnalyzer};
 pub use config::{AnalyzerConfig, Config, ConfigError, LanguageConfig};

@@ -618,6 +618,23 @@ pub fn decode_analysis(json: &[u8], source: &str) -> Result<Analysis, String> {
             ));
         }
     }
+    for b in &analysis.bodies {
+        if b.name.as_deref().is_some_and(bad)
+            || b.superclass.as_deref().is_some_and(bad)
+            || b.bases.iter().any(|n| bad(n))
+        {
+            return Err(format!(
+                "returned a type body with an empty or over-long name ({:?})",
+                b.name
+            ));
+        }
+        if b.start_byte > b.end_byte || b.end_byte > source.len() {
+            return Err(format!(
+                "type body {:?} spans bytes {}..{}, outside the source",
+                b.name, b.start_byte, b.end_byte
+            ));
+        }
+    }
     Ok(analysis)
 }
 

@@ -11,6 +11,23 @@
 //! both spellings count as one signature, which is the safe direction for a contract check
 //! (no false violation).
 
+/// A type as written, without its type arguments or whitespace: `Map<K, V>` is `Map`,
+/// `Node<K,V>[]` is `Node[]`. How the Java analyzer spells an argument's type and the
+/// code graph a parameter's, so that the two compare (overloads).
+pub fn without_type_arguments(written: &str) -> String {
+    let mut out = String::with_capacity(written.len());
+    let mut depth = 0usize;
+    for c in written.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            _ if depth > 0 || c.is_whitespace() => {}
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// Returns the canonical form of a signature fragment (a parameter list, a return type, or
 /// a whole signature).
 pub fn canonicalize(text: &str) -> String {

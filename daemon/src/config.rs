@@ -41,6 +41,38 @@ pub(crate) struct Config {
     pub plugins: PluginsReport,
 }
 
+/// Highest `[analysis] max_file_bytes` honoured, trusted or not: 64 MiB (a syntax tree
+/// costs about 47 bytes per source byte, on each of the analysis threads).
+pub const MAX_FILE_BYTES_CEILING: u64 = 64 << 20;
+
+/// The read cap the daemon uses for `asked` (`[analysis] max_file_bytes`). Lowering it is
+/// always honoured; raising it above the default (1 MiB) only while `wit trust` pins this
+/// `wit.toml` (`pinned`, asked only then): a cloned repository's `max_file_bytes =
+/// 4000000000` would otherwise bring back the memory denial of service the cap exists
+/// for. Never above [`MAX_FILE_BYTES_CEILING`].
+pub(crate) fn read_cap(asked: u64, pinned: impl FnOnce() -> bool) -> u64 {
+    let default = wit_core::config::DEFAULT_MAX_FILE_BYTES;
+    if asked <= default {
+        return asked;
+    }
+    if !pinned() {
+        tracing::warn!(
+            "wit.toml raises [analysis] max_file_bytes to {asked}, which a committed file \
+             cannot decide alone: reading at most {default} bytes per file; `wit trust` this \
+             repository (it pins wit.toml) to honour it"
+        );
+        return default;
+    }
+    if asked > MAX_FILE_BYTES_CEILING {
+        tracing::warn!(
+            "[analysis] max_file_bytes = {asked} is over the ceiling of \
+             {MAX_FILE_BYTES_CEILING} bytes: reading at most that"
+        );
+        return MAX_FILE_BYTES_CEILING;
+    }
+    asked
+}
+
 /// Largest `wit.toml` read: far above any real configuration.
 const CONFIG_LIMIT_BYTES: u64 = 1024 * 1024;
 
@@ -82,12 +114,19 @@ impl Config {
                 (wit_core::Config::default(), file)
             }
         };
-        // Stale sessions are found by the purge task: with a heartbeat timeout it runs at
-        // least twice per timeout, so a dead session is ended within 1.5 timeouts.
-        let purge_interval = match parsed.sessions.heartbeat_timeout_ms {
-            Some(t) => std::time::Duration::from_millis((t / 2).clamp(100, 30_000)),
-            None => std::time::Duration::from_secs(30),
-        };
+        let mut parsed = parsed;
+        parsed.analysis.max_file_bytes = read_cap(parsed.analysis.max_file_bytes, || {
+            crate::trust::wit_toml_pinned(root)
+        });
+        // Stale sessions and idle claims are found by the purge task: it runs at least
+        // twice per heartbeat timeout and per claim idle period (and every 30 s), so a dead
+        // session is ended, and an idle claim ends, within 1.5 of its period.
+        let period = parsed
+            .sessions
+            .heartbeat_timeout_ms
+            .unwrap_or(u64::MAX)
+            .min(parsed.claims.idle_ms);
+        let purge_interval = std::time::Duration::from_millis((period / 2).clamp(100, 30_000));
         Self {
             default_lock_ttl_ms: parsed.locks.default_ttl_ms,
             purge_interval,
@@ -109,6 +148,20 @@ fn file_status(path: PathBuf, present: bool, error: Option<ConfigError>) -> Conf
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn only_a_pinned_wit_toml_raises_the_read_cap_and_never_past_the_ceiling() {
+        let default = wit_core::config::DEFAULT_MAX_FILE_BYTES;
+        let never = || panic!("trust asked for a value that needs none");
+        assert_eq!(super::read_cap(1000, never), 1000);
+        assert_eq!(super::read_cap(default, never), default);
+        assert_eq!(super::read_cap(4_000_000_000, || false), default);
+        assert_eq!(super::read_cap(4 << 20, || true), 4 << 20);
+        assert_eq!(
+            super::read_cap(4_000_000_000, || true),
+            super::MAX_FILE_BYTES_CEILING
+        );
+    }
+
     use super::*;
 
     #[test]

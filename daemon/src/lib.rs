@@ -44,6 +44,7 @@
 //! off the async threads).
 
 mod analysis;
+mod claims;
 mod clock;
 mod config;
 mod discover;
@@ -71,6 +72,7 @@ mod worktree;
 pub mod plugins;
 pub mod trust;
 
+pub use config::MAX_FILE_BYTES_CEILING;
 pub use error::DaemonError;
 pub use server::BODY_LIMIT_BYTES;
 /// The words that start the one `.wit/daemon.log` line written when the daemon imported the
@@ -83,6 +85,36 @@ pub use wit_boundary::WitDir;
 use std::path::Path;
 
 pub use discover::{OPENRPC_EXTENSIONS_JSON, OPENRPC_JSON};
+
+/// The analyzers the daemon would use for the repository at `root`: the built-ins, then
+/// the plugins and `[[languages]]` of its `wit.toml` where they load (the repository
+/// trusted, `wit trust`), exactly as the daemon gathers them at start; what became of
+/// each entry of `wit.toml`; and the size cap of an analysed file (`[analysis]
+/// max_file_bytes`). For the processes that analyse without a daemon (the merge driver
+/// git runs, `wit hook install` choosing the files it covers). An invalid `wit.toml`
+/// means the defaults and no plugins, as for the daemon.
+pub fn analyzers(root: &Path) -> Analyzers {
+    let config = config::Config::load(root);
+    let (registry, plugins) = analysis::build_registry(root, &config.parsed);
+    Analyzers {
+        registry,
+        plugins,
+        max_file_bytes: config.parsed.analysis.max_file_bytes,
+        config_error: config.file.error,
+    }
+}
+
+/// What [`analyzers`] found.
+pub struct Analyzers {
+    /// Every analyzer that loaded, by extension.
+    pub registry: wit_core::Registry,
+    /// What became of the plugins and languages `wit.toml` names.
+    pub plugins: plugins::PluginsReport,
+    /// The size cap of an analysed file.
+    pub max_file_bytes: u64,
+    /// Why `wit.toml` was refused, when it was.
+    pub config_error: Option<String>,
+}
 
 /// Serves the repository at `root` in the foreground until SIGTERM or SIGINT.
 ///

@@ -90,7 +90,25 @@ async fn serve(
         .main_worktree
         .clone()
         .unwrap_or_else(|| root.clone());
-    let store = match crate::store::target::resolve(&root, &main_root, &config.parsed) {
+    let clone_id = || match crate::worktree::clone_id(&placement.state) {
+        Ok(id) => Some(id),
+        Err(e) => {
+            tracing::warn!(
+                "this clone has no id ({}): its checkouts are named by path alone",
+                wit_core::text::escape(&e.to_string())
+            );
+            None
+        }
+    };
+    let target = crate::store::target::resolve(&root, &main_root, &config.parsed, &clone_id);
+    // A checkout's name: its path, and on a store other machines share, its clone's id.
+    let checkout = match (&target, clone_id()) {
+        (crate::store::target::StoreTarget::Postgres { .. }, Some(id)) => {
+            format!("{}#{id}", root.display())
+        }
+        _ => root.display().to_string(),
+    };
+    let store = match target {
         crate::store::target::StoreTarget::Sqlite => {
             placement.state.check_database("state.db")?;
             Backend::Sqlite(Arc::new(Store::open_in(&placement.state, now_ms())?))
@@ -118,7 +136,16 @@ async fn serve(
         &config.parsed.graph,
     ));
     index.start(wit.clone());
+    let claims = Arc::new(crate::claims::Claims::new(
+        root.clone(),
+        checkout.clone(),
+        placement.common_dir.clone(),
+        config.parsed.analysis.max_file_bytes,
+        analysis.clone(),
+        index.clone(),
+    ));
     let state = Arc::new(AppState {
+        checkout,
         root: root.clone(),
         wit: wit.clone(),
         config,
@@ -130,6 +157,7 @@ async fn serve(
         lock_queues: Default::default(),
         placement,
         index,
+        claims,
         lock_expiry: Default::default(),
         served: Default::default(),
     });
@@ -157,6 +185,7 @@ async fn serve(
 
     let purger = tokio::spawn(purge::run(state.clone()));
     let forecaster = crate::forecast::Forecaster::start(state.clone());
+    crate::claims::worker::start(&state);
     // Commits of other processes: other worktrees' daemons through SQLite's data
     // version, other machines' daemons through PostgreSQL's notifications.
     let others = match &state.store {
@@ -177,11 +206,18 @@ async fn serve(
     purger.abort();
     // Withdrawn while the store is open: the other checkouts' forecasts with this one
     // clear now, not when its heartbeat is missed. Waited for off the runtime's thread,
-    // which answers the withdrawal's write.
-    let _ = tokio::task::spawn_blocking(move || {
-        forecaster.stop(std::time::Duration::from_secs(3));
-    })
-    .await;
+    // which answers the withdrawal's write, on a thread of its own: the blocking pool may
+    // be busy with requests the shutdown cut short, and stopping never waits for them.
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel();
+    let stopping = std::thread::Builder::new()
+        .name("wit-stop".into())
+        .spawn(move || {
+            forecaster.stop(std::time::Duration::from_secs(3));
+            let _ = done_tx.send(());
+        });
+    if stopping.is_ok() {
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(4), done_rx).await;
+    }
     others.abort();
     // Its connection must be closed before the store's, so that the last one out
     // checkpoints and removes the WAL.

@@ -12,6 +12,31 @@ use wit_core::protocol::{ErrorCode, RpcError};
 
 use crate::paths;
 
+/// Longest identifier (`sessionId`, an agent's `name`, `intentId`, `contractId`,
+/// `leaseId`), in bytes.
+pub(crate) const MAX_ID_BYTES: usize = 256;
+/// Longest path (`file`, each of `files`, a `symbolPath`, a lease pattern, `checkout`),
+/// in bytes: Linux's `PATH_MAX`.
+pub(crate) const MAX_PATH_BYTES: usize = 4096;
+/// Longest symbol name (each of `intent.declare`'s `symbols`), in bytes.
+pub(crate) const MAX_SYMBOL_NAME_BYTES: usize = 1024;
+/// Longest free text (`description`, `reason`, any other string parameter), in bytes.
+pub(crate) const MAX_TEXT_BYTES: usize = 16 * 1024;
+
+/// The longest value `field` may have, in bytes (documented per parameter in
+/// `openrpc.extensions.json`). Every stored name is bounded so: work that compares what is
+/// stored (a lock's name with each candidate of a declare) stays proportional to what was
+/// asked, whatever another session stored before (a 1 MiB symbol name once made every
+/// declare pay a megabyte per comparison).
+pub(crate) fn max_bytes(field: &str) -> usize {
+    match field {
+        "sessionId" | "name" | "intentId" | "contractId" | "leaseId" => MAX_ID_BYTES,
+        "symbolPath" | "file" | "files" | "path" | "paths" | "checkout" => MAX_PATH_BYTES,
+        "symbols" => MAX_SYMBOL_NAME_BYTES,
+        _ => MAX_TEXT_BYTES,
+    }
+}
+
 /// Builds the `INVALID_REQUEST` error with `formErrors` and `fieldErrors`.
 pub(crate) fn invalid_request(
     form: Vec<String>,
@@ -43,6 +68,20 @@ pub(crate) struct FileContent {
     pub content: String,
 }
 
+/// One item of `claims.check`'s `files`: a file and its content after an edit (`None`:
+/// the edit deletes it), and where the edit lands in its current content, when the
+/// caller says.
+#[derive(Debug, Clone)]
+pub(crate) struct FileEdit {
+    pub path: String,
+    pub content: Option<String>,
+    /// Byte ranges of the current content and their replacements, in order.
+    pub edits: Option<Vec<(std::ops::Range<usize>, String)>>,
+}
+
+/// Most replacements one `claims.check` file carries.
+pub(crate) const MAX_FILE_EDITS: usize = 10_000;
+
 impl<'a> Params<'a> {
     /// Starts reading `map`.
     pub fn new(map: &'a Map<String, Value>) -> Self {
@@ -71,6 +110,17 @@ impl<'a> Params<'a> {
         match v {
             Value::String(s) if non_empty && s.is_empty() => {
                 self.fail(field, "must not be empty");
+                None
+            }
+            Value::String(s) if s.len() > max_bytes(field) => {
+                self.fail(
+                    field,
+                    format!(
+                        "must be at most {} bytes long (got {})",
+                        max_bytes(field),
+                        s.len()
+                    ),
+                );
                 None
             }
             Value::String(s) => Some(s.clone()),
@@ -346,6 +396,17 @@ impl<'a> Params<'a> {
                     self.fail(field, format!("item {i} must not be empty"));
                     ok = false;
                 }
+                Value::String(s) if s.len() > max_bytes(field) => {
+                    self.fail(
+                        field,
+                        format!(
+                            "item {i} must be at most {} bytes long (got {})",
+                            max_bytes(field),
+                            s.len()
+                        ),
+                    );
+                    ok = false;
+                }
                 Value::String(s) => out.push(s.clone()),
                 other => {
                     self.fail(
@@ -378,6 +439,16 @@ impl<'a> Params<'a> {
                 continue;
             };
             let path = match obj.get("path") {
+                Some(Value::String(s)) if s.len() > MAX_PATH_BYTES => {
+                    self.fail(
+                        field,
+                        format!(
+                            "item {i}: path must be at most {MAX_PATH_BYTES} bytes long (got {})",
+                            s.len()
+                        ),
+                    );
+                    None
+                }
                 Some(Value::String(s)) if !s.is_empty() => match paths::normalize_file(s) {
                     Ok(normal) => Some(normal),
                     Err(why) => {
@@ -426,6 +497,92 @@ impl<'a> Params<'a> {
         ok.then_some(out)
     }
 
+    /// `claims.check`'s `files`: a non-empty array of at most `max` `{file: non-empty
+    /// string, content: string or null}`.
+    pub fn file_edits(&mut self, field: &str, max: usize) -> Option<Vec<FileEdit>> {
+        let v = self.required(field)?;
+        let Value::Array(items) = v else {
+            self.fail(field, format!("must be an array, got {}", type_name(v)));
+            return None;
+        };
+        if items.is_empty() || items.len() > max {
+            self.fail(field, format!("must have 1 to {max} items"));
+            return None;
+        }
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let Value::Object(obj) = item else {
+                self.fail(
+                    field,
+                    format!("item {i} must be an object, got {}", type_name(item)),
+                );
+                continue;
+            };
+            let path = match obj.get("file") {
+                Some(Value::String(s)) if !s.is_empty() => match paths::normalize_file(s) {
+                    Ok(normal) => Some(normal),
+                    Err(why) => {
+                        self.fail(field, format!("item {i}: file: {why}"));
+                        None
+                    }
+                },
+                Some(other) => {
+                    self.fail(
+                        field,
+                        format!(
+                            "item {i}: file must be a non-empty string, got {}",
+                            type_name(other)
+                        ),
+                    );
+                    None
+                }
+                None => {
+                    self.fail(field, format!("item {i}: file is required"));
+                    None
+                }
+            };
+            let content = match obj.get("content") {
+                Some(Value::String(s)) => Some(Some(s.clone())),
+                Some(Value::Null) => Some(None),
+                Some(other) => {
+                    self.fail(
+                        field,
+                        format!(
+                            "item {i}: content must be a string or null, got {}",
+                            type_name(other)
+                        ),
+                    );
+                    None
+                }
+                None => {
+                    self.fail(
+                        field,
+                        format!("item {i}: content is required (null: deleted)"),
+                    );
+                    None
+                }
+            };
+            let edits = match obj.get("edits") {
+                None | Some(Value::Null) => Some(None),
+                Some(v) => match replacements(v) {
+                    Ok(list) => Some(Some(list)),
+                    Err(why) => {
+                        self.fail(field, format!("item {i}: edits: {why}"));
+                        None
+                    }
+                },
+            };
+            if let (Some(path), Some(content), Some(edits)) = (path, content, edits) {
+                out.push(FileEdit {
+                    path,
+                    content,
+                    edits,
+                });
+            }
+        }
+        (out.len() == items.len()).then_some(out)
+    }
+
     /// `Ok` when every field was valid, else the `INVALID_REQUEST` naming them.
     pub fn finish(self) -> Result<(), RpcError> {
         if self.errors.is_empty() {
@@ -434,6 +591,37 @@ impl<'a> Params<'a> {
             Err(invalid_request(Vec::new(), self.errors))
         }
     }
+}
+
+/// `claims.check`'s `edits`: at most [`MAX_FILE_EDITS`] `{startByte, endByte, text}`,
+/// `startByte <= endByte`, in order and not overlapping.
+fn replacements(v: &Value) -> Result<Vec<(std::ops::Range<usize>, String)>, String> {
+    let Value::Array(items) = v else {
+        return Err(format!("must be an array, got {}", type_name(v)));
+    };
+    if items.len() > MAX_FILE_EDITS {
+        return Err(format!("must have at most {MAX_FILE_EDITS} items"));
+    }
+    let mut out: Vec<(std::ops::Range<usize>, String)> = Vec::with_capacity(items.len());
+    for (j, item) in items.iter().enumerate() {
+        let int = |k: &str| item.get(k).and_then(Value::as_u64).map(|n| n as usize);
+        let (Some(start), Some(end), Some(text)) = (
+            int("startByte"),
+            int("endByte"),
+            item.get("text").and_then(Value::as_str),
+        ) else {
+            return Err(format!(
+                "item {j} must be {{startByte, endByte: non-negative integers, text: string}}"
+            ));
+        };
+        if start > end || out.last().is_some_and(|(r, _)| r.end > start) {
+            return Err(format!(
+                "item {j}: ranges must be ordered, not overlapping, startByte <= endByte"
+            ));
+        }
+        out.push((start..end, text.to_owned()));
+    }
+    Ok(out)
 }
 
 /// The JSON type name of a value, for messages.

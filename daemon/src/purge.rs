@@ -128,6 +128,24 @@ async fn purge(state: &AppState, full: bool) -> bool {
             Err(e) => tracing::warn!("ending stale sessions failed: {:?}", e.0),
         }
     }
+    // Claims of sessions gone quiet: a session that died without its session-end hook
+    // never holds a claim forever.
+    // (Read first: a write commits, and every commit wakes the event waiters.)
+    let idle = state.config.parsed.claims.idle_ms;
+    let before = crate::clock::now_ms() - i64::try_from(idle).unwrap_or(i64::MAX);
+    let any = state
+        .read(move |db| Ok(crate::store::claims::any_idle(db, before)?))
+        .await;
+    if matches!(any, Ok(true)) {
+        let why = format!("no edit by its session for {}", span(idle));
+        match state
+            .write(move |tx| Ok(crate::store::claims::end_idle(tx, before, &why)?))
+            .await
+        {
+            Ok(n) => tracing::info!("ended {n} idle claim(s)"),
+            Err(e) => tracing::warn!("ending idle claims failed: {:?}", e.0),
+        }
+    }
     match purged {
         Ok(0) => true,
         Ok(n) => {
@@ -138,5 +156,14 @@ async fn purge(state: &AppState, full: bool) -> bool {
             tracing::warn!("purging expired locks failed: {:?}", e.0);
             false
         }
+    }
+}
+
+/// `2 h`, `45 min`, `30 s`: a configured period in words.
+fn span(ms: u64) -> String {
+    match ms {
+        ms if ms >= 3_600_000 && ms % 3_600_000 == 0 => format!("{} h", ms / 3_600_000),
+        ms if ms >= 60_000 => format!("{} min", ms / 60_000),
+        ms => format!("{} s", ms.div_ceil(1000)),
     }
 }

@@ -49,6 +49,10 @@ pub(crate) const METHODS: &[&str] = &[
     "code.callers",
     "code.callees",
     "conflicts.forecast",
+    "claims.check",
+    "claims.record",
+    "claims.query",
+    "claims.end",
 ];
 
 /// Whether `method` exists (step 4).
@@ -115,6 +119,10 @@ pub(crate) async fn call(
         "code.callers" => methods::graph::callers(&state, &params).await,
         "code.callees" => methods::graph::callees(&state, &params).await,
         "conflicts.forecast" => methods::conflicts::forecast(&state, &params).await,
+        "claims.check" => methods::claims::check(state.clone(), params).await,
+        "claims.record" => methods::claims::record(state.clone(), params).await,
+        "claims.query" => methods::claims::query(&state, &params).await,
+        "claims.end" => methods::claims::end(&state, &params).await,
         _ => Err(Failure(RpcError::new(ErrorCode::MethodNotFound, None))),
     };
     result.map_err(|f| f.0)

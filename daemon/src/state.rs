@@ -14,6 +14,8 @@ use wit_core::text::escape;
 
 /// Shared daemon state.
 pub(crate) struct AppState {
+    /// This checkout's name in the shared state (see [`AppState::worktree_name`]).
+    pub checkout: String,
     /// Canonical repository root.
     pub root: PathBuf,
     /// The `.wit/` paths.
@@ -37,6 +39,8 @@ pub(crate) struct AppState {
     pub placement: crate::worktree::Placement,
     /// The repository code graph (built in the background, see [`crate::index`]).
     pub index: Arc<crate::index::RepoIndex>,
+    /// Which session changed which definition of this checkout (see [`crate::claims`]).
+    pub claims: Arc<crate::claims::Claims>,
     /// Rung when a lock taken or renewed here expires before the expiry timer
     /// ([`crate::purge`]) planned to wake.
     pub lock_expiry: crate::expiry::ExpiryAlarm,
@@ -211,9 +215,11 @@ fn analyse_each(analysis: &AnalysisService, files: &[String], limit: u64) -> Vec
 }
 
 impl AppState {
-    /// This daemon's worktree as recorded for its sessions: the root's path.
+    /// This daemon's worktree as recorded for its sessions and the forecast: the root's
+    /// path, and on a PostgreSQL store its clone's id too (`/workspace#1f2e3d4c5b6a7988`:
+    /// see `crate::worktree::clone_id`).
     pub fn worktree_name(&self) -> String {
-        self.root.display().to_string()
+        self.checkout.clone()
     }
 
     /// Runs `f` with the index on the blocking pool (index queries read files to verify

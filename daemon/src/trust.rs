@@ -251,6 +251,12 @@ impl TrustCheck {
     }
 }
 
+/// Whether the user's trust store pins the `wit.toml` of `root` as it is now (see
+/// [`TrustStore::pins_wit_toml`]); `false` when the store cannot be read.
+pub(crate) fn wit_toml_pinned(root: &Path) -> bool {
+    TrustStore::load().is_ok_and(|t| t.pins_wit_toml(root))
+}
+
 /// How an absent library is recorded in the store.
 const ABSENT: &str = "absent";
 
@@ -369,13 +375,26 @@ impl TrustStore {
         for configured in config.languages.iter().flat_map(|l| &l.queries) {
             let path = pinned_path(&root.join(configured));
             match read_query(&root, configured) {
-                Ok(bytes) => files.push(PinnedFile {
-                    path,
-                    sha256: Some(sha256_hex(&bytes)),
-                    size: Some(bytes.len() as u64),
-                    warnings: Vec::new(),
-                    system_libraries: Vec::new(),
-                }),
+                // What would harm the daemon compiling it (nesting that overflows the
+                // parser's stack) is refused now, not found at every start.
+                Ok(bytes) => match std::str::from_utf8(&bytes)
+                    .map_err(|_| "not UTF-8".to_owned())
+                    .and_then(|text| {
+                        wit_analyzers::check_query_text(text).map_err(|e| {
+                            format!("line {}, column {}: {}", e.row + 1, e.column + 1, e.message)
+                        })
+                    }) {
+                    Err(why) => {
+                        refusals.push((path, format!("a query wit would not compile: {why}")))
+                    }
+                    Ok(()) => files.push(PinnedFile {
+                        path,
+                        sha256: Some(sha256_hex(&bytes)),
+                        size: Some(bytes.len() as u64),
+                        warnings: Vec::new(),
+                        system_libraries: Vec::new(),
+                    }),
+                },
                 Err(e) if e.is_not_found() => files.push(PinnedFile {
                     path,
                     sha256: None,
@@ -416,6 +435,21 @@ impl TrustStore {
         let mut removed = false;
         self.update(|data| removed = data.repos.remove(&key(&root)).is_some())?;
         Ok(removed)
+    }
+
+    /// Whether the grant of the repository at `root` pins its `wit.toml` as it is on disk
+    /// now: what decides whether the settings a committed file cannot decide alone
+    /// (`[store] url`, `[store] project`, a raised `[analysis] max_file_bytes`) are
+    /// honoured. Libraries are not read.
+    pub fn pins_wit_toml(&self, root: &Path) -> bool {
+        let Ok(root) = fs::canonicalize(root) else {
+            return false;
+        };
+        let Some(grant) = self.data.repos.get(&key(&root)) else {
+            return false;
+        };
+        let now = read_wit_toml(&root).ok().map(|t| sha256_hex(&t));
+        now.is_some() && grant.files.get(&key(&root.join(FILE_NAME))) == now.as_ref()
     }
 
     /// Whether the plugins `config` names may load for the repository at `root`, given

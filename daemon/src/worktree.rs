@@ -18,7 +18,7 @@
 //! reported (log, `daemon.status`, `wit status`), never used.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use wit_boundary::WitDir;
 
@@ -155,16 +155,7 @@ fn main_worktree(root: &Path, common_dir: &Path) -> Result<PathBuf, String> {
 }
 
 fn git(root: &Path) -> Command {
-    let mut cmd = Command::new("git");
-    cmd.arg("-C")
-        .arg(root)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_COMMON_DIR")
-        .env_remove("GIT_INDEX_FILE")
-        .stdin(Stdio::null())
-        .stderr(Stdio::null());
-    cmd
+    wit_boundary::git::command(root)
 }
 
 /// Whether the repository has linked worktrees (`<common>/worktrees/` has entries).
@@ -172,4 +163,55 @@ fn has_linked_worktrees(common_dir: &Path) -> bool {
     std::fs::read_dir(common_dir.join("worktrees"))
         .map(|mut d| d.next().is_some())
         .unwrap_or(false)
+}
+
+/// The file of the common `.wit/` that names this clone (see [`clone_id`]).
+const CLONE_ID_FILE: &str = "clone.id";
+
+/// A random id of this clone of the repository (16 hex digits), kept in the common
+/// `.wit/` `wit` (the main worktree's, so its linked worktrees share it), made the first
+/// time it is asked for.
+///
+/// **Why (decided).** A checkout is named by its absolute path, and on one machine that is
+/// unique. A PostgreSQL store is shared across machines, where two sandboxes or
+/// containers commonly check out at the same path (`/workspace`): by path alone they would
+/// be one checkout row of the forecast (each daemon overwriting the other's changes and
+/// withdrawing the other's row), and, without an `origin` remote or a trusted `[store]
+/// project`, one project (each seeing the other's locks). On a PostgreSQL store the
+/// checkout is therefore `<path>#<clone id>` and the fallback project key the main
+/// worktree's path with the same suffix; on SQLite (one machine, one clone's `.wit/`) the
+/// path alone, as before.
+pub(crate) fn clone_id(wit: &WitDir) -> Result<String, wit_boundary::WitDirError> {
+    let valid = |s: &str| s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit());
+    if let Some(text) = wit.read_small(CLONE_ID_FILE, 64)?
+        && valid(text.trim())
+    {
+        return Ok(text.trim().to_owned());
+    }
+    let id: String = uuid::Uuid::new_v4().simple().to_string()[..16].to_owned();
+    let write = |access| -> Result<(), wit_boundary::WitDirError> {
+        use std::io::Write;
+        wit.open(CLONE_ID_FILE, access)?
+            .write_all(format!("{id}\n").as_bytes())
+            .map_err(|e| wit_boundary::WitDirError::Io {
+                context: format!("writing {}", wit.file(CLONE_ID_FILE).display()),
+                source: e,
+            })
+    };
+    if write(wit_boundary::witdir::Access::CreateNew).is_ok() {
+        return Ok(id);
+    }
+    // Another worktree's daemon made it first; one that does not read is replaced.
+    match wit.read_small(CLONE_ID_FILE, 64)? {
+        Some(text) if valid(text.trim()) => Ok(text.trim().to_owned()),
+        _ => write(wit_boundary::witdir::Access::Truncate).map(|()| id),
+    }
+}
+
+/// The path part of a checkout's name (`/workspace#1f2e…` → `/workspace`).
+pub(crate) fn checkout_path(checkout: &str) -> &str {
+    match checkout.rsplit_once('#') {
+        Some((path, id)) if id.len() == 16 && id.bytes().all(|b| b.is_ascii_hexdigit()) => path,
+        _ => checkout,
+    }
 }

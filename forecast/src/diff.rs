@@ -88,6 +88,61 @@ fn definitions<'a>(version: &Version<'a>) -> BTreeMap<String, Def<'a>> {
     out
 }
 
+/// One definition of a version as the forecast and the claims compare it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Definition {
+    /// What matches it with the same definition in another version (see
+    /// [`SymbolChange::key`]).
+    pub key: String,
+    /// Its address in the file (`price`, `Cart.total`, `index#2`).
+    pub name: String,
+    /// What it is (`function`, `method`, `class`, …).
+    pub kind: String,
+    /// A digest of its own text (its text without its nested definitions).
+    pub digest: String,
+    /// Its own text, as digested: the pieces of its text around its nested definitions,
+    /// each trimmed, joined by NUL.
+    pub own: String,
+    /// Its signature, for a callable.
+    pub signature: Option<String>,
+    /// One-based line where it starts.
+    pub line: usize,
+    /// Its UTF-8 byte range in the version (nested definitions included).
+    pub range: std::ops::Range<usize>,
+    /// The byte ranges of its own text: its range without the nested definitions'.
+    pub own_ranges: Vec<std::ops::Range<usize>>,
+    /// Its whole text, nested definitions included (for a short diff to show people).
+    pub text: String,
+}
+
+/// The definitions of `version`, by key.
+pub fn definitions_of(version: &Version<'_>) -> BTreeMap<String, Definition> {
+    definitions(version)
+        .into_iter()
+        .map(|(key, d)| {
+            let s = d.symbol;
+            let text = version
+                .source
+                .get(s.start_byte..s.end_byte.min(version.source.len()))
+                .unwrap_or_default()
+                .to_owned();
+            let def = Definition {
+                key: key.clone(),
+                name: d.address,
+                kind: s.kind.as_str().to_owned(),
+                digest: digest(&d.own),
+                own: d.own,
+                signature: s.signature.clone(),
+                line: s.start_line + 1,
+                range: s.start_byte..s.end_byte.min(version.source.len()),
+                own_ranges: own_ranges(version.source, s, &version.analysis.symbols),
+                text,
+            };
+            (key, def)
+        })
+        .collect()
+}
+
 /// `text` with the first whole-word occurrence of `from` replaced by `to` (a name inside
 /// a longer word, such as `de` in `def`, is not that name).
 fn replace_word(text: &str, from: &str, to: &str) -> String {
@@ -109,9 +164,19 @@ fn replace_word(text: &str, from: &str, to: &str) -> String {
 /// its class (the space it leaves is no piece), while a field added between two methods
 /// does.
 fn own_text(source: &str, symbol: &Symbol, all: &[Symbol]) -> String {
+    own_pieces(
+        own_ranges(source, symbol, all)
+            .into_iter()
+            .filter_map(|r| source.get(r)),
+    )
+}
+
+/// The byte ranges of `symbol`'s own text (see [`own_text`]), in order; none when its
+/// range is not a valid one of `source`.
+fn own_ranges(source: &str, symbol: &Symbol, all: &[Symbol]) -> Vec<std::ops::Range<usize>> {
     let (start, end) = (symbol.start_byte, symbol.end_byte.min(source.len()));
     if start >= end || !source.is_char_boundary(start) || !source.is_char_boundary(end) {
-        return String::new();
+        return Vec::new();
     }
     let mut inner: Vec<(usize, usize)> = all
         .iter()
@@ -124,23 +189,36 @@ fn own_text(source: &str, symbol: &Symbol, all: &[Symbol]) -> String {
         .map(|o| (o.start_byte, o.end_byte))
         .collect();
     inner.sort_unstable();
-    let mut pieces: Vec<&str> = Vec::new();
+    let mut pieces = Vec::new();
     let mut at = start;
     for (s, e) in inner {
         if s < at {
             at = at.max(e); // nested within a nested definition already left out
             continue;
         }
-        pieces.extend(source.get(at..s));
+        pieces.push(at..s);
         at = e;
     }
-    pieces.extend(source.get(at..end));
+    pieces.push(at..end);
+    pieces
+}
+
+/// The own text of a definition from its pieces (see [`own_text`]): each trimmed, empty
+/// ones dropped, joined by NUL.
+pub(crate) fn own_pieces<'a>(pieces: impl IntoIterator<Item = &'a str>) -> String {
     let kept: Vec<&str> = pieces
-        .iter()
-        .map(|p| p.trim())
+        .into_iter()
+        .map(str::trim)
         .filter(|p| !p.is_empty())
         .collect();
     kept.join("\u{0}")
+}
+
+/// The digest of a definition's own text given as its pieces (the text between its nested
+/// definitions, as [`Definition::own_ranges`] locates them in a version): what
+/// [`Definition::digest`] is for the same pieces.
+pub fn own_digest<'a>(pieces: impl IntoIterator<Item = &'a str>) -> String {
+    digest(&own_pieces(pieces))
 }
 
 pub(crate) fn digest(text: &str) -> String {

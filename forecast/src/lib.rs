@@ -15,17 +15,25 @@
 //!   *textual* (a file no analyzer covers changed by both, when git's own three-way merge,
 //!   run by the caller, does not apply cleanly).
 //!
+//! - [`claims`] attributes one checkout's uncommitted changes to the sessions (agents)
+//!   that made them, finds the edits that would undo another session's change, and hands
+//!   each session's claims to [`forecast`] as a party of its own: a collision between two
+//!   sessions of one checkout is the same thing as one between two checkouts.
+//!
 //! Pure: no I/O. The daemon owns the watching, the git objects and the store.
 
+pub mod claims;
 mod diff;
 mod model;
 mod pair;
 mod signature;
 
-pub use diff::{Version, diff_symbols, outside_text};
+pub use diff::{Definition, Version, definitions_of, diff_symbols, outside_text, own_digest};
 pub use model::{CallRef, Change, FileChange, Forecast, Hop, Kind, Outside, Side, SymbolChange};
-pub use pair::{Checkout, Merge, TextVerdict, forecast, short};
+pub use pair::{Checkout, Merge, TextVerdict, forecast, session_label, short};
 pub use signature::breaks_callers;
 
+#[cfg(test)]
+mod claims_tests;
 #[cfg(test)]
 mod tests;

@@ -146,8 +146,9 @@ pub enum FileChange {
     /// A file no analyzer covers (or one its analyzer could not read): compared as text,
     /// with git's own three-way merge.
     Text {
-        /// The git object id of its current content (written to the repository's object
-        /// database, so that another checkout of it can merge it), or `None` when the
+        /// The id of its current content (a SHA-256, the name under which the checkout's
+        /// daemon keeps a private copy for the other daemons of the repository to merge;
+        /// never an object written to the repository's database), or `None` when the
         /// checkout deleted it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         blob: Option<String>,
@@ -156,9 +157,18 @@ pub enum FileChange {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
+    /// A file the checkout changed that the forecast could not compare: its version or
+    /// the base's is too large to read, or more changed text than the daemon keeps.
+    /// Listed with the reason rather than left out, and a file both checkouts changed
+    /// where either side is one of these is a textual forecast without git's verdict.
+    Uncompared {
+        /// Why, for people: `too large to compare (…)`.
+        why: String,
+    },
 }
 
-/// The text outside a file's definitions, at the base and now, as git blob ids.
+/// The text outside a file's definitions, at the base and now, as content ids (see
+/// [`FileChange::Text::blob`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Outside {
@@ -194,12 +204,17 @@ impl Kind {
     }
 }
 
-/// What one checkout did that takes part in a forecast.
+/// What one checkout (or one session of a checkout) did that takes part in a forecast.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Side {
     /// The checkout (its root path, as its daemon names it).
     pub checkout: String,
+    /// For a collision between two sessions of one checkout: the session whose claimed
+    /// change this side is (`""`: a change no agent's hook announced, seen by the file
+    /// watcher). Absent for a collision between two checkouts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
     /// The symbol it changed, `file:name` (the file, for a textual forecast).
     pub symbol_path: String,
     /// How: `added`, `removed`, `body`, `signature`, `renamed`, `calls` (the caller's
@@ -224,12 +239,17 @@ pub struct Hop {
     pub symbol_path: String,
     /// The checkout whose code this hop is read from.
     pub checkout: String,
+    /// The session whose version of the code this hop is, between sessions of one
+    /// checkout (see [`Side::session`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
     /// One-based line of its call of the next hop (none for the last hop).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
 }
 
-/// A collision that two checkouts' uncommitted (or unmerged) changes would make.
+/// A collision that two checkouts' uncommitted (or unmerged) changes would make, or two
+/// sessions' uncommitted changes in one checkout make.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Forecast {

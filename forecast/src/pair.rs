@@ -5,13 +5,86 @@ use std::collections::{BTreeMap, HashMap};
 use crate::diff::digest;
 use crate::model::{Change, FileChange, Forecast, Hop, Kind, Side, SymbolChange};
 
-/// One checkout's changes against the pair's base, file by file.
+/// One party's changes against the pair's base, file by file: a checkout's (against the
+/// merge base of two checkouts' HEADs), or one session's claimed changes in a checkout
+/// (against its HEAD; see [`crate::claims`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Checkout<'a> {
     /// The checkout's name (its root path).
     pub id: &'a str,
+    /// The session of the checkout whose changes these are (`Some("")`: changes no
+    /// agent's hook announced), for a forecast between two sessions of one checkout;
+    /// `None` for a whole checkout.
+    pub session: Option<&'a str>,
     /// Its changed files (repository-relative paths).
     pub files: &'a BTreeMap<String, FileChange>,
+}
+
+impl<'a> Checkout<'a> {
+    /// A whole checkout's changes.
+    pub fn new(id: &'a str, files: &'a BTreeMap<String, FileChange>) -> Self {
+        Checkout {
+            id,
+            session: None,
+            files,
+        }
+    }
+
+    /// One session's claimed changes in the checkout `id`.
+    pub fn session(id: &'a str, session: &'a str, files: &'a BTreeMap<String, FileChange>) -> Self {
+        Checkout {
+            id,
+            session: Some(session),
+            files,
+        }
+    }
+
+    /// What the forecast's id is made of: the checkout, and the session when there is one.
+    fn key(&self) -> String {
+        match self.session {
+            Some(s) => format!("{}\u{1f}{s}", self.id),
+            None => self.id.to_owned(),
+        }
+    }
+
+    /// How sentences name it: the session, or the checkout's directory name.
+    fn label(&self) -> &str {
+        match self.session {
+            Some(s) => session_label(s),
+            None => short(self.id),
+        }
+    }
+
+    fn side(&self, path: &str, c: &SymbolChange) -> Side {
+        Side {
+            checkout: self.id.to_owned(),
+            session: self.session.map(str::to_owned),
+            symbol_path: format!("{path}:{}", c.base_name()),
+            change: c.change.as_str().to_owned(),
+            before: c.before.clone(),
+            after: c.after.clone(),
+            line: Some(c.line),
+        }
+    }
+
+    fn hop(&self, symbol_path: &str, line: Option<usize>) -> Hop {
+        Hop {
+            symbol_path: symbol_path.to_owned(),
+            checkout: self.id.to_owned(),
+            session: self.session.map(str::to_owned),
+            line,
+        }
+    }
+}
+
+/// How sentences name a session: itself, or for `""` (changes no agent's hook announced,
+/// seen by the file watcher) `unattributed`.
+pub fn session_label(session: &str) -> &str {
+    if session.is_empty() {
+        "unattributed"
+    } else {
+        session
+    }
 }
 
 /// One three-way merge the forecast asks the caller to run with git's own algorithm.
@@ -100,6 +173,10 @@ pub fn forecast(
                     out.push(f);
                 }
             }
+            (FileChange::Uncompared { why }, other) | (other, FileChange::Uncompared { why }) => {
+                let a_uncompared = matches!(fa, FileChange::Uncompared { .. });
+                out.push(uncompared(a, b, path, why, other, a_uncompared));
+            }
             // One side analysed, the other not (its analyzer failed on its version): the
             // symbols cannot be compared, and a textual merge needs both blobs. The
             // checkout's listing shows the file as not analysed.
@@ -123,10 +200,12 @@ pub fn short(checkout: &str) -> &str {
         .unwrap_or(checkout)
 }
 
-fn id(kind: Kind, a: &str, b: &str, paths: &[String]) -> String {
+fn id(kind: Kind, a: &Checkout<'_>, b: &Checkout<'_>, paths: &[String]) -> String {
     digest(&format!(
-        "{}\n{a}\n{b}\n{}",
+        "{}\n{}\n{}\n{}",
         kind.as_str(),
+        a.key(),
+        b.key(),
         paths.join("\n")
     ))
 }
@@ -136,17 +215,6 @@ fn describe(c: &SymbolChange) -> String {
         (Change::Signature, Some(b), Some(a)) => format!("signature {b} → {a}"),
         (Change::Renamed, _, _) => format!("renamed to {}", c.name),
         (other, _, _) => other.as_str().to_owned(),
-    }
-}
-
-fn side(checkout: &str, path: &str, c: &SymbolChange) -> Side {
-    Side {
-        checkout: checkout.to_owned(),
-        symbol_path: format!("{path}:{}", c.base_name()),
-        change: c.change.as_str().to_owned(),
-        before: c.before.clone(),
-        after: c.after.clone(),
-        line: Some(c.line),
     }
 }
 
@@ -170,18 +238,23 @@ fn same_symbols(
         }
         let symbol_path = format!("{path}:{}", ca.base_name());
         let paths = vec![symbol_path.clone()];
+        let both = if a.session.is_some() {
+            "by two sessions of this checkout"
+        } else {
+            "in both checkouts"
+        };
         out.push(Forecast {
-            id: id(Kind::SameSymbol, a.id, b.id, &paths),
+            id: id(Kind::SameSymbol, &a, &b, &paths),
             kind: Kind::SameSymbol,
             summary: format!(
-                "{symbol_path} is changed in both checkouts ({}: {}; {}: {})",
-                short(a.id),
+                "{symbol_path} is changed {both} ({}: {}; {}: {})",
+                a.label(),
                 describe(ca),
-                short(b.id),
+                b.label(),
                 describe(cb)
             ),
             symbol_paths: paths,
-            sides: vec![side(a.id, path, ca), side(b.id, path, cb)],
+            sides: vec![a.side(path, ca), b.side(path, cb)],
             chain: Vec::new(),
         });
     }
@@ -215,9 +288,10 @@ fn callers(changer: Checkout<'_>, caller: Checkout<'_>, out: &mut Vec<Forecast>,
                     continue; // its own recursion: the same-symbol forecast says it
                 }
                 let paths = vec![caller_path.clone(), call.callee.clone()];
-                let changer_side = side(changer.id, target_file, changed);
+                let changer_side = changer.side(target_file, changed);
                 let caller_side = Side {
                     checkout: caller.id.to_owned(),
+                    session: caller.session.map(str::to_owned),
                     symbol_path: caller_path.clone(),
                     change: "calls".into(),
                     before: None,
@@ -225,9 +299,9 @@ fn callers(changer: Checkout<'_>, caller: Checkout<'_>, out: &mut Vec<Forecast>,
                     line: Some(call.line),
                 };
                 let (first, second) = if swapped {
-                    (caller.id, changer.id)
+                    (&caller, &changer)
                 } else {
-                    (changer.id, caller.id)
+                    (&changer, &caller)
                 };
                 let sides = if swapped {
                     vec![caller_side, changer_side]
@@ -239,10 +313,10 @@ fn callers(changer: Checkout<'_>, caller: Checkout<'_>, out: &mut Vec<Forecast>,
                     kind: Kind::SignatureVsCallers,
                     summary: format!(
                         "{} changes {} ({}) and {}'s {} {} calls it (line {})",
-                        short(changer.id),
+                        changer.label(),
                         call.callee,
                         describe(changed),
-                        short(caller.id),
+                        caller.label(),
                         if c.change == Change::Added {
                             "new"
                         } else {
@@ -254,16 +328,8 @@ fn callers(changer: Checkout<'_>, caller: Checkout<'_>, out: &mut Vec<Forecast>,
                     symbol_paths: paths,
                     sides,
                     chain: vec![
-                        Hop {
-                            symbol_path: caller_path.clone(),
-                            checkout: caller.id.to_owned(),
-                            line: Some(call.line),
-                        },
-                        Hop {
-                            symbol_path: call.callee.clone(),
-                            checkout: changer.id.to_owned(),
-                            line: None,
-                        },
+                        caller.hop(&caller_path, Some(call.line)),
+                        changer.hop(&call.callee, None),
                     ],
                 });
             }
@@ -304,6 +370,7 @@ fn textual(
     let paths = vec![path.to_owned()];
     let text_side = |checkout: &str, blob: Option<&str>| Side {
         checkout: checkout.to_owned(),
+        session: None,
         symbol_path: path.to_owned(),
         change: change(blob).into(),
         before: None,
@@ -311,7 +378,7 @@ fn textual(
         line: None,
     };
     Some(Forecast {
-        id: id(Kind::Textual, a.id, b.id, &paths),
+        id: id(Kind::Textual, &a, &b, &paths),
         kind: Kind::Textual,
         summary: match (ba, bb) {
             (Some(_), Some(_)) => format!(
@@ -332,12 +399,66 @@ fn textual(
     })
 }
 
+/// Both changed one file and one side's change could not be compared (`why`): named, with
+/// git's verdict unknown, rather than left out.
+fn uncompared(
+    a: Checkout<'_>,
+    b: Checkout<'_>,
+    path: &str,
+    why: &str,
+    other: &FileChange,
+    a_uncompared: bool,
+) -> Forecast {
+    let paths = vec![path.to_owned()];
+    let other_change = match other {
+        FileChange::Symbols { deleted: true, .. } | FileChange::Text { blob: None, .. } => {
+            "deleted"
+        }
+        FileChange::Uncompared { .. } => "uncompared",
+        _ => "modified",
+    };
+    let (ca, cb) = if a_uncompared {
+        ("uncompared", other_change)
+    } else {
+        (other_change, "uncompared")
+    };
+    let side = |checkout: &str, change: &str| Side {
+        checkout: checkout.to_owned(),
+        session: None,
+        symbol_path: path.to_owned(),
+        change: change.into(),
+        before: None,
+        after: None,
+        line: None,
+    };
+    let (who, whom) = if a_uncompared {
+        (a.id, b.id)
+    } else {
+        (b.id, a.id)
+    };
+    Forecast {
+        id: id(Kind::Textual, &a, &b, &paths),
+        kind: Kind::Textual,
+        summary: format!(
+            "{path}: changed in both {} and {}; {}'s version is not compared ({why}), so \
+             whether git would merge them is unknown",
+            short(whom),
+            short(who),
+            short(who)
+        ),
+        symbol_paths: paths,
+        sides: vec![side(a.id, ca), side(b.id, cb)],
+        chain: Vec::new(),
+    }
+}
+
 /// Both changed the text outside the definitions of one analysed file, and git cannot
 /// merge the two.
 fn outside(a: Checkout<'_>, b: Checkout<'_>, path: &str, conflicts: usize) -> Forecast {
     let paths = vec![path.to_owned()];
     let side = |checkout: &str| Side {
         checkout: checkout.to_owned(),
+        session: None,
         symbol_path: path.to_owned(),
         change: "modified".into(),
         before: None,
@@ -345,7 +466,7 @@ fn outside(a: Checkout<'_>, b: Checkout<'_>, path: &str, conflicts: usize) -> Fo
         line: None,
     };
     Forecast {
-        id: id(Kind::Textual, a.id, b.id, &paths),
+        id: id(Kind::Textual, &a, &b, &paths),
         kind: Kind::Textual,
         summary: format!(
             "{path}: {} and {} both changed text outside its definitions (imports, \

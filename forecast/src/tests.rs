@@ -117,14 +117,8 @@ fn cart_edited(from: &str, to: &str) -> BTreeMap<String, FileChange> {
 /// The forecasts between checkouts `/r/a` and `/r/b`, with no textual merge expected.
 fn between(a: &BTreeMap<String, FileChange>, b: &BTreeMap<String, FileChange>) -> Vec<Forecast> {
     forecast(
-        Checkout {
-            id: "/r/a",
-            files: a,
-        },
-        Checkout {
-            id: "/r/b",
-            files: b,
-        },
+        Checkout::new("/r/a", a),
+        Checkout::new("/r/b", b),
         &mut no_merge,
     )
 }
@@ -139,18 +133,9 @@ fn both_changing_one_function_is_a_same_symbol_forecast_two_functions_are_none()
     let b = cart_edited("n * 2", "n + 1");
     let c = cart_edited("a + b, 0", "a + b, 1");
     let (wa, wb, wc) = (
-        Checkout {
-            id: "/r/wt-a",
-            files: &a,
-        },
-        Checkout {
-            id: "/r/wt-b",
-            files: &b,
-        },
-        Checkout {
-            id: "/r/wt-c",
-            files: &c,
-        },
+        Checkout::new("/r/wt-a", &a),
+        Checkout::new("/r/wt-b", &b),
+        Checkout::new("/r/wt-c", &c),
     );
     let got = forecast(wa, wb, &mut no_merge);
     assert_eq!(got.len(), 1, "{got:#?}");
@@ -193,14 +178,8 @@ fn a_signature_change_against_a_new_caller_names_the_chain() {
     }];
     let b = files("src/checkout.ts", added);
     let got = forecast(
-        Checkout {
-            id: "/r/wt-a",
-            files: &a,
-        },
-        Checkout {
-            id: "/r/wt-b",
-            files: &b,
-        },
+        Checkout::new("/r/wt-a", &a),
+        Checkout::new("/r/wt-b", &b),
         &mut no_merge,
     );
     assert_eq!(got.len(), 1, "{got:#?}");
@@ -232,14 +211,8 @@ fn a_signature_change_against_a_new_caller_names_the_chain() {
     );
     // The same pair seen from the other side: the same forecast, sides in pair order.
     let back = forecast(
-        Checkout {
-            id: "/r/wt-b",
-            files: &b,
-        },
-        Checkout {
-            id: "/r/wt-a",
-            files: &a,
-        },
+        Checkout::new("/r/wt-b", &b),
+        Checkout::new("/r/wt-a", &a),
         &mut no_merge,
     );
     assert_eq!(back[0].sides[0].checkout, "/r/wt-b");
@@ -263,7 +236,7 @@ fn textual_forecasts_ask_git_only_when_both_sides_differ() {
         asked.push(format!("{} {} {}", m.path, m.a, m.b));
         TextVerdict::Conflict { conflicts: 2 }
     };
-    let c = |id, files| Checkout { id, files };
+    let c = |id, files| Checkout::new(id, files);
     let got = forecast(c("/a", &x), c("/b", &y), &mut merge);
     assert_eq!(got[0].kind, Kind::Textual);
     assert!(
@@ -407,14 +380,8 @@ fn text_outside_definitions_is_merged_by_the_caller_only_when_both_changed_it() 
         TextVerdict::Conflict { conflicts: 1 }
     };
     let got = forecast(
-        Checkout {
-            id: "/r/a",
-            files: &x,
-        },
-        Checkout {
-            id: "/r/b",
-            files: &y,
-        },
+        Checkout::new("/r/a", &x),
+        Checkout::new("/r/b", &y),
         &mut merge,
     );
     assert_eq!(got.len(), 1);
@@ -425,17 +392,51 @@ fn text_outside_definitions_is_merged_by_the_caller_only_when_both_changed_it() 
     );
     assert!(
         forecast(
-            Checkout {
-                id: "/r/a",
-                files: &x
-            },
-            Checkout {
-                id: "/r/b",
-                files: &x
-            },
+            Checkout::new("/r/a", &x),
+            Checkout::new("/r/b", &x),
             &mut merge,
         )
         .is_empty()
     );
     assert_eq!(asked, ["m.ts Some(\"base\") x y"]);
+}
+
+#[test]
+fn a_file_one_side_could_not_compare_is_named_without_git_s_verdict() {
+    let big = |why: &str| {
+        BTreeMap::from([(
+            "data/big.txt".to_owned(),
+            FileChange::Uncompared { why: why.into() },
+        )])
+    };
+    let text = BTreeMap::from([(
+        "data/big.txt".to_owned(),
+        FileChange::Text {
+            blob: Some("ab".repeat(32)),
+            note: None,
+        },
+    )]);
+    let mut asked = false;
+    let found = forecast(
+        Checkout::new("/r/main", &big("too large to compare")),
+        Checkout::new("/r/wt-b", &text),
+        &mut |_| {
+            asked = true;
+            TextVerdict::Unknown
+        },
+    );
+    assert!(!asked, "git's merge was asked about a file it cannot have");
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].kind, Kind::Textual);
+    assert!(
+        found[0]
+            .summary
+            .contains("main's version is not compared (too large to compare)"),
+        "{}",
+        found[0].summary
+    );
+    let changes: Vec<&str> = found[0].sides.iter().map(|s| s.change.as_str()).collect();
+    assert_eq!(changes, ["uncompared", "modified"]);
+    // Neither side changed it: nothing.
+    assert!(between(&big("x"), &BTreeMap::new()).is_empty());
 }

@@ -19,14 +19,19 @@
 //!   (`import * as db` then `db.query()`, `const m = require('./m')`, Python
 //!   `import a.b` then `a.b.f()`); `this.m()`/`self.m()`/`cls.m()` in the caller's class
 //!   or a base class; `super.m()`/`super().m()` in a base class; `new Repo().find()` on
-//!   an imported class; `api.get()` on an object whose methods are symbols. For files of
-//!   other languages (plugins): a plain call to a top-level definition of a file in the
-//!   same directory with the same extension (one Go package).
+//!   an imported class; `api.get()` on an object whose methods are symbols. Java and Go
+//!   by their own rules (`java.rs`: the innermost enclosing class having the method,
+//!   overloads by their arguments; `golang.rs`: the package, conversions no calls). For
+//!   files of other languages (plugins): a plain call to a top-level definition of a
+//!   file in the same directory with the same extension (one Go package).
 //! - **name-only**: no rule proves it, but the name matches a definition of the same file
 //!   (the protocol's v1 rule: `obj.save()` is `file:save` when the file defines a
-//!   `save`), or else of a file the caller's file imports.
+//!   `save`; in Java and Go only a function defined once under the name), or else of a
+//!   file the caller's file imports.
 //! - **unresolved**: nothing matches; the callee is written `?:name`.
 
+mod golang;
+mod java;
 mod modules;
 mod packages;
 mod paths;
@@ -210,6 +215,9 @@ pub struct SiteRef<'a> {
     pub receiver: Option<&'a str>,
     /// Zero-based line.
     pub line: usize,
+    /// Its arguments' types, when the analyzer reports them (Java: overloads; see
+    /// [`CallSite::arguments`]).
+    pub arguments: Option<&'a str>,
 }
 
 impl<'a> From<&'a CallSite> for SiteRef<'a> {
@@ -219,6 +227,7 @@ impl<'a> From<&'a CallSite> for SiteRef<'a> {
             callee: &c.callee,
             receiver: c.receiver.as_deref(),
             line: c.line,
+            arguments: c.arguments.as_deref(),
         }
     }
 }
@@ -263,9 +272,20 @@ struct Entry {
     defines: Box<[u32]>,
     /// Each symbol's innermost enclosing symbol (see `scopes.rs`).
     parents: Box<[u32]>,
+    /// Each symbol's signature, for picking among overloads (Java only, whose sites
+    /// report their arguments; empty elsewhere: the graph keeps no signatures).
+    signatures: Box<[Option<Box<str>>]>,
+    /// Each site's interned argument types + 1 ([`NO_ARGUMENTS`]: not reported), beside
+    /// `sites`; empty when the analyzer reports none (every language but Java), so that
+    /// sites stay 16 bytes.
+    arguments: Box<[u32]>,
     /// The interned names of definitions nested in another definition, sorted: where a
     /// plain call of one goes depends on the call's line.
     nested: Box<[u32]>,
+    /// The interned qualified names that more than one callable definition has (two
+    /// `hasNext` of two anonymous classes), sorted: a call of such a caller is told
+    /// apart by its line.
+    shared_callers: Box<[u32]>,
     memo: Mutex<Memo>,
 }
 
@@ -280,8 +300,12 @@ struct Memo {
     found: HashMap<SiteKey, (Target, Resolution)>,
 }
 
-/// A call site's interned (caller, callee, receiver + 1 or 0).
-type SiteKey = (u32, u32, u32);
+/// A call site's interned (caller, callee, receiver + 1 or 0, argument types + 1 or
+/// [`NO_ARGUMENTS`]).
+type SiteKey = (u32, u32, u32, u32);
+
+/// A site's argument types when the analyzer does not report them.
+const NO_ARGUMENTS: u32 = 0;
 
 /// The memo key's caller for calls whose target does not depend on the caller.
 const ANY_CALLER: u32 = u32::MAX;
@@ -460,6 +484,18 @@ impl Graph {
         };
         let mut callers: Vec<u32> = Vec::new();
         let mut compact = Vec::with_capacity(sites.len());
+        let arguments: Box<[u32]> = if sites.iter().any(|c| c.arguments.is_some()) {
+            sites
+                .iter()
+                .map(|c| {
+                    c.arguments
+                        .as_deref()
+                        .map_or(NO_ARGUMENTS, |a| self.names.id(a) + 1)
+                })
+                .collect()
+        } else {
+            Box::default()
+        };
         for c in sites {
             let caller = self.names.id(&c.caller);
             let idx = match callers.iter().position(|&x| x == caller) {
@@ -491,6 +527,16 @@ impl Graph {
         {
             self.by_callee.entry(id).or_default().insert(key.clone());
         }
+        // Signatures are not kept, but where overloads need them (Java).
+        let signatures: Box<[Option<Box<str>>]> = if analysis.bodies.is_empty() {
+            Box::default()
+        } else {
+            analysis
+                .symbols
+                .iter()
+                .map(|s| s.signature.as_deref().map(Box::from))
+                .collect()
+        };
         let mut kept = Analysis::new(
             analysis
                 .symbols
@@ -505,6 +551,7 @@ impl Graph {
         kept.exports = analysis.exports.clone();
         kept.bases = analysis.bases.clone();
         kept.values = analysis.values.clone();
+        kept.bodies = analysis.bodies.clone();
         let parents = scopes::parents(&kept);
         let mut defines: Vec<u32> = if Language::of(&key) == Language::Other {
             Vec::new()
@@ -527,6 +574,20 @@ impl Graph {
             .collect();
         nested.sort_unstable();
         nested.dedup();
+        // Only Java's calls resolve by their caller's place (`java.rs`).
+        let mut callables: Vec<u32> = kept
+            .symbols
+            .iter()
+            .filter(|d| !kept.bodies.is_empty() && d.kind.is_callable())
+            .map(|d| self.names.id(&d.qualified_name()))
+            .collect();
+        callables.sort_unstable();
+        let mut shared_callers: Vec<u32> = callables
+            .windows(2)
+            .filter(|w| w[0] == w[1])
+            .map(|w| w[0])
+            .collect();
+        shared_callers.dedup();
         for (from, to) in renames(&kept) {
             *self
                 .aliases
@@ -543,7 +604,10 @@ impl Graph {
                 sites: compact.into(),
                 defines: defines.into(),
                 parents,
+                signatures,
+                arguments,
                 nested: nested.into(),
+                shared_callers: shared_callers.into(),
                 memo: Mutex::default(),
             },
         );
@@ -999,7 +1063,7 @@ impl Graph {
             return (Target::Symbol(found), Resolution::Resolved);
         }
         let analysis = &self.files[&key].analysis;
-        if let Some(def) = analysis.find(site.callee) {
+        if let Some(def) = self.name_only(&key, analysis, site) {
             return (
                 Target::Symbol(self.sym_ref(&key, analysis, def)),
                 Resolution::NameOnly,
@@ -1029,7 +1093,44 @@ impl Graph {
         )
     }
 
+    /// The definition of the caller's file that `site` calls by name only (v1's rule:
+    /// `obj.save()` is `file:save` when the file defines `save`). In Java and Go, whose
+    /// rules leave nothing to guess, only a function or method the file defines once
+    /// under that name, never a type: a Go conversion `T(x)` calls nothing, `msg.Error()`
+    /// is not the type `Error`, and of two `Render` methods neither is the one called.
+    fn name_only<'a>(
+        &self,
+        key: &Arc<str>,
+        analysis: &'a Analysis,
+        site: SiteRef<'_>,
+    ) -> Option<&'a Symbol> {
+        use packages::Family;
+        match Family::of(paths::extension(key)) {
+            Some(Family::Go | Family::Java) => {
+                if paths::extension(key) == "go" && self.go_conversion(key, site) {
+                    return None;
+                }
+                let mut named = analysis
+                    .symbols
+                    .iter()
+                    .filter(|s| s.name == site.callee && s.kind.is_callable());
+                let first = named.next()?;
+                named.next().is_none().then_some(first)
+            }
+            _ => analysis.find(site.callee),
+        }
+    }
+
     fn resolve_rules(&self, key: &Arc<str>, site: SiteRef<'_>, cx: &mut Cx) -> Option<SymbolRef> {
+        // Java (with the type bodies the built-in analyzer reports) and Go have rules of
+        // their own (`java.rs`, `golang.rs`).
+        match packages::Family::of(paths::extension(key)) {
+            Some(packages::Family::Java) if self.get(key).is_some_and(|a| !a.bodies.is_empty()) => {
+                return self.java_resolve(key, site);
+            }
+            Some(packages::Family::Go) => return self.go_resolve(key, site),
+            _ => {}
+        }
         let callee = site.callee;
         let class = if by_own_class(site.receiver)
             && !site.caller.contains('.')
@@ -1289,7 +1390,9 @@ impl Graph {
         let Some(e) = self.files.get(file) else {
             return Vec::new();
         };
-        e.sites.iter().map(|s| self.compact_site(e, s).0).collect()
+        (0..e.sites.len())
+            .map(|i| self.compact_site(e, i).0)
+            .collect()
     }
 
     /// The address of the caller named `qualified` in `file`.
@@ -1325,7 +1428,7 @@ impl Graph {
         site: SiteRef<'_>,
     ) -> std::borrow::Cow<'m, (Target, Resolution)> {
         use std::borrow::Cow;
-        let Some((caller, callee, receiver)) = key else {
+        let Some((caller, callee, receiver, arguments)) = key else {
             return Cow::Owned(self.resolve(file, site));
         };
         let by_class = by_own_class(site.receiver);
@@ -1337,12 +1440,31 @@ impl Graph {
         {
             return Cow::Owned(self.resolve(file, site));
         }
-        // `this` in a caller without a class of its own: found by the line (see
-        // `enclosing_class`), not remembered by caller.
-        if by_class && !site.caller.contains('.') {
+        // A Java call goes where its caller's place among the type bodies says: remembered
+        // by caller, and not at all when two callers share the name (methods of two
+        // anonymous classes), since then the call's line tells them apart.
+        let java = self
+            .files
+            .get(file)
+            .filter(|e| paths::extension(file) == "java" && !e.analysis.bodies.is_empty());
+        if java.is_some_and(|e| e.shared_callers.binary_search(&caller).is_ok()) {
             return Cow::Owned(self.resolve(file, site));
         }
-        let key = (if by_class { caller } else { ANY_CALLER }, callee, receiver);
+        // `this` in a caller without a class of its own: found by the line (see
+        // `enclosing_class`), not remembered by caller.
+        if by_class && !site.caller.contains('.') && java.is_none() {
+            return Cow::Owned(self.resolve(file, site));
+        }
+        let key = (
+            if by_class || java.is_some() {
+                caller
+            } else {
+                ANY_CALLER
+            },
+            callee,
+            receiver,
+            arguments,
+        );
         if !memo.found.contains_key(&key) {
             let found = self.resolve(file, site);
             if memo.found.len() >= MEMO_MAX_PER_FILE {
@@ -1357,15 +1479,18 @@ impl Graph {
     }
 
     /// A compact site of `entry` as a [`SiteRef`], with its interned key.
-    fn compact_site<'a>(&'a self, entry: &Entry, s: &Site) -> (SiteRef<'a>, Option<SiteKey>) {
+    fn compact_site<'a>(&'a self, entry: &Entry, i: usize) -> (SiteRef<'a>, Option<SiteKey>) {
+        let s = &entry.sites[i];
         let caller = entry.callers[s.caller as usize];
+        let arguments = entry.arguments.get(i).copied().unwrap_or(NO_ARGUMENTS);
         let site = SiteRef {
             caller: self.names.name(caller),
             callee: self.names.name(s.callee),
             receiver: (s.receiver > 0).then(|| self.names.name(s.receiver - 1)),
             line: s.line as usize,
+            arguments: (arguments != NO_ARGUMENTS).then(|| self.names.name(arguments - 1)),
         };
-        (site, Some((caller, s.callee, s.receiver)))
+        (site, Some((caller, s.callee, s.receiver, arguments)))
     }
 
     /// The interned key of an overlay's site, when all its names are interned.
@@ -1378,6 +1503,10 @@ impl Graph {
             self.names.get(site.caller)?,
             self.names.get(site.callee)?,
             receiver,
+            match site.arguments {
+                Some(a) => self.names.get(a)? + 1,
+                None => NO_ARGUMENTS,
+            },
         ))
     }
 
@@ -1450,7 +1579,7 @@ impl Graph {
         site: SiteRef<'s>,
     ) -> SiteRef<'s> {
         let Some(o) = overlay else { return site };
-        if entry.nested.is_empty() {
+        if entry.nested.is_empty() && entry.analysis.bodies.is_empty() {
             return site;
         }
         let around = o
@@ -1492,17 +1621,20 @@ impl Graph {
                     let Some(caller) = self.names.get(&qualified) else {
                         return Vec::new();
                     };
-                    entry
-                        .sites
-                        .iter()
-                        .filter(|s| entry.callers[s.caller as usize] == caller)
-                        .map(|s| self.compact_site(entry, s))
+                    (0..entry.sites.len())
+                        .filter(|&i| entry.callers[entry.sites[i].caller as usize] == caller)
+                        .map(|i| self.compact_site(entry, i))
                         .collect()
                 }
             };
         let lines = overlay.filter(|o| o.file == key.as_ref());
         let mut memo = self.memo_of(entry);
+        // A Go conversion `T(x)` is no call: no edge at all, not even `?:T`.
+        let go = paths::extension(key) == "go";
         for (site, ids) in mine {
+            if go && self.go_conversion(key, site) {
+                continue;
+            }
             let asked = self.at_graph_line(entry, lines, site);
             let (callee, resolution) = self
                 .resolve_remembered(&mut memo, key, ids, asked)
@@ -1587,13 +1719,12 @@ impl Graph {
                     })
                     .map(|site| (site, self.interned_key(site)))
                     .collect(),
-                None => entry
-                    .sites
-                    .iter()
-                    .filter(|s| {
+                None => (0..entry.sites.len())
+                    .filter(|&i| {
+                        let s = &entry.sites[i];
                         ids.contains(&s.callee) && (s.receiver > 0 || !shadowed.contains(&s.callee))
                     })
-                    .map(|s| self.compact_site(entry, s))
+                    .map(|i| self.compact_site(entry, i))
                     .collect(),
             };
             if sites.is_empty() {
@@ -1774,6 +1905,7 @@ fn overlay_sites(analysis: &Analysis) -> Box<dyn Iterator<Item = SiteRef<'_>> + 
             callee: &c.callee,
             receiver: None,
             line: 0,
+            arguments: None,
         }))
     } else {
         Box::new(analysis.call_sites.iter().map(SiteRef::from))
@@ -1801,8 +1933,8 @@ fn own_field(receiver: &str) -> Option<&str> {
 
 /// Whether two analyses of a file give the same answers to every resolution: the same
 /// symbols (names, kinds, containers, in order: addresses depend on the order), imports,
-/// exports, class bases and values of evident class. Positions, signatures and call
-/// sites do not count.
+/// exports, class bases, values of evident class and type bodies (names and bases, in
+/// order). Positions, signatures and call sites do not count.
 fn same_interface(a: &Analysis, b: &Analysis) -> bool {
     a.symbols.len() == b.symbols.len()
         && a.symbols
@@ -1813,6 +1945,11 @@ fn same_interface(a: &Analysis, b: &Analysis) -> bool {
         && a.exports == b.exports
         && a.bases == b.bases
         && a.values == b.values
+        && a.bodies.len() == b.bodies.len()
+        && a.bodies
+            .iter()
+            .zip(&b.bodies)
+            .all(|(x, y)| x.name == y.name && x.bases == y.bases)
 }
 
 /// The renames an analysis declares: (name, another name it is called by).

@@ -2,11 +2,13 @@
 //! may land in another file: pure path logic over import paths, no lookups.
 //!
 //! What resolves (everything else stays name-only or unresolved, as for plugins):
-//! - **Go**: plain calls within the package (the directory); `pkg.F()` where `pkg` is an
-//!   import whose path ends with a directory of the repository (`example.com/acme/tax` →
-//!   `tax/` or `acme/tax/`, the longest matching suffix), to that package's top-level `F`.
-//! - **Java**: `Type.m()` and `new Type().m()`-style receivers naming a type of the same
-//!   package (directory) or imported by `import a.b.Type;` (→ a file ending `a/b/Type.java`).
+//! - **Go** (the rules themselves in `golang.rs`): plain calls within the package (the
+//!   directory); `pkg.F()` where `pkg` is an import whose path ends with a directory of
+//!   the repository (`example.com/acme/tax` → `tax/` or `acme/tax/`, the longest matching
+//!   suffix), to that package's top-level `F`.
+//! - **Java** (the rules in `java.rs` for files with type bodies): `Type.m()` and `new
+//!   Type().m()`-style receivers naming a type of the same package (directory) or
+//!   imported by `import a.b.Type;` (→ a file ending `a/b/Type.java`).
 //! - **Rust**: `use crate::a::b;` and `use crate::a::f;` (→ `src/a/b.rs`, `src/a/b/mod.rs`);
 //!   calls `f()`, `b::f()`, `crate::a::b::f()`, and `Type::f()` for a type defined in the
 //!   file or imported so.

@@ -1224,3 +1224,282 @@ fn the_same_layout_holds_for_the_held_content_and_fails_for_moved_definitions() 
     assert!(!g.same_layout("src/a.ts", &analyse(&more_calls)));
     assert!(!g.same_layout("src/b.ts", &analyse(held)));
 }
+
+/// Issue 32: a function assigned through a chain (`res.set = res.header = function …`) is
+/// a definition under each name, with callers and callees under both.
+#[test]
+fn a_function_assigned_through_a_chain_is_called_and_calls_under_each_name() {
+    let g = graph(&[(
+        "lib/response.js",
+        "var res = Object.create(http.ServerResponse.prototype);\nmodule.exports = res;\nres.send = function send(body) {\n  this.set('Content-Type', 'text/html');\n  return body;\n};\nres.json = function json(obj) {\n  this.header('Content-Type', 'application/json');\n  return this.send(obj);\n};\nres.set = res.header = function header(field, val) {\n  return stringify(field, val);\n};\nfunction stringify(a, b) { return a + b; }\n",
+    )]);
+    assert_eq!(
+        callees(&g, "lib/response.js:res.send"),
+        ["lib/response.js:res.set (resolved)"]
+    );
+    assert_eq!(
+        callees(&g, "lib/response.js:res.json"),
+        [
+            "lib/response.js:res.header (resolved)",
+            "lib/response.js:res.send (resolved)"
+        ]
+    );
+    assert_eq!(
+        callers(&g, "lib/response.js:res.header"),
+        ["lib/response.js:res.json (resolved) L8"]
+    );
+    assert_eq!(
+        callees(&g, "lib/response.js:res.header"),
+        ["lib/response.js:stringify (resolved)"]
+    );
+    assert_eq!(
+        callees(&g, "lib/response.js:res.set"),
+        ["lib/response.js:stringify (resolved)"]
+    );
+}
+
+/// `callee (resolution)` of every direct callee of `path`, as the callees query gives them.
+fn callee_lines(g: &Graph, path: &str) -> Vec<String> {
+    g.callees(&sym(g, path), 1)
+        .iter()
+        .map(|e| {
+            format!(
+                "{} ({}) L{}",
+                e.callee.path(),
+                e.resolution.as_str(),
+                e.line + 1
+            )
+        })
+        .collect()
+}
+
+const ABSTRACT_LIST: &str = r#"package java.util;
+
+public abstract class AbstractList<E> extends AbstractCollection<E> implements List<E> {
+    public boolean add(E e) {
+        add(size(), e);
+        return true;
+    }
+    public void add(int index, E element) {
+        throw new UnsupportedOperationException();
+    }
+    public Iterator<E> iterator() {
+        return new Itr();
+    }
+    private class Itr implements Iterator<E> {
+        public boolean hasNext() { return cursor != size(); }
+        public E next() {
+            checkForComodification();
+            return get(cursor);
+        }
+        final void checkForComodification() {}
+    }
+    private static class SubList<E> extends AbstractList<E> {
+        public void add(int index, E element) {
+            checkForComodification();
+            root.add(index, element);
+            AbstractList.this.add(index, element);
+        }
+        private void checkForComodification() {}
+        public int size() { return 0; }
+    }
+    abstract public E get(int index);
+}
+"#;
+
+/// Issue 32: a plain call inside nested classes goes to the innermost enclosing class
+/// that has the method (declared or inherited), then outward, picking the overload by
+/// its number of arguments; never to a same-named method of a sibling class.
+#[test]
+fn java_calls_in_nested_classes_follow_the_innermost_class_that_has_the_method() {
+    let g = graph(&[
+        ("src/java/util/AbstractList.java", ABSTRACT_LIST),
+        (
+            "src/java/util/AbstractCollection.java",
+            "package java.util;\npublic abstract class AbstractCollection<E> {\n    public abstract int size();\n}\n",
+        ),
+    ]);
+    let f = "src/java/util/AbstractList.java";
+    assert_eq!(
+        callee_lines(&g, &format!("{f}:AbstractList.add")),
+        [
+            format!("{f}:AbstractList.add#2 (resolved) L5"),
+            "src/java/util/AbstractCollection.java:AbstractCollection.size (resolved) L5"
+                .to_owned(),
+        ]
+    );
+    assert_eq!(
+        callee_lines(&g, &format!("{f}:Itr.next")),
+        [
+            format!("{f}:Itr.checkForComodification (resolved) L17"),
+            format!("{f}:AbstractList.get (resolved) L18"),
+        ]
+    );
+    // SubList's own checkForComodification, not Itr's; `root` is declared nowhere here;
+    // `AbstractList.this.add(…)` is the outer class's two-argument add.
+    assert_eq!(
+        callee_lines(&g, &format!("{f}:SubList.add")),
+        [
+            format!("{f}:SubList.checkForComodification (resolved) L24"),
+            "?:add (unresolved) L25".to_owned(),
+            format!("{f}:AbstractList.add#2 (resolved) L26"),
+        ]
+    );
+}
+
+/// Issue 32: `Outer.this.m()` names the outer class's `m`; methods of an enum constant's
+/// body belong to that anonymous body (no container), and a plain call there finds the
+/// body's own method first, then the enum's; an anonymous class's method in another file
+/// is nobody's plain call; a class name several files declare is no reason to pick one.
+#[test]
+fn java_outer_this_enum_constant_bodies_and_no_guess_across_files() {
+    let g = graph(&[
+        (
+            "src/a/Outer.java",
+            "package a;\n\
+             class Outer {\n\
+             \x20   void m() {}\n\
+             \x20   class Inner {\n\
+             \x20       void m() {}\n\
+             \x20       void run() { Outer.this.m(); m(); hasNext(); check(); }\n\
+             \x20   }\n\
+             }\n\
+             enum Op {\n\
+             \x20   PLUS { int apply(int a) { return twice(a); } int twice(int a) { return base(a); } };\n\
+             \x20   int base(int a) { return a; }\n\
+             \x20   int apply(int a) { return 0; }\n\
+             }\n",
+        ),
+        (
+            "src/a/Lists.java",
+            "package a;\n\
+             class Lists {\n\
+             \x20   Object it() { return new java.util.Iterator<Object>() { public boolean hasNext() { return false; } public Object next() { return null; } }; }\n\
+             \x20   class ListItr { void check() {} }\n\
+             }\n",
+        ),
+        (
+            "src/a/Other.java",
+            "package a;\nclass Other {\n    class ListItr { void check() {} }\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        callee_lines(&g, "src/a/Outer.java:Inner.run"),
+        [
+            "src/a/Outer.java:Outer.m (resolved) L6",
+            "src/a/Outer.java:Inner.m (resolved) L6",
+            "?:hasNext (unresolved) L6",
+            "?:check (unresolved) L6",
+        ]
+    );
+    let a = g.get("src/a/Outer.java").unwrap();
+    let apply = a.symbols.iter().find(|s| s.name == "apply").unwrap();
+    assert_eq!(
+        apply.container, None,
+        "an enum constant's body is anonymous"
+    );
+    assert_eq!(
+        callee_lines(&g, "src/a/Outer.java:twice"),
+        ["src/a/Outer.java:Op.base (resolved) L10"]
+    );
+    assert_eq!(
+        callee_lines(&g, "src/a/Outer.java:apply"),
+        ["src/a/Outer.java:twice (resolved) L10"]
+    );
+}
+
+/// Issue 32: overloads are told apart by the number of arguments, then by the types the
+/// call's syntax shows (a literal, a cast, a declared variable), as javac would; when
+/// nothing tells them apart the call stays unresolved rather than guessed.
+#[test]
+fn java_overloads_are_picked_by_their_arguments_or_left_unresolved() {
+    let g = graph(&[(
+        "src/F.java",
+        "class F {\n\
+         \x20   void print(char c, int n) {}\n\
+         \x20   void print(String s, int n) {}\n\
+         \x20   void print(Object o) {}\n\
+         \x20   void sort(int[] a) {}\n\
+         \x20   void sort(long[] a) {}\n\
+         \x20   void run(long[] values, Object o, int k) {\n\
+         \x20       print('c', 1);\n\
+         \x20       print(\"s\", k);\n\
+         \x20       print(o);\n\
+         \x20       sort(values);\n\
+         \x20       sort((int[]) o);\n\
+         \x20       sort(o);\n\
+         \x20   }\n\
+         }\n",
+    )]);
+    assert_eq!(
+        callee_lines(&g, "src/F.java:F.run"),
+        [
+            "src/F.java:F.print (resolved) L8",
+            "src/F.java:F.print#2 (resolved) L9",
+            "src/F.java:F.print#3 (resolved) L10",
+            "src/F.java:F.sort#2 (resolved) L11",
+            "src/F.java:F.sort (resolved) L12",
+            "?:sort (unresolved) L13",
+        ]
+    );
+}
+
+/// Issue 32: in Go, a conversion `T2(x)` is no call (no edge, so a lock on `T2` warns of
+/// no caller); a call with explicit type arguments (`getTyped[bool](c, key)`) is one; a
+/// method call on a receiver whose type its declaration states resolves to that type's
+/// method, and one on a value of unknown type is matched by name only to a method the
+/// file defines once (`msg.Error()` is never the type `Error`; of two `Render` methods
+/// neither is guessed).
+#[test]
+fn go_conversions_are_no_calls_generic_calls_are_and_receivers_have_their_declared_type() {
+    let g = graph(&[
+        (
+            "render/json.go",
+            "package render\n\n\
+             type JSON struct{}\n\
+             type AsciiJSON struct{}\n\
+             type Error struct{}\n\n\
+             func (r JSON) Render() error { return r.WriteContentType() }\n\
+             func (r JSON) WriteContentType() error { return nil }\n\
+             func (r AsciiJSON) Render() error { r.WriteContentType(); return nil }\n\
+             func (r AsciiJSON) WriteContentType() error { return nil }\n\
+             func (e Error) Error() string { return \"\" }\n\n\
+             func getTyped[T any](c *AsciiJSON, key string) T { var v T; return v }\n\n\
+             func use(msg error, c *AsciiJSON, x int) {\n\
+             \x20   _ = Error(struct{}{})\n\
+             \x20   _ = msg.Error()\n\
+             \x20   _ = getTyped[bool](c, \"k\")\n\
+             \x20   _ = string(rune(x))\n\
+             \x20   c.Render()\n\
+             \x20   any(c).(interface{ Render() error }).Render()\n\
+             }\n",
+        ),
+        (
+            "render/other.go",
+            "package render\n\nfunc helper(j *JSON) { j.Render(); conv := AsciiJSON{}; conv.Render() }\n",
+        ),
+    ]);
+    assert_eq!(
+        callee_lines(&g, "render/json.go:AsciiJSON.Render"),
+        ["render/json.go:AsciiJSON.WriteContentType (resolved) L9"]
+    );
+    // No edge for the conversions `Error(…)`, `string(…)`, `rune(…)`; `msg` is an
+    // `error`: by name only, its `Error` is the one method of that name, never the type.
+    assert_eq!(
+        callee_lines(&g, "render/json.go:use"),
+        [
+            "render/json.go:Error.Error (name-only) L17",
+            "render/json.go:getTyped (resolved) L18",
+            "render/json.go:AsciiJSON.Render (resolved) L20",
+            "?:Render (unresolved) L21",
+        ]
+    );
+    assert!(callers(&g, "render/json.go:Error").is_empty());
+    assert_eq!(
+        callee_lines(&g, "render/other.go:helper"),
+        [
+            "render/json.go:JSON.Render (resolved) L3",
+            "render/json.go:AsciiJSON.Render (resolved) L3",
+        ]
+    );
+}

@@ -136,3 +136,56 @@ fn outside_any_repository_the_cli_says_so_and_exits_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("wit init"));
 }
+
+/// Issue 32: `wit status --json | head -1` panicked ("failed printing to stdout: Broken
+/// pipe"). Each command here runs with a stdout whose reader is already gone, so its first
+/// write fails: it must end quietly with exit 0, in text and in `--json`.
+#[test]
+fn a_closed_stdout_ends_every_command_quietly_with_exit_0() {
+    let r = CliRepo::new();
+    r.write(
+        "src/api.ts",
+        "export function handler(req: string): string { return req; }\n",
+    );
+    r.wit(Some("s1"), &["init"]).ok();
+    r.wit(Some("s1"), &["lock", "src/api.ts:handler"]).ok();
+    let commands: &[&[&str]] = &[
+        &["status"],
+        &["status", "--json"],
+        &["conflicts"],
+        &["conflicts", "--json"],
+        &["symbols", "src/api.ts"],
+        &["symbols", "src/api.ts", "--json"],
+        &["callers", "src/api.ts:handler"],
+        &["contract", "list", "--json"],
+        &["analyzers"],
+        &["intent", "list"],
+        &["man"],
+        &["completions", "bash"],
+        // Errors are output too: a usage error under --json, a refused lock.
+        &["lock", "--json"],
+        &["lock", "src/api.ts:handler", "--json"],
+    ];
+    for args in commands {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let out = wit_command(r.path(), Some("s2"), args)
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .expect("run wit");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "`wit {}` into a closed pipe: {:?}, stderr: {stderr}",
+            args.join(" "),
+            out.status
+        );
+        assert!(
+            stderr.is_empty(),
+            "`wit {}` into a closed pipe said: {stderr}",
+            args.join(" ")
+        );
+    }
+}

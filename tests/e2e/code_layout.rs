@@ -24,6 +24,7 @@ const CRATES: &[&str] = &[
     "daemon",
     "examples/analyzer-go",
     "graph",
+    "merge",
     "testkit",
 ];
 

@@ -309,3 +309,63 @@ fn check_contracts_uses_only_the_passed_content() {
         ]
     );
 }
+
+const ROUTER_TS: &str = "export class Router {\n  dispatch(path: string): void {}\n}\n";
+
+/// Issue 32: v1 answers name a contract as its proposer did. A contract proposed as
+/// `src/api.ts:dispatch` (stored under the canonical `src/api.ts:Router.dispatch`) is
+/// named so in `check-contracts` violations as in `contract.query`; and `contract.query`
+/// with the proposer's exact spelling finds it even after the name no longer resolves on
+/// disk.
+#[test]
+fn violations_and_queries_keep_the_proposers_spelling_even_once_the_name_is_gone() {
+    let repo = TempRepo::new().with_file("src/api.ts", ROUTER_TS);
+    let d = Daemon::start(repo.path());
+    let mut c = d.client();
+    let proposed = propose(&mut c, "P", "src/api.ts:dispatch");
+    assert_eq!(proposed["symbolPath"], "src/api.ts:dispatch");
+    c.ok(
+        "contract.respond",
+        json!({"contractId": proposed["contractId"], "sessionId": "R", "accept": true}),
+    );
+    let changed = ROUTER_TS.replace("path: string", "path: string, strict: boolean");
+    let check = c.ok(
+        "check-contracts",
+        json!({"files": [{"path": "src/api.ts", "content": changed}]}),
+    );
+    assert_eq!(
+        check["violations"][0]["symbolPath"], "src/api.ts:dispatch",
+        "{check}"
+    );
+    assert_eq!(
+        check["violations"][0]["contractId"], proposed["contractId"],
+        "{check}"
+    );
+    // The method is renamed on disk: `dispatch` resolves to nothing any more.
+    repo.write("src/api.ts", &ROUTER_TS.replace("dispatch", "route"));
+    let missing = c.ok(
+        "check-contracts",
+        json!({"files": [{"path": "src/api.ts", "content": ROUTER_TS.replace("dispatch", "route")}]}),
+    );
+    assert_eq!(
+        missing["violations"][0]["symbolPath"],
+        "src/api.ts:dispatch"
+    );
+    for spelling in ["src/api.ts:dispatch", "src/api.ts:Router.dispatch"] {
+        let found = c.ok("contract.query", json!({"symbolPath": spelling}));
+        assert_eq!(
+            found.as_array().map(Vec::len),
+            Some(1),
+            "{spelling}: {found}"
+        );
+        assert_eq!(found[0]["contractId"], proposed["contractId"]);
+        assert_eq!(found[0]["symbolPath"], "src/api.ts:dispatch");
+    }
+    // While the name resolves, one contract answers both spellings once.
+    repo.write("src/api.ts", ROUTER_TS);
+    let found = c.ok(
+        "contract.query",
+        json!({"symbolPath": "src/api.ts:dispatch"}),
+    );
+    assert_eq!(found.as_array().map(Vec::len), Some(1), "{found}");
+}

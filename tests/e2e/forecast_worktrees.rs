@@ -15,21 +15,21 @@ use crate::support::daemon::{Daemon, daemon_command, wait_until};
 use crate::support::repo::TempRepo;
 
 /// How long a forecast may take to show (generous: the machines are shared).
-const SHOWS: Duration = Duration::from_secs(30);
+pub(crate) const SHOWS: Duration = Duration::from_secs(30);
 
 const PRICING: &str = "export function price(n: number): number {\n  return n * 2;\n}\n\nexport function discount(n: number): number {\n  return n - 1;\n}\n";
 const NOTES: &str = "# Notes\n\none\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n";
 
 /// A repository with a linked worktree, a daemon on each.
-struct Pair {
-    main: CliRepo,
+pub(crate) struct Pair {
+    pub(crate) main: CliRepo,
     _wt_dir: TempRepo,
-    wt: PathBuf,
-    dm: Option<Daemon>,
-    dw: Option<Daemon>,
+    pub(crate) wt: PathBuf,
+    pub(crate) dm: Option<Daemon>,
+    pub(crate) dw: Option<Daemon>,
 }
 
-fn git(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let mut cmd = std::process::Command::new("git");
     cmd.args(args).current_dir(dir).stdin(Stdio::null());
     clean_env(&mut cmd);
@@ -47,12 +47,18 @@ fn git_any(dir: &Path, args: &[&str]) {
 }
 
 impl Pair {
-    fn new() -> Pair {
+    pub(crate) fn new() -> Pair {
         Self::with(Daemon::start)
     }
 
-    fn with(start: impl Fn(&Path) -> Daemon) -> Pair {
+    pub(crate) fn with(start: impl Fn(&Path) -> Daemon) -> Pair {
+        Self::prepared(|_| {}, start)
+    }
+
+    /// A pair whose first commit also holds what `setup` writes in the main worktree.
+    pub(crate) fn prepared(setup: impl FnOnce(&CliRepo), start: impl Fn(&Path) -> Daemon) -> Pair {
         let main = CliRepo::new();
+        setup(&main);
         main.write("src/pricing.ts", PRICING);
         main.write("docs/notes.md", NOTES);
         main.write(".gitignore", ".wit/\n");
@@ -89,30 +95,30 @@ impl Pair {
         pair
     }
 
-    fn m(&self) -> &Path {
+    pub(crate) fn m(&self) -> &Path {
         self.main.path()
     }
 
-    fn edit(&self, dir: &Path, rel: &str, from: &str, to: &str) {
+    pub(crate) fn edit(&self, dir: &Path, rel: &str, from: &str, to: &str) {
         let path = dir.join(rel);
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains(from), "{rel} has no {from:?}");
         std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
     }
 
-    fn write(&self, dir: &Path, rel: &str, content: &str) {
+    pub(crate) fn write(&self, dir: &Path, rel: &str, content: &str) {
         let path = dir.join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, content).unwrap();
     }
 
-    fn forecast(&self, params: Value) -> Value {
+    pub(crate) fn forecast(&self, params: Value) -> Value {
         let d = self.dw.as_ref().or(self.dm.as_ref()).unwrap();
         d.client().ok("conflicts.forecast", params)
     }
 
     /// Waits until `cond` holds of the answer of `conflicts.forecast {}`; returns it.
-    fn wait(&self, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
+    pub(crate) fn wait(&self, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
         let deadline = std::time::Instant::now() + SHOWS;
         loop {
             let last = self.forecast(json!({}));
@@ -127,7 +133,7 @@ impl Pair {
         }
     }
 
-    fn wait_kinds(&self, what: &str, want: &[&str]) -> Value {
+    pub(crate) fn wait_kinds(&self, what: &str, want: &[&str]) -> Value {
         self.wait(what, |a| kinds(a) == want)
     }
 }
@@ -140,7 +146,7 @@ impl Drop for Pair {
     }
 }
 
-fn kinds(answer: &Value) -> Vec<String> {
+pub(crate) fn kinds(answer: &Value) -> Vec<String> {
     let mut k: Vec<String> = answer["forecasts"]
         .as_array()
         .unwrap()
@@ -151,7 +157,7 @@ fn kinds(answer: &Value) -> Vec<String> {
     k
 }
 
-fn events(d: &Daemon, kind: &str) -> Vec<Value> {
+pub(crate) fn events(d: &Daemon, kind: &str) -> Vec<Value> {
     let got = d
         .client()
         .ok("events.poll", json!({"since": 0, "kinds": [kind]}));

@@ -281,3 +281,35 @@ fn claude_session_hooks_register_print_the_status_and_release_the_sessions_locks
     let locks = r.wit(None, &["status", "--json"]).ok().json()["locks"].clone();
     assert_eq!(locks.as_array().unwrap().len(), 2, "kept: {locks}");
 }
+
+#[test]
+fn an_edit_through_a_symlink_inside_the_repository_meets_the_lock_and_the_lease_of_its_target() {
+    // Issue 34, finding 7: `alias -> src` and `src/b.ts -> auth.ts` committed in the
+    // repository; an edit of the locked `src/auth.ts:validateToken` through either path
+    // was allowed (through `src/auth.ts` it was refused).
+    let r = repo();
+    std::os::unix::fs::symlink("src", r.path().join("alias")).unwrap();
+    std::os::unix::fs::symlink("auth.ts", r.path().join("src/b.ts")).unwrap();
+    r.wit(B, &["lock", "src/auth.ts:validateToken"]).ok();
+    let direct = claude_edit(&r, IN_VALIDATE.0, IN_VALIDATE.1);
+    for through in ["alias/auth.ts", "src/b.ts"] {
+        let payload = direct.replace("/src/auth.ts", &format!("/{through}"));
+        let run = guard(&r, A, &[], &payload).code(2);
+        assert!(
+            run.stderr.contains("src/auth.ts:validateToken"),
+            "{through}: {run:#?}"
+        );
+    }
+    // Leases are matched on the file the edit writes too.
+    r.wit(B, &["release", "src/auth.ts:validateToken"]).ok();
+    r.wit(B, &["lease", "take", "src/auth.ts"]).ok();
+    let payload = direct.replace("/src/auth.ts", "/alias/auth.ts");
+    let run = guard(&r, A, &[], &payload).code(2);
+    assert!(run.stderr.contains("leased exclusively"), "{run:#?}");
+    // A symlink that leads out of the repository is outside: nothing to check.
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("x.ts"), "export function f() {}\n").unwrap();
+    std::os::unix::fs::symlink(outside.path(), r.path().join("out")).unwrap();
+    let payload = direct.replace("/src/auth.ts", "/out/x.ts");
+    guard(&r, A, &[], &payload).ok();
+}

@@ -45,7 +45,7 @@ const WIT_SCM: &str = r#"; wit's captures for Lua, beside the grammar's own tags
     method: (identifier) @name)) @definition.method @callable
 "#;
 
-const LUA_TOML: &str = r#"[[languages]]
+pub(crate) const LUA_TOML: &str = r#"[[languages]]
 id = "lua"
 extensions = ["lua"]
 grammar = "grammars/liblua.so"
@@ -54,7 +54,7 @@ queries = ["queries/lua/tags.scm", "queries/lua/wit.scm"]
 
 /// A repository with the Lua grammar library, its upstream tags.scm, wit.scm, `shop.lua`
 /// and `wit_toml`; not yet trusted.
-fn lua_repo(wit_toml: &str) -> PluginRepo {
+pub(crate) fn lua_repo(wit_toml: &str) -> PluginRepo {
     let grammar = lua_grammar();
     let r = PluginRepo::new();
     r.install(&grammar.library, "grammars/liblua.so");
@@ -351,4 +351,46 @@ fn a_query_file_that_is_a_symlink_out_or_a_fifo_is_refused_by_trust() {
     let list = r.analyzers();
     assert_eq!(list["trust"]["status"], "untrusted", "{list:#}");
     assert_eq!(analyzer_ids(&list), BUILTINS);
+}
+
+/// Issue 34, finding 9: a trusted query file nested 300,000 levels deep (600 KB, under
+/// the 1 MiB cap) overflowed the stack while compiling, aborting the daemon at every start
+/// until `wit untrust`; `wit trust` compiled nothing and said nothing. Now `wit trust`
+/// refuses it, and one trusted before (a grant pinning its hash) is reported by the
+/// daemon, which keeps running: the nesting is bounded before compiling, and compiling
+/// runs on a thread with a known stack.
+#[test]
+fn a_query_nested_too_deep_is_refused_by_wit_trust_and_never_crashes_the_daemon() {
+    use sha2::{Digest, Sha256};
+    let hex = |t: &str| {
+        Sha256::digest(t.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let deep = format!("{}{}\n", "(".repeat(300_000), ")".repeat(300_000));
+    let r = lua_repo(LUA_TOML);
+    r.write("queries/lua/wit.scm", &deep);
+    let refused = r.wit(None, &["trust", "--yes"]);
+    assert_ne!(refused.code, 0, "{refused:#?}");
+    assert!(
+        refused.stderr.contains("queries/lua/wit.scm")
+            && refused.stderr.contains("nested more than 256 levels"),
+        "{}",
+        refused.stderr
+    );
+    assert!(!r.trust_store().exists(), "nothing trusted");
+
+    // A grant pinning the deep file (as a wit without the check made it).
+    r.write("queries/lua/wit.scm", WIT_SCM);
+    r.trust();
+    let store = std::fs::read_to_string(r.trust_store()).unwrap();
+    assert!(store.contains(&hex(WIT_SCM)), "{store}");
+    std::fs::write(r.trust_store(), store.replace(&hex(WIT_SCM), &hex(&deep))).unwrap();
+    r.write("queries/lua/wit.scm", &deep);
+    r.restart();
+    let list = r.analyzers();
+    let why = failure(&list, "lua")["reason"].as_str().unwrap().to_owned();
+    assert!(why.contains("nested more than 256 levels"), "{list:#}");
+    assert_eq!(r.client().ok("ping", json!({})), "pong");
 }

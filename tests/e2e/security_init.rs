@@ -68,3 +68,52 @@ fn check_contracts_reads_no_symlink_out_and_never_waits_on_a_fifo() {
     assert_eq!(out.code, 2, "{out:#?}");
     assert!(out.stderr.contains("not a regular file"), "{}", out.stderr);
 }
+
+/// Issue 34, finding 5: a clone shipping `CLAUDE.md -> .git/config` got wit's
+/// instructions appended to git's configuration by `wit init` (every git command then
+/// failed: "bad config line 13"). A symlink may still point within the work tree, never
+/// into git's directory or `.wit/`.
+#[test]
+fn init_never_writes_through_a_symlink_into_git_s_directory() {
+    let r = CliRepo::new();
+    let config = std::fs::read_to_string(r.path().join(".git/config")).unwrap();
+    r.repo
+        .symlink(std::path::Path::new(".git/config"), "CLAUDE.md");
+    refused_inside_git(&r.wit(None, &["init"]), "CLAUDE.md");
+    assert_eq!(
+        std::fs::read_to_string(r.path().join(".git/config")).unwrap(),
+        config
+    );
+    r.git(&["status", "--short"]);
+}
+
+/// Issue 34, finding 5: `.codex/config.toml -> ../.git/info/exclude` was written by `wit
+/// integrate codex`. Now refused before any file is written.
+#[test]
+fn integrate_never_writes_through_a_symlink_into_git_s_directory() {
+    let r = CliRepo::new();
+    let exclude = r.path().join(".git/info/exclude");
+    let before = std::fs::read_to_string(&exclude).unwrap_or_default();
+    std::fs::create_dir_all(r.path().join(".codex")).unwrap();
+    std::os::unix::fs::symlink("../.git/info/exclude", r.path().join(".codex/config.toml"))
+        .unwrap();
+    refused_inside_git(&r.wit(None, &["integrate", "codex"]), ".codex/config.toml");
+    assert_eq!(
+        std::fs::read_to_string(&exclude).unwrap_or_default(),
+        before
+    );
+    assert!(
+        !r.path().join("AGENTS.md").exists(),
+        "written before the refusal"
+    );
+}
+
+/// `out` failed, naming `file` as resolving into git's directory.
+fn refused_inside_git(out: &crate::support::cli::Run, file: &str) {
+    assert_ne!(out.code, 0, "{out:#?}");
+    assert!(
+        out.stderr.contains(file) && out.stderr.contains("inside git's directory"),
+        "{}",
+        out.stderr
+    );
+}

@@ -16,7 +16,7 @@ use crate::support::daemon::{Daemon, daemon_command, wait_until};
 use crate::support::repo::TempRepo;
 use crate::support::sse::EventStream;
 
-/// The project both checkouts name in their `wit.toml`.
+/// The project both checkouts share: their `origin` remote's key.
 const PROJECT: &str = "example.invalid/acme/api";
 
 /// A cluster with the `wit` database.
@@ -26,14 +26,28 @@ fn cluster() -> Cluster {
     cluster
 }
 
-/// A checkout of the shared project (its own directory, its own files).
+/// A checkout of the shared project (its own directory, its own files), a clone of one
+/// remote (a committed `[store] project` is honoured only under `wit trust`).
 fn checkout() -> TempRepo {
-    TempRepo::new()
-        .with_file("wit.toml", &format!("[store]\nproject = \"{PROJECT}\"\n"))
-        .with_file(
-            "src/auth.ts",
-            "export function validateToken(t: string): boolean {\n  return t.length > 0;\n}\n",
-        )
+    let r = TempRepo::new().with_file(
+        "src/auth.ts",
+        "export function validateToken(t: string): boolean {\n  return t.length > 0;\n}\n",
+    );
+    for args in [
+        &["init", "-q"][..],
+        &[
+            "remote",
+            "add",
+            "origin",
+            "https://example.invalid/acme/api.git",
+        ],
+    ] {
+        let mut cmd = Command::new("git");
+        cmd.args(args).current_dir(r.path());
+        crate::support::cli::clean_env(&mut cmd);
+        assert!(cmd.output().unwrap().status.success(), "git {args:?}");
+    }
+    r
 }
 
 /// A daemon on `root` keeping its state in `cluster`.
@@ -459,4 +473,107 @@ fn a_committed_wit_toml_naming_a_store_is_not_used_until_trusted() {
     let mut stop = crate::support::cli::wit_command(r.path(), None, &["daemon", "stop"]);
     r.isolate(&mut stop);
     let _ = stop.output();
+}
+
+/// Issue 34, finding 1: `[store] url` of a committed `wit.toml` was honoured only under
+/// `wit trust`, but `[store] project` always. A user whose store URL is their own (here
+/// `WIT_STORE_URL`) cloning a repository whose `wit.toml` names the real team's project
+/// joined that project's state: its locks, its intents, its event log. Now the project is
+/// trust-gated too, and `wit trust` says what it grants.
+#[test]
+fn a_cloned_wit_toml_naming_another_project_does_not_join_it_until_trusted() {
+    let pg = cluster();
+    // The real team's checkout holds a lock in its project.
+    let team = checkout();
+    let dt = daemon(&pg, team.path());
+    dt.client().ok("lock.acquire", lock("agent-team"));
+    // A hostile clone (no remote of the team's) naming the team's project.
+    let r = crate::support::plugin_repo::PluginRepo::new();
+    r.write("wit.toml", &format!("[store]\nproject = \"{PROJECT}\"\n"));
+    r.write(
+        "src/auth.ts",
+        "export function validateToken(t: string): boolean {\n  return t.length > 0;\n}\n",
+    );
+    let start = |r: &crate::support::plugin_repo::PluginRepo| {
+        let mut cmd = daemon_command(r.path());
+        r.isolate(&mut cmd);
+        cmd.env("WIT_STORE_URL", pg.url("wit"));
+        Daemon::start_with(r.path(), cmd)
+    };
+    let mut d = start(&r);
+    let mut c = d.client();
+    let status = c.ok("store.status", json!({}));
+    assert_eq!(status["backend"], "postgres", "{status}");
+    assert_ne!(status["project"], PROJECT, "{status}");
+    assert_eq!(c.ok("lock.query", json!({})), json!([]));
+    c.ok("lock.acquire", lock("agent-clone"));
+    // The team is not blocked by the clone's lock, nor sees it.
+    let team_locks = dt.client().ok("lock.query", json!({}));
+    assert_eq!(team_locks.as_array().unwrap().len(), 1, "{team_locks}");
+    assert_eq!(team_locks[0]["sessionId"], "agent-team", "{team_locks}");
+    let log = std::fs::read_to_string(r.path().join(".wit/daemon.log")).unwrap();
+    assert!(log.contains("names the store project"), "{log}");
+    d.signal_and_wait(libc::SIGTERM);
+
+    // `wit trust` shows the project it grants, and only then is it honoured.
+    let trusted = r.trust();
+    assert!(
+        trusted
+            .stdout
+            .contains(&format!("store project \"{PROJECT}\"")),
+        "{}",
+        trusted.stdout
+    );
+    let d = start(&r);
+    let status = d.client().ok("store.status", json!({}));
+    assert_eq!(status["project"], PROJECT, "{status}");
+    let locks = d.client().ok("lock.query", json!({}));
+    assert_eq!(locks[0]["sessionId"], "agent-team", "{locks}");
+}
+
+/// Issue 34, "also seen": a checkout was named by its absolute path alone, so two
+/// sandboxes checked out at one path (`/workspace`) on one PostgreSQL store were one
+/// checkout row of the forecast and, without a remote, one project. Each clone now has an
+/// id of its own (in its `.wit/`), which names its checkouts and its fallback project on a
+/// shared store. Two clones at one path are simulated one after the other: the second
+/// has its own `.wit/`, as another sandbox's clone would.
+#[test]
+fn two_clones_at_one_path_on_one_postgresql_store_are_two_checkouts_and_two_projects() {
+    let pg = cluster();
+    let repo = TempRepo::new().with_file(
+        "src/auth.ts",
+        "export function validateToken(t: string): boolean {\n  return t.length > 0;\n}\n",
+    );
+    let mut cmd = Command::new("git");
+    cmd.args(["init", "-q"]).current_dir(repo.path());
+    crate::support::cli::clean_env(&mut cmd);
+    assert!(cmd.status().unwrap().success());
+    let seen = |d: &Daemon| {
+        let mut c = d.client();
+        let project = c.ok("store.status", json!({}))["project"].clone();
+        let checkout = c.ok("conflicts.forecast", json!({}))["checkout"].clone();
+        (project, checkout)
+    };
+    let mut first = daemon(&pg, repo.path());
+    first.client().ok("lock.acquire", lock("agent-a"));
+    let (project_a, checkout_a) = seen(&first);
+    let path = repo.path().display().to_string();
+    let named = checkout_a.as_str().unwrap();
+    assert!(
+        named.starts_with(&format!("{path}#")) && named.len() == path.len() + 17,
+        "{named}"
+    );
+    first.signal_and_wait(libc::SIGTERM);
+    // Another sandbox's clone at the same path: its own `.wit/`.
+    std::fs::remove_dir_all(repo.wit_dir()).unwrap();
+    let second = daemon(&pg, repo.path());
+    let (project_b, checkout_b) = seen(&second);
+    assert_ne!(project_a, project_b);
+    assert_ne!(checkout_a, checkout_b);
+    assert_eq!(second.client().ok("lock.query", json!({})), json!([]));
+    // A checkout is still found by its path.
+    let by_path = second
+        .client()
+        .ok("conflicts.forecast", json!({"checkout": path}));
+    assert_eq!(by_path["forecasts"], json!([]), "{by_path}");
 }

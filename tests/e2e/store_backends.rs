@@ -8,6 +8,7 @@ use std::process::Command;
 /// The modules of the daemon protocol suite.
 const SUITE: &[&str] = &[
     "daemon_analysis_cache::",
+    "daemon_claims::",
     "daemon_contracts::",
     "daemon_envelope::",
     "daemon_event_stream::",

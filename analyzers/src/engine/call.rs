@@ -9,6 +9,9 @@ pub(super) struct Call<'s> {
     pub(super) at: usize,
     pub(super) callee: &'s str,
     pub(super) receiver: Receiver,
+    /// Where the query captures the argument list (`@arguments`): the index of its
+    /// types' text among the extraction's argument texts ([`super::extract::Found`]).
+    pub(super) arguments: Option<u32>,
 }
 
 /// The receiver of a call, as byte ranges into the source (text only when it becomes a
@@ -39,8 +42,18 @@ pub(super) enum Receiver {
 
 impl Receiver {
     /// Classifies the receiver node of a member call.
-    pub(super) fn of(node: Node, source: &str) -> Self {
+    ///
+    /// TypeScript's non-null assertions are transparent: `opts!.parse()` is `opts.parse()`
+    /// (the wrapper is looked through) and `this.a!.b.parse()` is `this.a.b.parse()` (a `!`
+    /// inside a chain is dropped from its text, see [`Receiver::to_text`]).
+    pub(super) fn of(mut node: Node, source: &str) -> Self {
         const MAX: usize = 256;
+        while node.kind() == "non_null_expression" {
+            match node.named_child(0) {
+                Some(inner) => node = inner,
+                None => return Receiver::Other,
+            }
+        }
         let (start, end) = (node.start_byte(), node.end_byte());
         if end - start > MAX {
             return Receiver::Other;
@@ -86,7 +99,7 @@ impl Receiver {
                 let text = &source[start..end];
                 let plain = text.bytes().all(|b| {
                     b.is_ascii_alphanumeric()
-                        || matches!(b, b'_' | b'$' | b'.' | b'#' | b':')
+                        || matches!(b, b'_' | b'$' | b'.' | b'#' | b':' | b'!')
                         || b.is_ascii_whitespace()
                         || b >= 0x80
                 });
@@ -109,10 +122,12 @@ impl Receiver {
 
     /// The receiver as [`wit_core::CallSite::receiver`] spells it.
     pub(super) fn to_text(self, source: &str) -> Option<String> {
+        // Whitespace and TypeScript's non-null `!` (the only `!` a plain receiver holds)
+        // are not part of the name.
         let compact = |start: usize, end: usize| -> String {
             source[start..end]
                 .chars()
-                .filter(|c| !c.is_whitespace())
+                .filter(|&c| !c.is_whitespace() && c != '!')
                 .collect()
         };
         match self {

@@ -8,8 +8,8 @@ use wit_core::{CallSite, Symbol};
 use super::call::Call;
 use super::nesting::{Span, innermost};
 
-/// Turns calls into call sites, de-duplicated on (caller, callee, receiver), each at its
-/// first position. (The call edges are these sites' (caller, callee) pairs: see
+/// Turns calls into call sites, de-duplicated on (caller, callee, receiver, number of
+/// arguments where the language counts them), each at its first position. (The call edges are these sites' (caller, callee) pairs: see
 /// [`wit_core::Analysis::edges`]; the built-ins leave `calls` empty.)
 ///
 /// `scopes` are the call-owning ranges of callable symbols (values: indexes into
@@ -26,39 +26,63 @@ use super::nesting::{Span, innermost};
 /// the function declares, which the module's top level may: see
 /// [`super::locals::module_level`]); a site merged from free and bound calls of one name
 /// is not free.
+///
+/// Several symbols owning the very same range are one function under several names
+/// (`res.set = res.header = function header() {}`): each of them gets the calls.
 pub(super) fn resolve(
     symbols: &[Symbol],
     mut scopes: Vec<Span<usize>>,
     mut calls: Vec<Call>,
+    arguments: &[String],
     source: &str,
     origin: (usize, usize),
 ) -> (Vec<CallSite>, Vec<usize>) {
     // Stable, so two calls starting together (`a.b().c()`) keep the query's order.
     calls.sort_by_key(|c| c.at);
     let points: Vec<usize> = calls.iter().map(|c| c.at).collect();
+    // Twins: scopes of one range after the first (in symbol order), which stands for them.
+    scopes.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end), s.value));
+    let mut twins: HashMap<usize, Vec<usize>> = HashMap::new();
+    scopes.dedup_by(|later, first| {
+        let same = (later.start, later.end) == (first.start, first.end);
+        if same {
+            twins.entry(first.value).or_default().push(later.value);
+        }
+        same
+    });
     let owners = innermost(&mut scopes, &points);
 
     let mut caller_names: Vec<Option<String>> = vec![None; symbols.len()];
-    // (symbol, callee, receiver) → (index of the site, whether it is free)
-    let mut seen_sites: HashMap<(usize, &str, Option<String>), (usize, bool)> = HashMap::new();
+    let mut seen_sites: HashMap<SiteKey, (usize, bool)> = HashMap::new();
     let mut sites = Vec::new();
     let mut lines = LineIndex::new(source, origin);
     for (call, owner) in calls.iter().zip(owners) {
-        let Some(symbol) = owner else { continue };
-        let caller = caller_names[symbol].get_or_insert_with(|| symbols[symbol].qualified_name());
+        let Some(owner) = owner else { continue };
         let receiver = call.receiver.to_text(source);
         let free = call.receiver.is_free();
-        match seen_sites.entry((symbol, call.callee, receiver.clone())) {
-            Entry::Occupied(mut e) => e.get_mut().1 &= free,
-            Entry::Vacant(e) => {
-                e.insert((sites.len(), free));
-                sites.push(CallSite::new(
-                    caller.clone(),
-                    call.callee.to_owned(),
-                    receiver,
-                    call.at,
-                    lines.line_of(call.at),
-                ));
+        let line = lines.line_of(call.at);
+        let named = std::iter::once(owner).chain(twins.get(&owner).into_iter().flatten().copied());
+        for symbol in named {
+            let caller =
+                caller_names[symbol].get_or_insert_with(|| symbols[symbol].qualified_name());
+            let args = call
+                .arguments
+                .and_then(|i| arguments.get(i as usize))
+                .map(String::as_str);
+            match seen_sites.entry((symbol, call.callee, receiver.clone(), args)) {
+                Entry::Occupied(mut e) => e.get_mut().1 &= free,
+                Entry::Vacant(e) => {
+                    e.insert((sites.len(), free));
+                    let mut site = CallSite::new(
+                        caller.clone(),
+                        call.callee.to_owned(),
+                        receiver.clone(),
+                        call.at,
+                        line,
+                    );
+                    site.arguments = args.map(str::to_owned);
+                    sites.push(site);
+                }
             }
         }
     }
@@ -70,6 +94,10 @@ pub(super) fn resolve(
     free.sort_unstable();
     (sites, free)
 }
+
+/// A site's identity: (symbol, callee, receiver, argument types); mapped to the index of
+/// the site and whether it is free.
+type SiteKey<'a> = (usize, &'a str, Option<String>, Option<&'a str>);
 
 /// Line numbers of ascending byte offsets, counted on from the last one asked.
 struct LineIndex<'s> {

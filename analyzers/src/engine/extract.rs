@@ -10,7 +10,9 @@ use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 use tree_sitter::{Node, QueryCursor, QueryCursorOptions, QueryCursorState, StreamingIterator};
-use wit_core::{AnalyzeError, Export, Import, Symbol, SymbolKind, signature::canonicalize};
+use wit_core::{
+    AnalyzeError, Export, Import, Symbol, SymbolKind, TypeBody, signature::canonicalize,
+};
 
 use super::Syntax;
 use super::budget::Budget;
@@ -18,6 +20,7 @@ use super::call::{Call, Receiver};
 use super::locals::{self, Collected, ModuleNames};
 use super::nesting::{Span, innermost};
 use super::query::{CompiledQuery, Role};
+use super::typed::Typed;
 
 /// What one pass over a tree found.
 pub(super) struct Found<'s> {
@@ -33,6 +36,11 @@ pub(super) struct Found<'s> {
     pub(super) calls: Vec<Call<'s>>,
     /// What the tree binds at the module's top level (see [`super::locals`]).
     pub(super) module: ModuleNames,
+    /// Type bodies, in source order, when the query captures their bases (Java).
+    pub(super) bodies: Vec<TypeBody>,
+    /// The argument types of the calls whose argument lists the query captures (see
+    /// [`Call::arguments`]).
+    pub(super) arguments: Vec<String>,
 }
 
 /// A definition as matched, before the pass is over.
@@ -112,6 +120,12 @@ pub(super) fn extract<'s>(
     let mut calls: Vec<Call<'s>> = Vec::new();
     let mut imports: Vec<(usize, Import)> = Vec::new();
     let mut names = Collected::default();
+    let mut declared = Typed::default();
+    // (index into `calls`, its argument list), typed once the declarations are scoped.
+    let mut argument_lists: Vec<(usize, Node)> = Vec::new();
+    // Supertypes of each type body, by its (start, end): the class it extends, and the
+    // interfaces in the order the patterns give them.
+    let mut bases: HashMap<(usize, usize), Supertypes<'s>> = HashMap::new();
 
     let mut halted = false;
     CURSOR.with(|cell| {
@@ -148,6 +162,12 @@ pub(super) fn extract<'s>(
             let mut import_module = None;
             let mut import_name = None;
             let mut import_alias = None;
+            let mut base_names: Vec<(usize, &'s str)> = Vec::new();
+            let mut extends = None;
+            let mut arguments = None;
+            let mut typed_declaration = None;
+            let mut typed_name = None;
+            let mut typed_type = None;
             for cap in m.captures() {
                 let node = cap.node;
                 match query.roles[cap.index as usize] {
@@ -176,8 +196,20 @@ pub(super) fn extract<'s>(
                     Role::BindVar => names.bind(&query.vocabulary, node, source, true),
                     Role::BindAssign => names.assign(&query.vocabulary, node, source),
                     Role::BindGlobal => names.global(&query.vocabulary, node, source),
+                    Role::ContainerBase => base_names.push((node.start_byte(), text(node))),
+                    Role::ContainerExtends => extends = Some(text(node)),
+                    Role::Arguments => arguments = Some(node),
+                    Role::TypedScope => declared.scope(node),
+                    Role::TypedLocal => typed_declaration = Some((node, false)),
+                    Role::TypedField => typed_declaration = Some((node, true)),
+                    Role::TypedName => typed_name = Some(node),
+                    Role::TypedType => typed_type = Some(node),
                     Role::Ignored => {}
                 }
+            }
+            if let (Some((declaration, field)), Some(name)) = (typed_declaration, typed_name) {
+                declared.declare(declaration, name, typed_type, field, source);
+                continue;
             }
             if let (Some(at), Some(module)) = (import, import_module) {
                 if let Some(i) = import_of(module, import_name, import_alias, source) {
@@ -186,10 +218,14 @@ pub(super) fn extract<'s>(
                 continue;
             }
             if let (Some(call), Some(name)) = (call, name) {
+                if let Some(list) = arguments {
+                    argument_lists.push((calls.len(), list));
+                }
                 calls.push(Call {
                     at: call.start_byte(),
                     callee: text(name),
                     receiver: receiver.map_or(Receiver::None, |r| Receiver::of(r, source)),
+                    arguments: None,
                 });
             } else if let (Some((kind, node)), Some(name)) = (definition, name) {
                 let (kind, qualifier) = match qualifier.map(|q| Qualified::of(q, source)) {
@@ -253,6 +289,17 @@ pub(super) fn extract<'s>(
                     end: body.end_byte(),
                     value: container_name.map(text),
                 });
+                if query.bodies {
+                    let known = bases
+                        .entry((body.start_byte(), body.end_byte()))
+                        .or_default();
+                    known.superclass = known.superclass.or(extends);
+                    for b in base_names {
+                        if !known.interfaces.contains(&b) {
+                            known.interfaces.push(b);
+                        }
+                    }
+                }
             }
         }
     });
@@ -260,6 +307,18 @@ pub(super) fn extract<'s>(
         return Err(budget.exceeded("running the queries"));
     }
 
+    let scoped = declared.scoped(&classes);
+    scoped.receivers(&mut calls, source, syntax.callable_variables);
+    let mut argument_texts = Vec::with_capacity(argument_lists.len());
+    for (i, list) in argument_lists {
+        calls[i].arguments = Some(argument_texts.len() as u32);
+        argument_texts.push(scoped.argument_types(list, calls[i].at, source));
+    }
+    let bodies = if query.bodies {
+        type_bodies(&classes, &bases)
+    } else {
+        Vec::new()
+    };
     let containers = containers(&definitions, &mut classes, syntax, source);
     let mut built: Vec<Built> = definitions
         .iter()
@@ -280,6 +339,14 @@ pub(super) fn extract<'s>(
         .collect();
     // Source order; declarators sharing one statement (`const a = …, b = …`) by name.
     built.sort_by_key(|b| (b.symbol.start_byte, b.name_start));
+    // One function reached twice under one name (`module.exports.x = exports.x =
+    // function () {}`: the module's `x` both times) is one definition.
+    built.dedup_by(|b, a| {
+        let (a, b) = (&a.symbol, &b.symbol);
+        (a.start_byte, a.end_byte, a.kind) == (b.start_byte, b.end_byte, b.kind)
+            && a.name == b.name
+            && a.container == b.container
+    });
     let mut scopes = Vec::new();
     let mut exports = Vec::new();
     let symbols: Vec<Symbol> = built
@@ -313,7 +380,46 @@ pub(super) fn extract<'s>(
         scopes,
         calls,
         module,
+        bodies,
+        arguments: argument_texts,
     })
+}
+
+/// The supertypes a query captured for one type body (interfaces with where they are
+/// written: several patterns' matches come in no particular order).
+#[derive(Default)]
+struct Supertypes<'s> {
+    superclass: Option<&'s str>,
+    interfaces: Vec<(usize, &'s str)>,
+}
+
+/// The type bodies the query found (each once, in source order) with their supertypes,
+/// type arguments and whitespace dropped (`AbstractList<E>` is `AbstractList`).
+fn type_bodies(
+    classes: &[Span<Option<&str>>],
+    bases: &HashMap<(usize, usize), Supertypes>,
+) -> Vec<TypeBody> {
+    let plain = |written: &str| -> Option<String> {
+        let name = wit_core::signature::without_type_arguments(written);
+        (!name.is_empty() && name.len() <= 256).then_some(name)
+    };
+    let mut seen = std::collections::HashSet::new();
+    let mut out: Vec<TypeBody> = classes
+        .iter()
+        .filter(|c| seen.insert((c.start, c.end)))
+        .map(|c| {
+            let mut body = TypeBody::new(c.start, c.end, c.value.map(str::to_owned));
+            if let Some(s) = bases.get(&(c.start, c.end)) {
+                body.superclass = s.superclass.and_then(plain);
+                let mut interfaces = s.interfaces.clone();
+                interfaces.sort_unstable();
+                body.bases = interfaces.iter().filter_map(|(_, b)| plain(b)).collect();
+            }
+            body
+        })
+        .collect();
+    out.sort_by_key(|b| (b.start_byte, std::cmp::Reverse(b.end_byte)));
+    out
 }
 
 /// How specific a reading of a definition is, when several patterns match it.
@@ -459,7 +565,7 @@ fn symbol(
     Symbol {
         name: source[def.name.byte_range()].to_owned(),
         kind: def.kind,
-        container: container.map(str::to_owned),
+        container: container.map(container_text),
         start_byte: start.byte,
         end_byte: end,
         start_line: start.row,
@@ -484,6 +590,20 @@ fn symbol(
                     .map_or_else(|| "()".to_owned(), |c| signature(c, syntax, source))
             }
         }),
+    }
+}
+
+/// A container as its symbols are addressed: a name or a chain of names as written, and
+/// a type that is none (Rust's `impl Hex for [u8]`, `impl Tr for (A, B)`) in the
+/// canonical form signatures take, so that a line break inside it changes no address.
+fn container_text(written: &str) -> String {
+    let plain = written
+        .chars()
+        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.'));
+    if plain {
+        written.to_owned()
+    } else {
+        canonicalize(written)
     }
 }
 

@@ -20,7 +20,7 @@
 //! recovery depends on the parse's history; the result must not).
 
 use tree_sitter::{InputEdit, Node, Point, Range, Tree};
-use wit_core::{Analysis, AnalyzeError, CallSite, Symbol};
+use wit_core::{Analysis, AnalyzeError, CallSite, Symbol, TypeBody};
 
 use super::budget::{self, Budget};
 use super::extract;
@@ -49,12 +49,15 @@ struct Chunk {
     names: ModuleNames,
     /// Imports and exports of this top-level node (no offsets).
     modules: Modules,
+    /// Type bodies, bytes relative as for `symbols`.
+    bodies: Vec<TypeBody>,
 }
 
 impl Chunk {
     /// Runs the query over `node` alone, after checking that it does not nest too deeply
-    /// (see [`budget::MAX_NESTING_DEPTH`]: the query's cost grows with the depth). A
-    /// reused chunk passed this check when it was made.
+    /// in the kinds the query's patterns start at (see [`budget::MAX_NESTING_DEPTH`]: the
+    /// query's cost grows with that depth). A reused chunk passed this check when it was
+    /// made.
     fn extract(
         query: &CompiledQuery,
         syntax: &Syntax,
@@ -63,7 +66,7 @@ impl Chunk {
         budget: &Budget,
     ) -> Result<Self, AnalyzeError> {
         budget.check("running the queries")?;
-        budget::check_depth(node, budget::MAX_NESTING_DEPTH)?;
+        budget::check_depth(node, budget::MAX_NESTING_DEPTH, &query.costly)?;
         let (base, row) = (node.start_byte(), node.start_position().row);
         let mut found = extract::extract(query, syntax, node, source, budget)?;
         // Imports and exports: the language's reader, and whatever the queries captured.
@@ -77,10 +80,19 @@ impl Chunk {
             f(node, source, &mut modules);
         }
         let names = std::mem::take(&mut found.module).relative_to(base);
+        let bodies = std::mem::take(&mut found.bodies)
+            .into_iter()
+            .map(|mut b| {
+                b.start_byte -= base;
+                b.end_byte -= base;
+                b
+            })
+            .collect();
         let (mut sites, free) = callers::resolve(
             &found.symbols,
             found.scopes,
             found.calls,
+            &found.arguments,
             source,
             (base, row),
         );
@@ -109,6 +121,7 @@ impl Chunk {
             free,
             names,
             modules,
+            bodies,
         })
     }
 
@@ -151,7 +164,8 @@ pub(super) fn analyze(
 ) -> Result<(Analysis, State), AnalyzeError> {
     let (tree, mut old) = match previous {
         Some(mut prev) if prev.source == source => {
-            let analysis = assemble(&mut prev.chunks, Keep::Copy, source);
+            let mut analysis = assemble(&mut prev.chunks, Keep::Copy, source);
+            analysis.syntax_error = first_error(&prev.tree);
             return Ok((analysis, prev));
         }
         Some(mut prev) => {
@@ -179,7 +193,8 @@ pub(super) fn analyze(
     };
 
     let mut chunks = chunks_of(&tree, old.as_mut(), query, syntax, source, budget)?;
-    let analysis = assemble(&mut chunks, Keep::Copy, source);
+    let mut analysis = assemble(&mut chunks, Keep::Copy, source);
+    analysis.syntax_error = first_error(&tree);
     let state = State {
         grammar: grammar.key(),
         source: source.to_owned(),
@@ -202,7 +217,9 @@ pub(super) fn analyze_once(
 ) -> Result<Analysis, AnalyzeError> {
     let tree = parse::parse(grammar, source, None, budget)?;
     let mut chunks = chunks_of(&tree, None, query, syntax, source, budget)?;
-    Ok(assemble(&mut chunks, Keep::Move, source))
+    let mut analysis = assemble(&mut chunks, Keep::Move, source);
+    analysis.syntax_error = first_error(&tree);
+    Ok(analysis)
 }
 
 /// One chunk per top-level node of `tree`: `old`'s where the change left it intact, else
@@ -231,6 +248,27 @@ fn chunks_of(
         }
     }
     Ok(chunks)
+}
+
+/// Where `tree` has its first syntax error (an `ERROR` or `MISSING` node), following
+/// the children that contain one: a walk down one path, not over the whole tree.
+pub(super) fn first_error(tree: &Tree) -> Option<usize> {
+    let mut node = tree.root_node();
+    if !node.has_error() {
+        return None;
+    }
+    loop {
+        if node.is_error() || node.is_missing() {
+            return Some(node.start_byte());
+        }
+        let mut cursor = node.walk();
+        let next = node.children(&mut cursor).find(|c| c.has_error());
+        match next {
+            Some(child) => node = child,
+            // `has_error` without an erroneous child: the node itself is the error.
+            None => return Some(node.start_byte()),
+        }
+    }
 }
 
 /// The previous version's chunks, and what tells which of them still hold.
@@ -308,7 +346,13 @@ fn assemble(chunks: &mut [Chunk], keep: Keep, source: &str) -> Analysis {
     let mut bases = Vec::new();
     let mut fields = Vec::new();
     let mut free = Vec::new();
+    let mut bodies = Vec::new();
     for c in chunks.iter_mut() {
+        bodies.extend(take(&mut c.bodies, keep).into_iter().map(|mut b| {
+            b.start_byte += c.start_byte;
+            b.end_byte += c.start_byte;
+            b
+        }));
         symbols.extend(take(&mut c.symbols, keep).into_iter().map(|s| Symbol {
             start_byte: s.start_byte + c.start_byte,
             end_byte: s.end_byte + c.start_byte,
@@ -342,6 +386,7 @@ fn assemble(chunks: &mut [Chunk], keep: Keep, source: &str) -> Analysis {
     analysis.bases = bases;
     values.extend(fields);
     analysis.values = values;
+    analysis.bodies = bodies;
     analysis
 }
 

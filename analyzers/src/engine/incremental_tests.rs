@@ -153,8 +153,14 @@ fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> Analysis {
     let tree = parse::parse(analyzer.grammar, source, None, &budget).unwrap();
     let found =
         extract::extract(query, analyzer.syntax, tree.root_node(), source, &budget).unwrap();
-    let (mut call_sites, free) =
-        callers::resolve(&found.symbols, found.scopes, found.calls, source, (0, 0));
+    let (mut call_sites, free) = callers::resolve(
+        &found.symbols,
+        found.scopes,
+        found.calls,
+        &found.arguments,
+        source,
+        (0, 0),
+    );
     // Imports and exports are per top-level node: the same in both.
     let mut modules = super::modules::Modules {
         imports: found.imports,
@@ -178,12 +184,14 @@ fn whole_tree(analyzer: &TreeSitterAnalyzer, source: &str) -> Analysis {
         source,
     );
     let mut analysis = Analysis::new(found.symbols);
+    analysis.bodies = found.bodies;
     analysis.call_sites = call_sites;
     analysis.imports = modules.imports;
     analysis.exports = modules.exports;
     analysis.bases = modules.bases;
     values.extend(modules.fields);
     analysis.values = values;
+    analysis.syntax_error = super::incremental::first_error(&tree);
     analysis
 }
 
@@ -293,4 +301,43 @@ fn incremental_analysis_equals_fresh_analysis_for_the_declarative_languages() {
         seed += 1;
         check_chain(analyzer, source, DECLARATIVE_SNIPPETS, seed);
     }
+}
+
+/// The merge driver trusts definitions only from a clean parse: a syntax error is
+/// reported where it starts, incrementally as freshly, and cleared when fixed.
+#[test]
+fn the_first_syntax_error_is_reported_and_cleared_when_fixed() {
+    let ts = typescript::typescript();
+    let clean = "function f(a: number) {\n  return a;\n}\n";
+    assert_eq!(ts.analyze_full(clean).unwrap().syntax_error, None);
+    let broken = "function f(a: number) {\n  return a;\n}\nfunction g( {\n}\n";
+    let at = ts
+        .analyze_full(broken)
+        .unwrap()
+        .syntax_error
+        .expect("an error");
+    assert!(at >= clean.len(), "the error is in g, not before: {at}");
+    let mut state = None;
+    ts.analyze_incremental(clean, &mut state).unwrap();
+    let again = ts.analyze_incremental(broken, &mut state).unwrap();
+    assert_eq!(again.syntax_error, Some(at));
+    assert_eq!(
+        ts.analyze_incremental(clean, &mut state)
+            .unwrap()
+            .syntax_error,
+        None
+    );
+    let py = python::python();
+    assert!(
+        py.analyze_full("def f(:\n    pass\n")
+            .unwrap()
+            .syntax_error
+            .is_some()
+    );
+    assert_eq!(
+        py.analyze_full("def f():\n    pass\n")
+            .unwrap()
+            .syntax_error,
+        None
+    );
 }

@@ -3,8 +3,8 @@
 //! A language is a [`Grammar`] (a tree-sitter language plus its query files, compiled once
 //! per process) and a [`Syntax`] (the few rules queries cannot express). Analysing a file
 //! is one parse ([`parse`]), one pass over the query's matches ([`extract`]), the scoping
-//! of receivers that name locals ([`locals`]) and one sweep assigning calls to their
-//! callers ([`callers`]).
+//! of receivers that name locals ([`locals`], and [`typed`] where declarations state
+//! types) and one sweep assigning calls to their callers ([`callers`]).
 //!
 //! The capture names a query file may use, and what the engine does with them:
 //!
@@ -16,11 +16,13 @@
 //! | `@scope`                | the node owning a callable's calls, when not `@callable`  |
 //! | `@wrapper` + `@wrapped` | the wrapper belongs to the wrapped definition, whose range widens to the wrapper's start (`export`, decorators); chains are followed |
 //! | `@container.body` (+ `@container.name`) | a class body; a `method` inside it takes the class's name as container (no name: anonymous class) |
-//! | `@reference.call`       | a call, with the called name in `@name`                    |
+//! | `@container.extends`, `@container.base` | the class a `@container.body`'s type extends, the interfaces it implements: the analysis reports its type bodies ([`wit_core::TypeBody`]) |
+//! | `@reference.call`       | a call, with the called name in `@name`; `@arguments` its argument list (see `typed.rs`) |
 //! | `@receiver`             | the object of a member call (kept as the call site's receiver when it is a name, a chain of names, `this`/`self`/`super`, or `new Name(…)`) |
 //! | `@qualifier`            | the object a definition is a property of: it becomes the container (`res.status`); `exports`/`module.exports` give none; `Foo.prototype` gives `Foo` and kind method |
 //! | `@bind.scope`           | a scope: a function (its `parameters`/`parameter` field binds in it), a block (`statement_block`, `switch_body`), a Python class body (`block`) |
 //! | `@bind`, `@bind.var`, `@bind.assign`, `@bind.global` | a node declaring names (a declaration, assignment, loop, import…; `var` binds in its function), an assignment that declares nothing, a `global`/`nonlocal` statement: with `@bind.scope`, they turn a receiver naming a local of evident class into `new:Class`, and one naming a local of unknown class into `""` (see `locals.rs`) |
+//! | `@typed.scope`, `@typed.local`, `@typed.field`, `@typed.name`, `@typed.type` | variables whose declaration states their type (Java, Go): see `typed.rs` |
 //! | `@_…`                   | ignored (helpers for predicates)                           |
 //!
 //! When several patterns match one definition (node and name), a `method` match wins.
@@ -38,7 +40,9 @@ mod locals;
 pub(crate) mod modules;
 mod nesting;
 mod parse;
-mod query;
+pub(crate) mod query;
+mod roots;
+mod typed;
 
 use std::sync::OnceLock;
 
@@ -171,6 +175,10 @@ pub(crate) struct Syntax {
     /// Whether types inside a `@container.body` take the container's name too (a Java
     /// nested class is `Outer.Inner`), not only methods (TypeScript, Python).
     pub(crate) contain_all_kinds: bool,
+    /// Whether a variable can be called (`h(c)` with `h` a local of function type: Go),
+    /// so that a plain call of a name a local declares is no call of the package's
+    /// function of that name. Java keeps methods and variables apart.
+    pub(crate) callable_variables: bool,
 }
 
 /// A [`LanguageAnalyzer`] driven by a tree-sitter grammar and its query files.
@@ -308,15 +316,61 @@ mod tests {
 
     #[test]
     fn item6_deep_python_nesting_is_refused() {
+        // A `def` is a root of the queries' patterns: each level counts.
+        let depth = MAX_NESTING_DEPTH + 100;
         let mut s = String::new();
-        for i in 0..400 {
+        for i in 0..depth {
             s.push_str(&" ".repeat(i));
             s.push_str(&format!("def f{i}():\n"));
         }
-        s.push_str(&" ".repeat(400));
+        s.push_str(&" ".repeat(depth));
         s.push_str("pass\n");
         let err = python::python().analyze(&s).unwrap_err().to_string();
         assert!(err.contains("nesting deeper than"), "{err}");
+    }
+
+    /// Issue 32: the cap counts the nesting the queries pay for (the kinds their patterns
+    /// start at), not every syntax level, so a 10,000-term concatenation (the JDK's
+    /// `LocaleISOData.java` was refused) or `else if` ladder is analysed in full, while
+    /// 10,000 nested calls or classes are still refused at once. Each file is analysed
+    /// on a thread with the stack of the daemon's blocking pool (2 MiB): nothing recurses
+    /// over the depth. `cargo bench -p wit-analyzers -- deep` times the same files.
+    #[test]
+    fn ten_thousand_levels_of_ordinary_nesting_are_analysed_and_of_costly_nesting_refused() {
+        use fixtures::Deep;
+        let registry = crate::builtin_registry();
+        for shape in Deep::ALL {
+            let source = fixtures::deep(shape, 10_000);
+            let path = format!("deep.{}", shape.extension());
+            let analyzer = registry.for_path(&path).expect("a built-in");
+            let result = std::thread::scope(|scope| {
+                std::thread::Builder::new()
+                    .stack_size(2 << 20)
+                    .spawn_scoped(scope, || analyzer.analyze(&source))
+                    .expect("a thread")
+                    .join()
+                    .expect("no panic, no overflow")
+            });
+            if shape.ordinary() {
+                let analysis = result.unwrap_or_else(|e| panic!("{shape:?}: {e}"));
+                assert!(
+                    analysis
+                        .calls
+                        .iter()
+                        .any(|c| c.caller.ends_with("probe") && c.callee == "g"),
+                    "{shape:?}: {:?}",
+                    analysis.calls
+                );
+            } else {
+                let err = result
+                    .expect_err(&format!("{shape:?} is refused"))
+                    .to_string();
+                assert!(
+                    err.contains(&format!("nesting deeper than {MAX_NESTING_DEPTH} levels")),
+                    "{shape:?}: {err}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -25,10 +25,19 @@ pub(crate) enum Role {
     ContainerBody,
     /// `@container.name`: the name of the class whose body is `@container.body`.
     ContainerName,
+    /// `@container.extends`: the class the type whose body is `@container.body` extends
+    /// (Java: see [`wit_core::TypeBody`]).
+    ContainerExtends,
+    /// `@container.base`: an interface the type whose body is `@container.body`
+    /// implements (or, anonymous, the type it is created from).
+    ContainerBase,
     /// `@reference.call`: a call.
     Call,
     /// `@receiver`: the object of a member call (`db` in `db.query()`).
     Receiver,
+    /// `@arguments`: the argument list of a call, whose length picks among overloads
+    /// (Java: [`wit_core::CallSite::arguments`]).
+    Arguments,
     /// `@qualifier`: the object a definition is a property of (`res` in
     /// `res.status = function …`, `api` in `const api = { get() {} }`).
     Qualifier,
@@ -68,6 +77,17 @@ pub(crate) enum Role {
     BindAssign,
     /// `@bind.global`: Python's `global` or `nonlocal` statement.
     BindGlobal,
+    /// `@typed.scope`: a node whose declared locals are its own (see `engine/typed.rs`).
+    TypedScope,
+    /// `@typed.local`: a declaration of a local or parameter (with `@typed.name` and,
+    /// when it states one, `@typed.type`).
+    TypedLocal,
+    /// `@typed.field`: a declaration of a field (with `@typed.name` and `@typed.type`).
+    TypedField,
+    /// See [`Role::TypedLocal`].
+    TypedName,
+    /// See [`Role::TypedLocal`].
+    TypedType,
     /// A capture starting with `_`, or a `tags.scm` capture wit does not use
     /// (`@doc`, `@reference.class`, `@definition.module`, …): not read.
     Ignored,
@@ -115,8 +135,11 @@ impl Role {
             "wrapped" => Role::Wrapped,
             "container.body" => Role::ContainerBody,
             "container.name" => Role::ContainerName,
+            "container.base" => Role::ContainerBase,
+            "container.extends" => Role::ContainerExtends,
             "reference.call" => Role::Call,
             "receiver" => Role::Receiver,
+            "arguments" => Role::Arguments,
             "qualifier" => Role::Qualifier,
             "container" => Role::Container,
             "signature.type_parameters" => Role::SignatureTypeParameters,
@@ -132,6 +155,11 @@ impl Role {
             "bind.var" => Role::BindVar,
             "bind.assign" => Role::BindAssign,
             "bind.global" => Role::BindGlobal,
+            "typed.scope" => Role::TypedScope,
+            "typed.local" => Role::TypedLocal,
+            "typed.field" => Role::TypedField,
+            "typed.name" => Role::TypedName,
+            "typed.type" => Role::TypedType,
             // tags.scm captures that carry nothing wit uses.
             "doc" | "ignore" => Role::Ignored,
             r if r.starts_with("reference.") || r.starts_with("local.") => Role::Ignored,
@@ -140,6 +168,97 @@ impl Role {
             other => return Err(format!("unknown capture @{other}")),
         })
     }
+}
+
+/// Deepest nesting of parentheses and brackets a query may have. tree-sitter's query
+/// parser recurses once per level, on the caller's stack: a 600 KB query nested 300,000
+/// levels deep (under the 1 MiB cap of a query file) overflowed the daemon's stack at
+/// every start. Real queries nest a dozen levels; this is far above any of them.
+pub const MAX_QUERY_NESTING: usize = 256;
+
+/// Stack of the thread a query is compiled on: known, whatever thread asks (the parser's
+/// recursion is bounded by [`MAX_QUERY_NESTING`], which this leaves ample room for).
+const COMPILE_STACK: usize = 8 << 20;
+
+/// Why a query text was refused before tree-sitter saw it: where (0-based row and column
+/// in the text) and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryTextError {
+    /// 0-based line.
+    pub row: usize,
+    /// 0-based column, in bytes.
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Checks a query's text for what would harm the process compiling it, without a
+/// grammar: its nesting (of `(`…`)` and `[`…`]`, outside strings and `;` comments) must
+/// stay within [`MAX_QUERY_NESTING`]. `wit trust` runs this on every query file, so a
+/// query that would be refused at load time is refused when it is trusted.
+pub fn check_query_text(source: &str) -> Result<(), QueryTextError> {
+    let (mut depth, mut row, mut column) = (0usize, 0usize, 0usize);
+    let mut in_string = false;
+    let mut in_comment = false;
+    let mut escaped = false;
+    for b in source.bytes() {
+        let here = (row, column);
+        if b == b'\n' {
+            row += 1;
+            column = 0;
+            in_comment = false;
+        } else {
+            column += 1;
+        }
+        if in_comment {
+            continue;
+        }
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b';' => in_comment = true,
+            b'(' | b'[' => {
+                depth += 1;
+                if depth > MAX_QUERY_NESTING {
+                    return Err(QueryTextError {
+                        row: here.0,
+                        column: here.1,
+                        message: format!(
+                            "nested more than {MAX_QUERY_NESTING} levels deep (the limit of a \
+                             query wit compiles)"
+                        ),
+                    });
+                }
+            }
+            b')' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Compiles `source` on a thread of its own with a [`COMPILE_STACK`] stack, whatever the
+/// caller's stack is (the daemon's start-up, a runtime worker).
+fn compile_off_thread(
+    language: &Language,
+    source: String,
+) -> Result<Result<Query, tree_sitter::QueryError>, String> {
+    let language = language.clone();
+    std::thread::Builder::new()
+        .name("wit-query".into())
+        .stack_size(COMPILE_STACK)
+        .spawn(move || Query::new(&language, &source))
+        .map_err(|e| format!("cannot start the thread that compiles the query: {e}"))?
+        .join()
+        .map_err(|_| "compiling the query panicked".to_owned())
 }
 
 /// A query plus the role of each of its captures, indexed by capture index.
@@ -151,6 +270,13 @@ pub(crate) struct CompiledQuery {
     pub(crate) locals: bool,
     /// The kinds and fields the scoping reads, as the grammar's ids.
     pub(crate) vocabulary: Vocabulary,
+    /// By node kind id: whether a pattern starts at nodes of that kind, so that their
+    /// nesting costs the query engine (see `engine/roots.rs`).
+    pub(crate) costly: Vec<bool>,
+    /// Whether the query captures supertypes of type bodies (`@container.base`,
+    /// `@container.extends`), so that the analysis reports its type bodies
+    /// ([`wit_core::Analysis::bodies`]).
+    pub(crate) bodies: bool,
 }
 
 impl CompiledQuery {
@@ -169,21 +295,19 @@ impl CompiledQuery {
             }
             line += text.lines().count().max(1);
         }
-        let query = Query::new(language, &source).map_err(|e| {
+        // Where a row of the joined text is: the file it came from, and its line there.
+        let at = |row: usize, column: usize| {
             let (first, file) = starts
                 .iter()
                 .rev()
-                .find(|(first, _)| *first <= e.row)
+                .find(|(first, _)| *first <= row)
                 .copied()
                 .unwrap_or((0, ""));
-            format!(
-                "{file}:{}:{}: {:?} error: {}",
-                e.row - first + 1,
-                e.column + 1,
-                e.kind,
-                e.message
-            )
-        })?;
+            format!("{file}:{}:{}", row - first + 1, column + 1)
+        };
+        check_query_text(&source).map_err(|e| format!("{}: {}", at(e.row, e.column), e.message))?;
+        let query = compile_off_thread(language, source.clone())?
+            .map_err(|e| format!("{}: {:?} error: {}", at(e.row, e.column), e.kind, e.message))?;
         let roles = query
             .capture_names()
             .iter()
@@ -195,9 +319,14 @@ impl CompiledQuery {
         } else {
             Vocabulary::default()
         };
+        let costly = super::roots::costly_kinds(language, &query, &source);
+        let bodies =
+            roles.contains(&Role::ContainerBase) || roles.contains(&Role::ContainerExtends);
         Ok(Self {
             query,
             roles,
+            costly,
+            bodies,
             locals,
             vocabulary,
         })
@@ -223,4 +352,30 @@ fn locate(files: &[(&str, &str)], capture: &str, reason: &str) -> String {
         }
     }
     reason.to_owned()
+}
+
+#[cfg(test)]
+mod nesting_tests {
+    use super::{MAX_QUERY_NESTING, check_query_text};
+
+    #[test]
+    fn nesting_is_bounded_outside_strings_and_comments() {
+        let at_limit = format!(
+            "{}{}",
+            "(".repeat(MAX_QUERY_NESTING),
+            ")".repeat(MAX_QUERY_NESTING)
+        );
+        assert!(check_query_text(&at_limit).is_ok());
+        let deep = format!("; a comment (((\n{}", "[".repeat(MAX_QUERY_NESTING + 1));
+        let e = check_query_text(&deep).unwrap_err();
+        assert_eq!((e.row, e.column), (1, MAX_QUERY_NESTING));
+        // Parentheses inside strings and comments do not count.
+        let quoted = format!(
+            "((a) @x (#eq? @x \"{}\")) ; {}\n",
+            "(".repeat(1000),
+            "(".repeat(1000)
+        );
+        assert!(check_query_text(&quoted).is_ok());
+        assert!(check_query_text("((a) @x (#eq? @x \"\\\"(\"))").is_ok());
+    }
 }

@@ -15,6 +15,7 @@ static SYNTAX: Syntax = Syntax {
     return_separator: " ",
     modules: None,
     contain_all_kinds: false,
+    callable_variables: true,
 };
 
 /// The analyzer for `.go` files.

@@ -15,6 +15,7 @@ static SYNTAX: Syntax = Syntax {
     return_separator: ": ",
     modules: None,
     contain_all_kinds: true,
+    callable_variables: false,
 };
 
 /// The analyzer for `.java` files.

@@ -20,6 +20,7 @@ static GRAMMAR: Grammar = Grammar::new(
 static SYNTAX: Syntax = Syntax {
     return_separator: " -> ",
     contain_all_kinds: false,
+    callable_variables: false,
     modules: Some(crate::engine::modules::python),
 };
 

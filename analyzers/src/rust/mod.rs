@@ -1,4 +1,4 @@
-//! Rust (`.rs`): functions, methods of `impl` and `trait` blocks (container: the type or trait), structs, enums, unions and type aliases (types; an associated type's container is its `impl`'s type or trait), traits (interfaces). Signatures: `<T>(&self, x: T) -> Result<T>`.
+//! Rust (`.rs`): functions, methods of `impl` and `trait` blocks (container: the type or trait; a type that is no path is named as written, `[u8].to_hex`, `(A, B).swap`), structs, enums, unions and type aliases (types; an associated type's container is its `impl`'s type or trait), traits (interfaces). Signatures: `<T>(&self, x: T) -> Result<T>`.
 //!
 //! Declarative: the grammar crate plus `tags.scm` in this folder, nothing else (see
 //! [`crate::declarative`] for the captures).
@@ -15,6 +15,7 @@ static SYNTAX: Syntax = Syntax {
     return_separator: " -> ",
     modules: None,
     contain_all_kinds: false,
+    callable_variables: false,
 };
 
 /// The analyzer for `.rs` files.

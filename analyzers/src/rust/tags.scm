@@ -30,7 +30,11 @@
 (trait_item (visibility_modifier) name: (type_identifier) @name) @definition.trait @export
 
 ; An `impl`'s type names its methods' container: `Shop`, `a::Shop`, `Shop<T>`, a primitive
-; (`impl Tr for u64`), each also behind a reference (`impl<'a> Tr for &'a Shop`).
+; (`impl Tr for u64`), each also behind a reference (`impl<'a> Tr for &'a Shop`). A type
+; that is no path is named as written, whitespace collapsed (the engine canonicalizes a
+; container that is not a name): a slice or array (`impl Hex for [u8]` gives `[u8].hex`,
+; `[u8; 4]`), a tuple (`(A, B)`), a pointer (`*const T`), a trait object (`dyn Any`), a
+; function pointer, `()` and `!`; behind a reference too (`&[u8]` is `[u8]`).
 (impl_item
   type: [
     (type_identifier) @container.name
@@ -38,6 +42,13 @@
     (generic_type type: (type_identifier) @container.name)
     (scoped_type_identifier name: (type_identifier) @container.name)
     (generic_type type: (scoped_type_identifier name: (type_identifier) @container.name))
+    (array_type) @container.name
+    (tuple_type) @container.name
+    (pointer_type) @container.name
+    (dynamic_type) @container.name
+    (function_type) @container.name
+    (unit_type) @container.name
+    (never_type) @container.name
     (reference_type
       type: [
         (type_identifier) @container.name
@@ -45,6 +56,13 @@
         (generic_type type: (type_identifier) @container.name)
         (scoped_type_identifier name: (type_identifier) @container.name)
         (generic_type type: (scoped_type_identifier name: (type_identifier) @container.name))
+        (array_type) @container.name
+        (tuple_type) @container.name
+        (pointer_type) @container.name
+        (dynamic_type) @container.name
+        (function_type) @container.name
+        (unit_type) @container.name
+        (never_type) @container.name
       ])
   ]
   body: (declaration_list) @container.body)
@@ -61,6 +79,13 @@
     (generic_type type: (type_identifier) @container)
     (scoped_type_identifier name: (type_identifier) @container)
     (generic_type type: (scoped_type_identifier name: (type_identifier) @container))
+    (array_type) @container
+    (tuple_type) @container
+    (pointer_type) @container
+    (dynamic_type) @container
+    (function_type) @container
+    (unit_type) @container
+    (never_type) @container
     (reference_type
       type: [
         (type_identifier) @container
@@ -68,6 +93,13 @@
         (generic_type type: (type_identifier) @container)
         (scoped_type_identifier name: (type_identifier) @container)
         (generic_type type: (scoped_type_identifier name: (type_identifier) @container))
+        (array_type) @container
+        (tuple_type) @container
+        (pointer_type) @container
+        (dynamic_type) @container
+        (function_type) @container
+        (unit_type) @container
+        (never_type) @container
       ])
   ]
   body: (declaration_list (type_item name: (type_identifier) @name) @definition.type))

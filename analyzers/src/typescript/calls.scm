@@ -45,3 +45,30 @@
     (member_expression
       object: (_) @receiver
       property: (_) @name))) @reference.call
+
+
+; Both at once: `await parse!<T>(x)` (the await around the assertion) and
+; `void this.opts.parse!(x)` (the assertion around the unary expression).
+(call_expression
+  function: (await_expression
+    (non_null_expression
+      (identifier) @name))) @reference.call
+
+(call_expression
+  function: (await_expression
+    (non_null_expression
+      (member_expression
+        object: (_) @receiver
+        property: (_) @name)))) @reference.call
+
+(call_expression
+  function: (non_null_expression
+    (unary_expression
+      argument: (identifier) @name))) @reference.call
+
+(call_expression
+  function: (non_null_expression
+    (unary_expression
+      argument: (member_expression
+        object: (_) @receiver
+        property: (_) @name)))) @reference.call

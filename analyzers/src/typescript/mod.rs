@@ -33,6 +33,7 @@ static SYNTAX: Syntax = Syntax {
     // The return annotation node holds `: T`; the colon is re-added in canonical spacing.
     return_separator: ": ",
     contain_all_kinds: false,
+    callable_variables: false,
     modules: Some(crate::engine::modules::typescript),
 };
 

@@ -65,6 +65,73 @@
       property: (property_identifier) @name)
     right: (arrow_function) @callable)) @definition.arrow
 
+; A chain of assignments names the function once per property it is assigned to:
+; `res.set = res.header = function header() {}` defines `res.set` and `res.header`, one
+; function (same range, signature and calls) under two names; `var proto =
+; module.exports = function () {}` defines `proto` (above) and the module's export as a
+; single assignment would. Chains of two assignments (more are rare and unnamed).
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (_) @qualifier
+      property: (property_identifier) @name)
+    right: (assignment_expression
+      right: [(function_expression) (generator_function)] @callable))) @definition.function
+
+(expression_statement
+  (assignment_expression
+    right: (assignment_expression
+      left: (member_expression
+        object: (_) @qualifier
+        property: (property_identifier) @name)
+      right: [(function_expression) (generator_function)] @callable))) @definition.function
+
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (_) @qualifier
+      property: (property_identifier) @name)
+    right: (assignment_expression
+      right: (arrow_function) @callable))) @definition.arrow
+
+(expression_statement
+  (assignment_expression
+    right: (assignment_expression
+      left: (member_expression
+        object: (_) @qualifier
+        property: (property_identifier) @name)
+      right: (arrow_function) @callable))) @definition.arrow
+
+[
+  (lexical_declaration
+    (variable_declarator
+      name: (identifier) @name
+      value: (assignment_expression
+        right: [(arrow_function) (function_expression) (generator_function)] @callable)))
+  (variable_declaration
+    (variable_declarator
+      name: (identifier) @name
+      value: (assignment_expression
+        right: [(arrow_function) (function_expression) (generator_function)] @callable)))
+] @definition.arrow
+
+[
+  (lexical_declaration
+    (variable_declarator
+      value: (assignment_expression
+        left: (member_expression
+          object: (_) @qualifier
+          property: (property_identifier) @name)
+        right: [(function_expression) (generator_function)] @callable)))
+  (variable_declaration
+    (variable_declarator
+      value: (assignment_expression
+        left: (member_expression
+          object: (_) @qualifier
+          property: (property_identifier) @name)
+        right: [(function_expression) (generator_function)] @callable)))
+] @definition.function
+
 ; Object-literal methods and function-valued properties of an object bound to a name or
 ; assigned to one: `const api = { get() {}, post: () => {} }` gives `api.get`, `api.post`
 ; (kind method); `module.exports = { parse() {} }` gives the module's `parse`.

@@ -79,8 +79,9 @@ fn java_definitions_have_containers_and_signatures() {
     assert_eq!(signature(&a, "validate"), "(String sku): void");
     assert!(text(&a, JAVA, "checkout").starts_with("public <T> Order checkout("));
     assert_eq!(callees(&a, "Shop.checkout"), ["validate", "find", "price"]);
+    // `repo` is the field `private final Repo repo`: its declaration states its type.
     let find = a.call_sites.iter().find(|s| s.callee == "find").unwrap();
-    assert_eq!(find.receiver.as_deref(), Some("repo"));
+    assert_eq!(find.receiver.as_deref(), Some("new:Repo"));
     assert_eq!(callees(&a, "Cart.add"), ["helper"]);
     let modules: Vec<(&str, &str)> = a
         .imports
@@ -145,7 +146,8 @@ fn go_definitions_have_receivers_as_containers() {
     assert_eq!(signature(&a, "validate"), "(id string) error");
     assert!(text(&a, GO, "MemStore.Get").starts_with("func (s *MemStore) Get("));
     assert_eq!(callees(&a, "MemStore.Get"), ["validate", "lookup"]);
-    assert_eq!(callees(&a, "Price"), ["Println", "Apply", "float64"]);
+    // `float64(n)` converts: no call (issue 32).
+    assert_eq!(callees(&a, "Price"), ["Println", "Apply"]);
     let sites: Vec<(&str, Option<&str>)> = a
         .call_sites
         .iter()
@@ -272,6 +274,46 @@ fn rust_impls_name_their_type_through_references_and_own_their_associated_types(
         ])
     );
     assert_eq!(callees(&a, "Array.into_iter"), ["iter"]);
+}
+
+const RUST_IMPLS_FOR_NON_PATHS: &str = r#"
+impl Hex for [u8] {
+    fn to_hex(&self) -> String { hex(self) }
+}
+impl<'a> Hex for &'a [u16] { fn to_hex(&self) -> String { String::new() } }
+impl Sum for [u8; 4] { fn sum(&self) -> u32 { 0 } }
+impl<A, B> Swap for (A,
+                     B) {
+    fn swap(self) -> (B, A) { (self.1, self.0) }
+}
+impl<T> Raw for *const T { fn raw(self) -> usize { 0 } }
+impl dyn Any { fn is_it(&self) -> bool { true } }
+impl Unit for () { fn unit() {} }
+fn hex(b: &[u8]) -> String { String::new() }
+"#;
+
+/// Issue 32: methods of `impl … for [u8]` (slices, arrays, tuples, pointers, trait
+/// objects, references to them) had no container. Each is named after the type as
+/// written, whitespace collapsed: `[u8].to_hex`, `(A, B).swap`.
+#[test]
+fn rust_impls_for_slices_arrays_tuples_and_references_give_their_methods_a_container() {
+    let a = analyze("src/hex.rs", RUST_IMPLS_FOR_NON_PATHS);
+    assert_eq!(
+        outline(&a),
+        owned(&[
+            ("method", "[u8].to_hex"),
+            ("method", "[u16].to_hex"),
+            ("method", "[u8; 4].sum"),
+            ("method", "(A, B).swap"),
+            ("method", "*const T.raw"),
+            ("method", "dyn Any.is_it"),
+            ("method", "().unit"),
+            ("function", "hex"),
+        ])
+    );
+    // Addressable by the qualified name, and their calls belong to them.
+    assert!(a.find("[u8].to_hex").is_some_and(|s| s.name == "to_hex"));
+    assert_eq!(callees(&a, "[u8].to_hex"), ["hex"]);
 }
 
 const JAVA_ANNOTATION: &str = r#"package com.acme;
@@ -447,4 +489,147 @@ fn no_query_files_is_an_error() {
         .err()
         .expect("refused");
     assert!(err.contains("no query files"), "{err}");
+}
+
+const JAVA_NESTED: &str = r#"package java.util;
+
+public class ArrayList<E> extends AbstractList<E> implements List<E>, RandomAccess {
+    private final Object[] elementData = {};
+    private AbstractList<E> root;
+    public Iterator<E> iterator() {
+        return new Iterator<E>() {
+            public boolean hasNext() { return root.size() > 0; }
+        };
+    }
+    private static class SubList<E> extends AbstractList<E> {
+        void add(int index, E e) {
+            Node<E, ?> n = first;
+            for (Map.Entry<K, V> entry : map.entrySet()) { entry.getKey(); }
+            n.link(index, 'c', "s", 2L, null, (E[]) elementData, new Node<>(), elementData);
+            this.root.add(index, e);
+            list -> list.clear();
+        }
+    }
+}
+
+enum Op {
+    PLUS { int apply(int a) { return a; } };
+    abstract int apply(int a);
+}
+"#;
+
+/// Issue 32: the type bodies a Java file reports for the code graph's rules: each with
+/// its name (none for an anonymous class or an enum constant's body, whose methods have
+/// no container), the class it extends and the interfaces it implements.
+#[test]
+fn java_type_bodies_carry_their_supertypes_and_enum_constant_bodies_are_anonymous() {
+    let a = analyze("src/java/util/ArrayList.java", JAVA_NESTED);
+    let bodies: Vec<(Option<&str>, Option<&str>, Vec<&str>)> = a
+        .bodies
+        .iter()
+        .map(|b| {
+            (
+                b.name.as_deref(),
+                b.superclass.as_deref(),
+                b.bases.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        bodies,
+        [
+            (
+                Some("ArrayList"),
+                Some("AbstractList"),
+                vec!["List", "RandomAccess"]
+            ),
+            (None, None, vec!["Iterator"]),
+            (Some("SubList"), Some("AbstractList"), vec![]),
+            (Some("Op"), None, vec![]),
+            (None, Some("Op"), vec![]),
+        ]
+    );
+    let apply: Vec<Option<&str>> = a
+        .symbols
+        .iter()
+        .filter(|s| s.name == "apply")
+        .map(|s| s.container.as_deref())
+        .collect();
+    assert_eq!(
+        apply,
+        [None, Some("Op")],
+        "the constant's method is the anonymous body's"
+    );
+}
+
+/// Issue 32: a call on a variable whose declaration states its type names the type
+/// (`new:Type`, type arguments dropped): a local, a for-each variable, a field (also as
+/// `this.root`); a lambda's parameter says nothing (`""`). The call's argument types
+/// are read as far as the syntax shows them, for the graph's choice among overloads.
+#[test]
+fn java_receivers_and_arguments_of_declared_type() {
+    let a = analyze("src/java/util/ArrayList.java", JAVA_NESTED);
+    let site = |callee: &str| {
+        a.call_sites
+            .iter()
+            .find(|s| s.callee == callee)
+            .unwrap_or_else(|| panic!("no call of {callee}: {:?}", a.call_sites))
+    };
+    assert_eq!(site("size").receiver.as_deref(), Some("new:AbstractList"));
+    assert_eq!(site("getKey").receiver.as_deref(), Some("new:Map.Entry"));
+    assert_eq!(site("link").receiver.as_deref(), Some("new:Node"));
+    assert_eq!(site("add").receiver.as_deref(), Some("new:AbstractList"));
+    assert_eq!(site("clear").receiver.as_deref(), Some(""));
+    assert_eq!(
+        site("link").arguments.as_deref(),
+        Some("int, char, String, long, null, E[], Node, Object[]")
+    );
+    assert_eq!(site("size").arguments.as_deref(), Some(""));
+}
+
+const GO_TYPED: &str = r#"package gin
+
+func (c *Context) Next() {
+	c.reset()
+	var w ResponseWriter
+	w.WriteHeader(200)
+	p := &Params{}
+	p.Get("a")
+	h := handlers[0]
+	h(c)
+	_ = getTyped[bool](c, "k")
+	_ = binding.Default[int, string](c)
+	_ = string(c.b)
+	_ = T2(c)
+}
+
+func use(e *render.JSON, items []Item) { e.Render(); items.Len() }
+"#;
+
+/// Issue 32: Go receivers of declared type (a method's receiver, `var w T`, `p :=
+/// &T{…}`, a parameter `*render.JSON`) name it; a local called as a function (`h(c)`) is
+/// no function of the package; calls with explicit type arguments are calls; a
+/// conversion to a predeclared type is none.
+#[test]
+fn go_receivers_of_declared_type_generic_calls_and_no_predeclared_conversions() {
+    let a = analyze("context.go", GO_TYPED);
+    let sites: Vec<(&str, Option<&str>)> = a
+        .call_sites
+        .iter()
+        .map(|s| (s.callee.as_str(), s.receiver.as_deref()))
+        .collect();
+    assert_eq!(
+        sites,
+        [
+            ("reset", Some("new:Context")),
+            ("WriteHeader", Some("new:ResponseWriter")),
+            ("Get", Some("new:Params")),
+            ("h", Some("")),
+            ("getTyped", None),
+            ("Default", Some("binding")),
+            ("T2", None),
+            ("Render", Some("new:render.JSON")),
+            ("Len", Some("")),
+        ]
+    );
 }

@@ -56,7 +56,13 @@ fn empty_and_blank_files_give_empty_analyses() {
             "// only a comment\n",
             "# only a comment\n",
         ] {
-            let a = analyze(path, src);
+            let mut a = analyze(path, src);
+            // A comment of another language (`#` in TypeScript, `//` in Python) is a
+            // syntax error, and says so; nothing else is found.
+            let python = path.ends_with(".py");
+            let foreign = (src.starts_with('#') && !python) || (src.starts_with("//") && python);
+            assert_eq!(a.syntax_error.is_some(), foreign, "{path}: {src:?}");
+            a.syntax_error = None;
             assert_eq!(a, Analysis::default(), "{path}: {src:?}");
         }
     }

@@ -335,3 +335,108 @@ fn overload_signatures_and_interface_members_are_not_symbols() {
     assert_eq!(signature(&a, "f"), "(a: any)");
     assert_eq!(symbol(&a, "I").kind, SymbolKind::Interface);
 }
+
+/// Issue 32: `this.opts.parseBody!(s)` must be the call `this.opts.parseBody(s)` is: the
+/// same callee, receiver and caller (so the same edge, resolved or not, `?:parseBody` or
+/// name-only, the graph making no difference either). Each shape, with the `!` and
+/// without, in TypeScript and TSX, gives the same call sites but for their byte offsets.
+#[test]
+fn a_non_null_asserted_call_is_the_call_without_the_assertion() {
+    let shapes = [
+        "this.opts.parseBody!(s)",
+        "this.opts!.parseBody!(s)",
+        "this.opts!.parseBody(s)",
+        "opts!.parseBody(s)",
+        "this!.opts.parseBody!(s)",
+        "this.opts?.parseBody!(s)",
+        "parseBody!(s)",
+        "opts.parseBody!(s)",
+        "new Opts().parseBody!(s)",
+        "this.opts.parseBody!<string>(s)",
+        "await this.opts.parseBody!(s)",
+        "void this.opts.parseBody!(s)",
+        "void parseBody!<string>(s)",
+        "await parseBody!<string>(s)",
+        "await this.opts.parseBody!<string>(s)",
+        "this.opts.parseBody!(s).trim()",
+        "this.opts.parseBody!(this.opts.parseBody!(s))",
+    ];
+    for path in ["src/a.ts", "src/a.tsx"] {
+        for shape in shapes {
+            let with = format!(
+                "class Opts {{ parseBody(s: string) {{ return s; }} }}\n\
+                 function parseBody(s: string) {{ return s; }}\n\
+                 export class A {{\n  opts: Opts = new Opts();\n  \
+                 async run(s: string, opts: Opts) {{\n    return {shape};\n  }}\n}}\n"
+            );
+            let without = with
+                .replace("!(", "(")
+                .replace("!<", "<")
+                .replace("!.", ".");
+            let sites = |source: &str| {
+                analyze(path, source)
+                    .call_sites
+                    .into_iter()
+                    .map(|s| (s.caller, s.callee, s.receiver, s.line))
+                    .collect::<Vec<_>>()
+            };
+            let (a, b) = (sites(&with), sites(&without));
+            assert!(
+                a.iter().any(|(_, callee, _, _)| callee == "parseBody"),
+                "{path}: `{shape}` is no call of parseBody: {a:?}"
+            );
+            assert_eq!(a, b, "{path}: `{shape}` differs from its form without `!`");
+        }
+    }
+}
+
+const PROPERTY_FUNCTIONS: &str = r#"var app = exports = module.exports = {};
+app.get = function () { return helper(); };
+res.send = function send(body) { return this.set('a', body); };
+res.set = res.header = function header(field, val) { return helper(field); };
+module.exports.x = exports.x = function (y) { return y; };
+var proto = module.exports = function (options) { return helper(options); };
+exports.handler = async (e) => { return helper(e); };
+Foo.prototype.bar = function (n) { this.baz(n); };
+function helper(v) { return v; }
+"#;
+
+/// Issue 32: functions assigned to properties are definitions, named by one rule
+/// (README, "Addressing symbols"): `app.get`, `res.send`, the module's own `handler`,
+/// `Foo.bar` for a prototype method; a chain of assignments names the function once per
+/// property (`res.set` and `res.header` are one function), and one name reached twice
+/// (`module.exports.x = exports.x = …`) is one definition. Each has its signature and
+/// its calls.
+#[test]
+fn property_functions_and_chains_of_assignments_are_named_definitions() {
+    let a = analyze("lib/response.js", PROPERTY_FUNCTIONS);
+    let names: Vec<String> = outline(&a).into_iter().map(|(_, n)| n).collect();
+    assert_eq!(
+        names,
+        [
+            "app.get",
+            "res.send",
+            "res.set",
+            "res.header",
+            "x",
+            "proto",
+            "module.exports",
+            "handler",
+            "Foo.bar",
+            "helper",
+        ]
+    );
+    assert_eq!(signature(&a, "res.header"), "(field, val)");
+    assert_eq!(signature(&a, "res.set"), "(field, val)");
+    assert_eq!(signature(&a, "handler"), "(e)");
+    assert_eq!(signature(&a, "Foo.bar"), "(n)");
+    // One function under two names: both call what it calls.
+    assert_eq!(callees(&a, "res.set"), ["helper"]);
+    assert_eq!(callees(&a, "res.header"), ["helper"]);
+    assert_eq!(callees(&a, "proto"), ["helper"]);
+    assert_eq!(callees(&a, "module.exports"), ["helper"]);
+    assert_eq!(
+        text(&a, PROPERTY_FUNCTIONS, "res.header"),
+        text(&a, PROPERTY_FUNCTIONS, "res.set")
+    );
+}

@@ -86,8 +86,9 @@ pub async fn run(ctx: &Ctx, a: ConflictsArgs) -> CmdResult {
         print_json(&v);
     } else {
         print!(
-            "{}",
-            render(&Answer::parse(&v), file.as_deref(), filtered, &ctx.style)
+            "{}{}",
+            render(&Answer::parse(&v), file.as_deref(), filtered, &ctx.style),
+            claims_lines(&crate::claims::each(&v, "claims"))
         );
     }
     Ok(())
@@ -100,7 +101,8 @@ pub fn render(a: &Answer, file: Option<&str>, filtered: bool, style: &Style) -> 
     let n = a.forecasts.len();
     if n > 0 {
         out.push_str(&style.bold(&format!(
-            "Conflict forecast: {n} collision{} between checkouts of this repository",
+            "Conflict forecast: {n} collision{} between checkouts of this repository or \
+             sessions of one checkout",
             if n == 1 { "" } else { "s" }
         )));
         out.push('\n');
@@ -111,11 +113,11 @@ pub fn render(a: &Answer, file: Option<&str>, filtered: bool, style: &Style) -> 
                 out.push('\n');
             }
         }
-    } else if !a.has_other_checkouts() {
+    } else if !a.has_other_checkouts() && !filtered {
         out.push_str(
-            "No conflict forecast: no other checkout of this repository is live (agents \
-             working in parallel each use a `git worktree add` checkout, whose daemon starts \
-             with any wit command there).\n",
+            "No conflict forecast: no other checkout of this repository is live, and the \
+             sessions working in this one do not collide (`wit claims` lists their \
+             uncommitted changes).\n",
         );
     } else if filtered {
         out.push_str("No forecast collision matches.\n");
@@ -149,6 +151,31 @@ pub fn render(a: &Answer, file: Option<&str>, filtered: bool, style: &Style) -> 
     out
 }
 
+/// The uncommitted changes by session (claims) the answer lists, one line per session of
+/// each checkout: what `wit claims` shows in full. Empty when there are none.
+pub fn claims_lines(claims: &[crate::claims::Claim]) -> String {
+    let mut by: std::collections::BTreeMap<(String, Option<String>), Vec<String>> =
+        std::collections::BTreeMap::new();
+    for c in claims {
+        by.entry((c.checkout.clone(), c.session_id.clone()))
+            .or_default()
+            .push(format!("{} ({})", shown(&c.symbol_path), shown(&c.change)));
+    }
+    if by.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\nUncommitted changes by session (details: wit claims):\n");
+    for ((checkout, session), list) in by {
+        out.push_str(&format!(
+            "  {} in {}: {}\n",
+            crate::claims::who(session.as_deref()),
+            shown(crate::forecast::short(&checkout)),
+            list.join(", ")
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,6 +199,25 @@ mod tests {
             out.contains("b (branch b): indexing (its code graph"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn claims_are_listed_by_session_and_escaped() {
+        let claims: Vec<crate::claims::Claim> = crate::claims::each(
+            &json!({"claims": [
+                {"checkout": "/r/main", "symbolPath": "a.ts:f", "sessionId": "agent-a", "change": "body"},
+                {"checkout": "/r/main", "symbolPath": "a.ts:g\u{1b}", "sessionId": "agent-a", "change": "added"},
+                {"checkout": "/r/main", "symbolPath": "b.ts:h", "sessionId": null, "change": "body"},
+            ]}),
+            "claims",
+        );
+        let out = claims_lines(&claims);
+        assert!(
+            out.contains("  agent-a in main: a.ts:f (body), a.ts:g\\u{1b} (added)\n"),
+            "{out}"
+        );
+        assert!(out.contains("an edit outside any agent session"), "{out}");
+        assert_eq!(claims_lines(&[]), "");
     }
 
     #[test]

@@ -32,6 +32,13 @@ fn line(e: &Value) -> String {
                 None => format!("  {summary}"),
             }
         }
+        // A claim's data reads as a sentence too (already escaped).
+        Value::Object(_) if kind.starts_with("claim.") => {
+            match crate::claims::event_line(kind, &e["data"]) {
+                Some(text) => format!("  {text}"),
+                None => format!("  {}", e["data"]),
+            }
+        }
         Value::Object(_) => format!("  {}", e["data"]),
         _ => String::new(),
     };

@@ -2,6 +2,7 @@
 
 pub mod analyzers;
 pub mod check;
+pub mod claims;
 pub mod conflicts;
 pub mod contract;
 pub mod daemon;
@@ -30,6 +31,7 @@ pub async fn run(ctx: &Ctx, command: Command) -> CmdResult {
         Command::Init { agents } => init::run(ctx, &agents).await,
         Command::Status => status::run(ctx).await,
         Command::Conflicts(a) => conflicts::run(ctx, a).await,
+        Command::Claims(a) => claims::run(ctx, a).await,
         Command::Declare(a) => declare::run(ctx, a).await,
         Command::Intent(c) => intent::run(ctx, c).await,
         Command::Lock(a) => lock::lock(ctx, a).await,
@@ -56,7 +58,7 @@ pub async fn run(ctx: &Ctx, command: Command) -> CmdResult {
         } => events::run(ctx, since, follow, kinds, session).await,
         Command::Hook(HookCmd::Install { force }) => hooks::install::install(ctx, force),
         Command::Hook(HookCmd::Uninstall) => hooks::install::uninstall(ctx),
-        Command::Hook(HookCmd::Run { .. })
+        Command::Hook(HookCmd::Run { .. } | HookCmd::Merge(_))
         | Command::Guard(_)
         | Command::Completions { .. }
         | Command::Man => {

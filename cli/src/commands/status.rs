@@ -426,10 +426,42 @@ pub fn layout(s: &Snapshot, style: &Style) -> Layout {
         });
     }
     sections.push(contracts);
+    if let Some(section) = claims_section(s, style, me) {
+        sections.push(section);
+    }
     if let Some(section) = forecast_section(s, style) {
         sections.push(section);
     }
     Layout { header, sections }
+}
+
+/// The uncommitted changes of this checkout by the session that made them (claims);
+/// shown only when there are some.
+fn claims_section(s: &Snapshot, style: &Style, me: Option<&str>) -> Option<Section> {
+    let answer = s.forecast.as_ref()?;
+    let here = answer["checkout"].as_str().unwrap_or_default();
+    let claims: Vec<crate::claims::Claim> = crate::claims::each(answer, "claims")
+        .into_iter()
+        .filter(|c: &crate::claims::Claim| c.checkout == here)
+        .collect();
+    if claims.is_empty() {
+        return None;
+    }
+    let (head, rows) = split_table(table(
+        style,
+        &["SESSION", "DEFINITION", "CHANGE", "SINCE"],
+        crate::claims::rows(&claims, me, style, false),
+    ));
+    Some(Section {
+        title: style.bold(&format!(
+            "Uncommitted changes by session ({}; details: wit claims)",
+            claims.len()
+        )),
+        head,
+        rows,
+        footer: Vec::new(),
+        all_command: "wit claims",
+    })
 }
 
 /// The conflict forecast between this repository's checkouts: one row per standing

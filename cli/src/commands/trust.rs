@@ -17,9 +17,11 @@
 //!   warning: anyone who can write it could have replaced it before you looked.
 //! - A library that does not exist yet is listed as missing and pinned as absent: it does
 //!   not load, and the grant goes stale when it appears (so its hash is seen first).
-//! - A `wit.toml` that names no plugin and no `[store] url` has nothing to trust: nothing
-//!   is written. One that names a store is trusted like plugins (its hash pinned): only
-//!   then do the daemons keep this repository's state in that store.
+//! - A `wit.toml` that names no plugin, no `[store] url` or `project` and raises no read
+//!   cap has nothing to trust: nothing is written. One that names a store or a project, or
+//!   raises `[analysis] max_file_bytes`, is trusted like plugins (its hash pinned), and the
+//!   prompt says what each grants: only then do the daemons keep this repository's state
+//!   in that store, share it under that project, or read files that large.
 //! - A running daemon is restarted after `trust` and `untrust`, so the change takes effect
 //!   at once; a daemon that is not running is left alone (the next command starts it).
 
@@ -38,18 +40,25 @@ use crate::context::{Ctx, call};
 use crate::exit::{CmdResult, Failure};
 use crate::output::print_json;
 
+/// What a `wit.toml` with nothing to trust lacks.
+const NOTHING_TO_TRUST: &str = "no analyzer plugins, no languages, no store or store project, \
+     and no raised read cap";
+
 /// `wit trust [--yes]`.
 pub async fn trust(ctx: &Ctx, yes: bool) -> CmdResult {
     let root = &ctx.repo.root;
     let config = read_config(root)?;
-    if !config.needs_trust() && config.store.url.is_none() {
+    let raises_cap = config.analysis.max_file_bytes > wit_core::config::DEFAULT_MAX_FILE_BYTES;
+    if !config.needs_trust()
+        && config.store.url.is_none()
+        && config.store.project.is_none()
+        && !raises_cap
+    {
         if ctx.json {
-            print_json(
-                &json!({"trusted": false, "reason": "wit.toml names no analyzer plugins, no languages and no store"}),
-            );
+            print_json(&json!({"trusted": false, "reason": NOTHING_TO_TRUST}));
         } else {
             println!(
-                "{} names no analyzer plugins, no languages and no store: nothing to trust.",
+                "{} names {NOTHING_TO_TRUST}: nothing to trust.",
                 root.join(FILE_NAME).display()
             );
         }
@@ -170,6 +179,25 @@ fn describe(plan: &TrustPlan, config: &Config, store: &Path) -> String {
              and staged signatures in the PostgreSQL store {} (wit.toml [store] url).\n",
             plan.root.display(),
             wit_daemon::shown_store_url(url)
+        ));
+    }
+    if let Some(project) = &config.store.project {
+        out.push_str(&format!(
+            "Trusting {} lets its wit daemons share this repository's coordination state \
+             (locks, intents, contracts, events) with every checkout of the store project \
+             {:?} in the PostgreSQL store they use (wit.toml [store] project).\n",
+            plan.root.display(),
+            project
+        ));
+    }
+    if config.analysis.max_file_bytes > wit_core::config::DEFAULT_MAX_FILE_BYTES {
+        out.push_str(&format!(
+            "Trusting {} lets its wit daemons read source files of up to {} bytes (wit.toml \
+             [analysis] max_file_bytes; the default is {}, the ceiling {}).\n",
+            plan.root.display(),
+            config.analysis.max_file_bytes,
+            wit_core::config::DEFAULT_MAX_FILE_BYTES,
+            wit_daemon::MAX_FILE_BYTES_CEILING
         ));
     }
     let what = if config.languages.is_empty() {

@@ -94,9 +94,17 @@ fn state_key(s: &Snapshot) -> String {
                 ])
             })
             .collect();
-        json!({"f": f["forecasts"], "c": checkouts})
+        json!({"f": f["forecasts"], "c": checkouts, "claims": f["claims"]})
     });
     json!({"i": s.intents, "l": locks, "c": s.contracts, "f": forecast}).to_string()
+}
+
+/// The claims (uncommitted changes by session) of a snapshot.
+fn claims(s: &Snapshot) -> Vec<crate::claims::Claim> {
+    s.forecast
+        .as_ref()
+        .map(|v| crate::claims::each(v, "claims"))
+        .unwrap_or_default()
 }
 
 /// The standing forecasts of a snapshot (none against a daemon without them).
@@ -188,6 +196,41 @@ fn changes(before: &Snapshot, after: &Snapshot) -> Vec<String> {
                 c.status.as_str()
             )),
             Some(_) => {}
+        }
+    }
+    let (was, now) = (claims(before), claims(after));
+    for c in &now {
+        let same = |b: &&crate::claims::Claim| {
+            b.symbol_path == c.symbol_path
+                && b.session_id == c.session_id
+                && b.checkout == c.checkout
+        };
+        match was.iter().find(same) {
+            Some(b) if b.edited_at == c.edited_at => {}
+            Some(_) => out.push(format!(
+                "{} edited again by {}",
+                shown(&c.symbol_path),
+                crate::claims::who(c.session_id.as_deref())
+            )),
+            None => out.push(format!(
+                "{} {} (uncommitted)",
+                crate::claims::who(c.session_id.as_deref()),
+                crate::claims::change_text(c)
+            )),
+        }
+    }
+    for b in &was {
+        let gone = !now.iter().any(|c| {
+            b.symbol_path == c.symbol_path
+                && b.session_id == c.session_id
+                && b.checkout == c.checkout
+        });
+        if gone {
+            out.push(format!(
+                "{} is no longer an uncommitted change of {}",
+                shown(&b.symbol_path),
+                crate::claims::who(b.session_id.as_deref())
+            ));
         }
     }
     let (was, now) = (forecasts(before), forecasts(after));

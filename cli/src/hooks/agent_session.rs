@@ -5,13 +5,17 @@
 //!   daemon if none runs: a session is starting, so wit is about to be used) and prints a
 //!   short status to stdout, which Claude Code adds to the model's context: who holds
 //!   which locks, the open intents of others, and the workflow in one line.
-//! - **`SessionEnd`**: ends the session (`session.end`): its locks are released, each
-//!   release audited, so that a finished agent does not block the others until its TTLs
-//!   run out (`[guard] release_on_session_end = false` keeps them). Intents stay: they
-//!   are a record of what was meant, closed by their owner.
+//! - **`SessionEnd`** (Claude Code, Gemini CLI): ends the session (`session.end`): its
+//!   locks are released, each release audited, so that a finished agent does not block
+//!   the others until its TTLs run out (`[guard] release_on_session_end = false` keeps
+//!   them), and its claims end (`claims.end`, when the locks are kept). Intents stay:
+//!   they are a record of what was meant, closed by their owner.
+//! - **`SubagentStop`** (Claude Code): the subagent's claims become its session's
+//!   (`claims.end` with `handOverTo`): its work is now the session's to carry on.
 //!
-//! The identity is the guard's: `WIT_SESSION` when set, else the payload's `session_id`.
-//! Neither hook ever blocks the agent (exit 0 whatever happens; problems go to stderr).
+//! The identity is the guard's ([`super::identity`]): `WIT_SESSION` when set, else the
+//! payload's `session_id` (with the subagent's `agent_id` for `SubagentStop`). No hook
+//! here ever blocks the agent (exit 0 whatever happens; problems go to stderr).
 
 use serde_json::{Value, json};
 use wit_core::protocol::{IntentRecord, LockRecord};
@@ -28,6 +32,8 @@ pub enum SessionEvent {
     Start,
     /// `SessionEnd`.
     End,
+    /// `SubagentStop`.
+    SubagentStop,
 }
 
 /// The session event a hook payload announces, if it is one of ours.
@@ -36,6 +42,7 @@ pub fn event_of(input: &str) -> Option<(SessionEvent, Value)> {
     let event = match v.get("hook_event_name")?.as_str()? {
         "SessionStart" => SessionEvent::Start,
         "SessionEnd" => SessionEvent::End,
+        "SubagentStop" => SessionEvent::SubagentStop,
         _ => return None,
     };
     Some((event, v))
@@ -44,18 +51,7 @@ pub fn event_of(input: &str) -> Option<(SessionEvent, Value)> {
 /// The identity the session hooks act as: `WIT_SESSION`, else the payload's
 /// `session_id`.
 fn identity(payload: &Value) -> Option<String> {
-    std::env::var("WIT_SESSION")
-        .ok()
-        .map(|s| s.trim().to_owned())
-        .filter(|s| !s.is_empty())
-        .or_else(|| {
-            payload
-                .get("session_id")
-                .and_then(Value::as_str)
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned)
-        })
+    super::identity::acting(payload.get("session_id").and_then(Value::as_str), None)
 }
 
 /// Handles a session event; always exit 0.
@@ -74,6 +70,7 @@ pub fn handle(event: SessionEvent, payload: &Value, repo: &Repo) -> u8 {
     let outcome = match event {
         SessionEvent::Start => rt.block_on(start(repo, &session)),
         SessionEvent::End => rt.block_on(end(repo, &session)),
+        SessionEvent::SubagentStop => rt.block_on(subagent_stop(repo, payload, &session)),
     };
     match outcome {
         Ok(text) => {
@@ -143,13 +140,19 @@ async fn end(repo: &Repo, session: &str) -> Result<String, String> {
             true
         }
     };
-    if !release {
-        return Ok(String::new());
-    }
     // The daemon is not started for this: with none running there is nothing to release.
     let mut client = crate::autostart::connect_existing(repo, super::guard_config::LIMIT)
         .await
         .map_err(|e| e.to_string())?;
+    if !release {
+        // The locks stay; the claims end with the session all the same (nobody is left
+        // to coordinate with about them). An older daemon has no claims.
+        return match call(&mut client, "claims.end", json!({"sessionId": session})).await {
+            Ok(_) => Ok(String::new()),
+            Err(e) if e.contains("METHOD_NOT_FOUND") => Ok(String::new()),
+            Err(e) => Err(e),
+        };
+    }
     // One `session.end`: the daemon releases the locks, audits each release and records
     // the end in its event log.
     let ended = call(&mut client, "session.end", json!({"sessionId": session})).await?;
@@ -161,6 +164,34 @@ async fn end(repo: &Repo, session: &str) -> Result<String, String> {
         );
     }
     Ok(String::new())
+}
+
+/// A subagent stopped: its claims become the session's (nothing to do when `WIT_SESSION`
+/// names both, or the payload names no subagent).
+async fn subagent_stop(repo: &Repo, payload: &Value, session: &str) -> Result<String, String> {
+    let agent = payload.get("agent_id").and_then(Value::as_str);
+    let Some(subagent) =
+        super::identity::acting(payload.get("session_id").and_then(Value::as_str), agent)
+    else {
+        return Ok(String::new());
+    };
+    if subagent == session {
+        return Ok(String::new());
+    }
+    let mut client = crate::autostart::connect_existing(repo, super::guard_config::LIMIT)
+        .await
+        .map_err(|e| e.to_string())?;
+    match call(
+        &mut client,
+        "claims.end",
+        json!({"sessionId": subagent, "handOverTo": session}),
+    )
+    .await
+    {
+        Ok(_) => Ok(String::new()),
+        Err(e) if e.contains("METHOD_NOT_FOUND") => Ok(String::new()),
+        Err(e) => Err(e),
+    }
 }
 
 async fn call(client: &mut Client, method: &str, params: Value) -> Result<Value, String> {

@@ -60,7 +60,7 @@ use wit_core::text::escape;
 
 use super::guard_config::{LIMIT, guard_config};
 use super::guard_payload::{self as payload, Agent, Change, Payload};
-use super::guard_ranges::{self as ranges, Range};
+use super::guard_ranges::{self as ranges, Range, Replaced};
 use crate::args::GuardArgs;
 use crate::client::{CallError, Client, ConnectError};
 use crate::duration::human_span;
@@ -211,7 +211,8 @@ fn fail_closed(repo: &Repo) -> Result<bool, String> {
 struct Touched {
     /// Repository-relative, `/`-separated, normalized.
     rel: String,
-    ranges: Vec<Range>,
+    /// The ranges of its current content the edit replaces, with their replacements.
+    changes: Vec<Replaced>,
 }
 
 fn decide(agent: Agent, input: &str, repo: &Repo) -> Verdict {
@@ -220,6 +221,12 @@ fn decide(agent: Agent, input: &str, repo: &Repo) -> Verdict {
         Ok(p) => p,
         Err(e) => return Verdict::Unchecked(e),
     };
+    if super::post_edit::is_post_edit(&payload) {
+        // After the edit: recorded, never refused (the edit is made).
+        return Verdict::Allow(super::post_edit::record(&payload, repo, &|p| {
+            repo_relative(&repo.root, payload.cwd.as_deref(), p)
+        }));
+    }
     let touched = touched_files(&payload, &repo.root);
     // Every repository file the edits write, new ones included: what leases cover.
     let mut paths: Vec<String> = Vec::new();
@@ -257,28 +264,38 @@ fn touched_files(payload: &Payload, root: &Path) -> Vec<Touched> {
             // A new file (or one refused: a FIFO, a symlink out, too large).
             Err(_) => continue,
         };
-        let ranges = match &edit.change {
-            Change::Write(new) => ranges::diff(&content, new),
-            Change::Delete => vec![Range {
-                start: 0,
-                end: content.len(),
-            }],
-            Change::Replace(reps) => replacement_ranges(&content, reps),
+        let whole = |text: String| {
+            vec![Replaced {
+                range: Range {
+                    start: 0,
+                    end: content.len(),
+                },
+                text,
+            }]
         };
-        if !ranges.is_empty() {
-            out.push(Touched { rel, ranges });
+        let changes = match &edit.change {
+            Change::Write(new) => ranges::diff_replaced(&content, new),
+            Change::Delete => whole(String::new()),
+            Change::Replace(reps) => replacement_ranges(&content, reps),
+            // A move's destination already there is written over as a whole (with what
+            // is not known here: the claims check reads the result itself).
+            Change::Moved { .. } => whole(String::new()),
+        };
+        if !changes.is_empty() {
+            out.push(Touched { rel, changes });
         }
     }
     out
 }
 
-/// The ranges a list of replacements changes. Each is looked up in the current content;
-/// when one is not there (a `MultiEdit` step that edits the text an earlier step wrote),
-/// the steps are applied in order and the result diffed with the current content.
-fn replacement_ranges(content: &str, reps: &[payload::Replacement]) -> Vec<Range> {
+/// The ranges a list of replacements changes, with their replacements. Each is looked up
+/// in the current content; when one is not there (a `MultiEdit` step that edits the text
+/// an earlier step wrote), the steps are applied in order and the result diffed with the
+/// current content.
+fn replacement_ranges(content: &str, reps: &[payload::Replacement]) -> Vec<Replaced> {
     let mut out = Vec::new();
     for rep in reps {
-        match ranges::replacement(content, &rep.old, &rep.new, rep.all) {
+        match ranges::replacements(content, &rep.old, &rep.new, rep.all) {
             Some(found) => out.extend(found),
             None => {
                 let mut result = content.to_owned();
@@ -289,7 +306,7 @@ fn replacement_ranges(content: &str, reps: &[payload::Replacement]) -> Vec<Range
                         result.replacen(&rep.old, &rep.new, 1)
                     };
                 }
-                return ranges::diff(content, &result);
+                return ranges::diff_replaced(content, &result);
             }
         }
     }
@@ -299,9 +316,40 @@ fn replacement_ranges(content: &str, reps: &[payload::Replacement]) -> Vec<Range
 /// `path` (from the payload: untrusted) as a normalized repository-relative path, or
 /// `None` when it is outside the repository. Relative paths are taken from the agent's
 /// `cwd` when it gave an absolute one, else from the root. `..` is resolved lexically and
-/// a path that climbs out is outside; symlinks are left to
-/// [`wit_boundary::read_repo_file`], which refuses any that leads out.
+/// a path that climbs out is outside. Symlinks inside the repository are resolved to the
+/// file they name (`alias/a.ts` with `alias -> src` is `src/a.ts`), so that locks,
+/// leases and claims are matched on the file the edit really writes; one that leads out
+/// of the repository is outside.
 fn repo_relative(root: &Path, cwd: Option<&str>, path: &str) -> Option<String> {
+    let rel = lexical_relative(root, cwd, path)?;
+    resolved(root, &rel)
+}
+
+/// `rel` with every symlink on its way resolved, still beneath `root`; `None` when it
+/// leads out. What does not exist yet (a new file, a new directory) is resolved through
+/// its nearest existing ancestor; a dangling symlink names where it points.
+fn resolved(root: &Path, rel: &str) -> Option<String> {
+    let mut existing = root.join(rel);
+    let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    let mut path = loop {
+        if let Ok(real) = existing.canonicalize() {
+            break real;
+        }
+        if std::fs::symlink_metadata(&existing).is_ok_and(|m| m.file_type().is_symlink()) {
+            let target = std::fs::read_link(&existing).ok()?;
+            break lexical(&existing.parent()?.join(target))?;
+        }
+        rest.push(existing.file_name()?.to_owned());
+        existing = existing.parent()?.to_path_buf();
+    };
+    for name in rest.iter().rev() {
+        path.push(name);
+    }
+    relative_to(&path, root)
+}
+
+/// [`repo_relative`] without resolving symlinks inside the repository.
+fn lexical_relative(root: &Path, cwd: Option<&str>, path: &str) -> Option<String> {
     if path.is_empty() || path.contains('\0') {
         return None;
     }
@@ -353,37 +401,23 @@ fn lexical(p: &Path) -> Option<PathBuf> {
     Some(out)
 }
 
-/// Who the guard speaks for (see the module documentation).
+/// Who the guard speaks for (see [`super::identity`]).
 struct Identity {
-    /// Locks held by these are the agent's own.
+    /// Locks and leases held by these are the agent's own.
     mine: HashSet<String>,
     /// Whether `WIT_SESSION` decided it (then no fallback identity counts).
     explicit: bool,
+    /// The identity its claims are checked as.
+    acting: Option<String>,
 }
 
 impl Identity {
     fn resolve(payload: &Payload) -> Identity {
-        let env = |k: &str| {
-            std::env::var(k)
-                .ok()
-                .map(|v| v.trim().to_owned())
-                .filter(|v| !v.is_empty())
-        };
-        if let Some(id) = env("WIT_SESSION") {
-            return Identity {
-                mine: HashSet::from([id]),
-                explicit: true,
-            };
-        }
-        let mine = payload
-            .session_id
-            .iter()
-            .map(|s| s.trim().to_owned())
-            .chain(env("CLAUDE_SESSION_ID"))
-            .collect();
+        let (session, agent) = (payload.session_id.as_deref(), payload.agent_id.as_deref());
         Identity {
-            mine,
-            explicit: false,
+            mine: super::identity::lock_holders(session, agent),
+            explicit: super::identity::explicit(),
+            acting: super::identity::acting(session, agent),
         }
     }
 }
@@ -417,6 +451,7 @@ async fn check(
         Err(e) => return Verdict::Unchecked(e.to_string()),
     };
     let identity = Identity::resolve(payload);
+    let me = identity.acting.clone();
     let locks: Vec<LockRecord> = match client.call("lock.query", json!({})).await {
         Ok(l) => l,
         Err(e) => return Verdict::Unchecked(call_failure("lock.query", e)),
@@ -433,9 +468,9 @@ async fn check(
             continue;
         }
         let ranges: Vec<_> = file
-            .ranges
+            .changes
             .iter()
-            .map(|r| json!({"startByte": r.start, "endByte": r.end}))
+            .map(|r| json!({"startByte": r.range.start, "endByte": r.range.end}))
             .collect();
         let at: SymbolsAt = match client
             .call("symbols.at", json!({"file": file.rel, "ranges": ranges}))
@@ -478,13 +513,119 @@ async fn check(
         }
     }
     match (conflicts.is_empty(), leases.is_empty()) {
-        (true, true) => match forecast_warning(&mut client, paths, started).await {
-            Some(text) => Verdict::Warn(text),
-            None => Verdict::Allow(None),
-        },
-        (false, _) => Verdict::Refuse(refusal(&conflicts)),
-        (true, false) => Verdict::Refuse(lease_refusal(&leases)),
+        (false, _) => return Verdict::Refuse(refusal(&conflicts)),
+        (true, false) => return Verdict::Refuse(lease_refusal(&leases)),
+        (true, true) => {}
     }
+    // Other sessions' uncommitted changes of the code the edit changes (their claims).
+    let me = match me {
+        Some(me) => Some(me),
+        None => crate::session::read_shared(repo).ok().flatten(),
+    };
+    let mut warnings = Vec::new();
+    if let Some(me) = me {
+        match claims_check(repo, &mut client, payload, touched, &me).await {
+            Ok(ClaimsVerdict::Refuse(text)) => return Verdict::Refuse(text),
+            Ok(ClaimsVerdict::Warn(text)) => warnings.push(text),
+            Ok(ClaimsVerdict::Nothing) => {}
+            Err(why) => return Verdict::Unchecked(why),
+        }
+    }
+    warnings.extend(forecast_warning(&mut client, paths, started).await);
+    if warnings.is_empty() {
+        Verdict::Allow(None)
+    } else {
+        Verdict::Warn(warnings.join("\n"))
+    }
+}
+
+/// What other sessions' claims make of an edit.
+enum ClaimsVerdict {
+    /// Nothing to say.
+    Nothing,
+    /// Let it through with this warning.
+    Warn(String),
+    /// Refuse it, with this reason.
+    Refuse(String),
+}
+
+/// Asks the daemon (`claims.check`) what each edited file, as the edit leaves it, runs
+/// into: an edit that undoes another session's uncommitted change is refused whatever
+/// `wit.toml` says (the lost update of a write from a stale read); one that changes code
+/// another session changed is a warning, or a refusal under `[guard] claimed =
+/// "refuse"`; a call of a definition whose signature another session changed is a
+/// warning. Files whose content after the edit cannot be known (a replacement not found:
+/// the tool fails by itself) are not asked about. A daemon without claims says nothing.
+async fn claims_check(
+    repo: &Repo,
+    client: &mut Client,
+    payload: &Payload,
+    touched: &[Touched],
+    me: &str,
+) -> Result<ClaimsVerdict, String> {
+    let mut files = Vec::new();
+    for edit in &payload.edits {
+        let Some(rel) = repo_relative(&repo.root, payload.cwd.as_deref(), &edit.path) else {
+            continue;
+        };
+        let resolve = |p: &str| repo_relative(&repo.root, payload.cwd.as_deref(), p);
+        let Some(content) =
+            super::edited::after(&repo.root, &rel, &edit.change, MAX_FILE_BYTES, resolve)
+        else {
+            continue;
+        };
+        let mut item = json!({"file": rel, "content": content});
+        // Where the edit lands in the current content: the daemon then compares only the
+        // definitions there instead of analysing the whole new content.
+        if let Some(t) = touched.iter().find(|t| t.rel == rel)
+            && !matches!(edit.change, Change::Moved { .. } | Change::Delete)
+        {
+            item["edits"] = t
+                .changes
+                .iter()
+                .map(
+                    |c| json!({"startByte": c.range.start, "endByte": c.range.end, "text": c.text}),
+                )
+                .collect();
+        }
+        files.push(item);
+    }
+    if files.is_empty() {
+        return Ok(ClaimsVerdict::Nothing);
+    }
+    let answer = match client
+        .call_value("claims.check", json!({"sessionId": me, "files": files}))
+        .await
+    {
+        Ok(a) => a,
+        Err(CallError::Rpc(e)) if e.kind() == Some(ErrorCode::MethodNotFound) => {
+            return Ok(ClaimsVerdict::Nothing);
+        }
+        Err(e) => return Err(call_failure("claims.check", e)),
+    };
+    let checked: Vec<crate::claims::FileCheck> = crate::claims::each(&answer, "files");
+    let hits: Vec<&crate::claims::Claim> = checked.iter().flat_map(|f| &f.hits).collect();
+    let collisions: Vec<&forecast::Forecast> = checked.iter().flat_map(|f| &f.collisions).collect();
+    let undone: Vec<&crate::claims::Claim> = hits.iter().copied().filter(|c| c.undoes).collect();
+    if !undone.is_empty() {
+        return Ok(ClaimsVerdict::Refuse(crate::claims::refusal(&undone, &[])));
+    }
+    if !hits.is_empty() {
+        let refuse = match super::guard_config::claims_config(repo) {
+            Ok(c) => c.on_claimed == wit_core::config::OnClaimed::Refuse,
+            Err(e) => {
+                eprintln!("wit guard: {e}; warning instead");
+                false
+            }
+        };
+        if refuse {
+            return Ok(ClaimsVerdict::Refuse(crate::claims::refusal(&[], &hits)));
+        }
+    }
+    Ok(match crate::claims::warning(&hits, &collisions) {
+        Some(text) => ClaimsVerdict::Warn(text),
+        None => ClaimsVerdict::Nothing,
+    })
 }
 
 /// Most edited files asked about (a Codex patch may touch many; an edit of Claude Code
@@ -644,7 +785,10 @@ mod tests {
         ];
         assert_eq!(
             replacement_ranges(content, &reps),
-            vec![Range { start: 2, end: 4 }]
+            vec![Replaced {
+                range: Range { start: 2, end: 4 },
+                text: "B2\n".into()
+            }]
         );
     }
 

@@ -13,7 +13,14 @@
 //!   `tool_input.command` (`*** Begin Patch` … `*** Update File: path` / `@@` hunks of
 //!   ` `, `-`, `+` lines … `*** End Patch`).
 //!
-//! Anything else (another tool, another event) is no edit, and the guard allows it.
+//! The same shapes arrive after the edit (Claude Code and Codex `PostToolUse`, Gemini
+//! CLI `AfterTool`, with the tool's response): `event` tells which, and `failed` whether
+//! the tool reported a failure (Claude Code sends `PostToolUseFailure` then, Gemini CLI
+//! an `error` in `tool_response`). Claude Code adds `agent_id` inside a subagent.
+//!
+//! Anything else (another tool, another event) is no edit, and the guard allows it. An
+//! edit tool whose path is missing or not a string is an error: the edit cannot be
+//! checked, and `[guard] fail_closed` decides.
 //! Every string here came from the agent, which may have been steered by a hostile
 //! repository: the paths are resolved and checked by the caller, never opened as given.
 
@@ -27,6 +34,12 @@ pub struct Payload {
     pub session_id: Option<String>,
     /// The agent's working directory (`cwd`), for patch paths relative to it.
     pub cwd: Option<String>,
+    /// The hook event (`hook_event_name`: `PreToolUse`, `PostToolUse`, `AfterTool`, …).
+    pub event: Option<String>,
+    /// The subagent the call comes from (Claude Code's `agent_id`), when it does.
+    pub agent_id: Option<String>,
+    /// Whether the tool reported a failure (after the call only).
+    pub failed: bool,
     /// The files the tool call changes; empty when it is no edit.
     pub edits: Vec<FileEdit>,
 }
@@ -51,6 +64,14 @@ pub enum Change {
     Write(String),
     /// The file goes away (Codex `*** Delete File`, or the source of `*** Move to`).
     Delete,
+    /// The file is made from `from` with these replacements (the destination of a Codex
+    /// `*** Move to`).
+    Moved {
+        /// The file moved (as the patch names it).
+        from: String,
+        /// The update's hunks, applied to `from`'s content.
+        reps: Vec<Replacement>,
+    },
 }
 
 /// One string replacement.
@@ -85,9 +106,23 @@ struct Raw {
     #[serde(default)]
     cwd: Option<String>,
     #[serde(default)]
+    hook_event_name: Option<String>,
+    #[serde(default)]
+    agent_id: Option<String>,
+    #[serde(default)]
     tool_name: Option<String>,
     #[serde(default)]
     tool_input: Value,
+    #[serde(default)]
+    tool_response: Value,
+}
+
+/// Whether `tool` of `agent` is an edit tool whose input names one file (`file_path`).
+fn edits_one_file(agent: Agent, tool: &str) -> bool {
+    matches!(
+        (agent, tool),
+        (Agent::Claude, "Edit" | "MultiEdit" | "Write") | (Agent::Gemini, "replace" | "write_file")
+    )
 }
 
 /// Parses a payload of `agent`'s hook. A payload that is not JSON, or not an object, is
@@ -95,15 +130,34 @@ struct Raw {
 pub fn parse(agent: Agent, text: &str) -> Result<Payload, String> {
     let raw: Raw = serde_json::from_str(text)
         .map_err(|e| format!("the hook's input is not the JSON object expected: {e}"))?;
+    let non_empty = |s: Option<String>| s.filter(|s| !s.trim().is_empty());
+    // Gemini CLI's `AfterTool` carries the tool's error in its response.
+    let error = raw.tool_response.get("error");
+    let failed = raw.hook_event_name.as_deref() == Some("PostToolUseFailure")
+        || error.is_some_and(|e| !e.is_null() && e != "" && e != &Value::Bool(false));
     let mut payload = Payload {
-        session_id: raw.session_id.filter(|s| !s.trim().is_empty()),
+        session_id: non_empty(raw.session_id),
         cwd: raw.cwd,
+        event: raw.hook_event_name,
+        agent_id: non_empty(raw.agent_id),
+        failed,
         edits: Vec::new(),
     };
     let input = &raw.tool_input;
     let str_field = |k: &str| input.get(k).and_then(Value::as_str).map(str::to_owned);
     let tool = raw.tool_name.as_deref().unwrap_or("");
     let file = str_field("file_path").filter(|p| !p.is_empty());
+    if file.is_none() && edits_one_file(agent, tool) {
+        return Err(format!(
+            "the {} call gives no file path (tool_input.file_path is {})",
+            wit_core::text::escape(tool),
+            match input.get("file_path") {
+                None => "missing",
+                Some(Value::String(_)) => "empty",
+                Some(_) => "not a string",
+            }
+        ));
+    }
     payload.edits = match (agent, tool, file) {
         (Agent::Claude, "Edit", Some(path)) => vec![FileEdit {
             path,
@@ -176,6 +230,8 @@ pub fn parse_patch(patch: &str) -> Vec<FileEdit> {
     let mut current: Option<(String, Vec<Replacement>)> = None;
     let mut hunk: Option<(String, String)> = None;
     let mut adding: Option<(String, String)> = None;
+    // A move being read: (destination, source); its hunks go into `current`.
+    let mut moving: Option<(String, String)> = None;
 
     fn close_hunk(
         current: &mut Option<(String, Vec<Replacement>)>,
@@ -196,13 +252,19 @@ pub fn parse_patch(patch: &str) -> Vec<FileEdit> {
         current: &mut Option<(String, Vec<Replacement>)>,
         hunk: &mut Option<(String, String)>,
         adding: &mut Option<(String, String)>,
+        moving: &mut Option<(String, String)>,
     ) {
         close_hunk(current, hunk);
-        if let Some((path, reps)) = current.take() {
-            out.push(FileEdit {
+        match (current.take(), moving.take()) {
+            (Some((_, reps)), Some((to, from))) => out.push(FileEdit {
+                path: to,
+                change: Change::Moved { from, reps },
+            }),
+            (Some((path, reps)), None) => out.push(FileEdit {
                 path,
                 change: Change::Replace(reps),
-            });
+            }),
+            _ => {}
         }
         if let Some((path, content)) = adding.take() {
             out.push(FileEdit {
@@ -214,30 +276,33 @@ pub fn parse_patch(patch: &str) -> Vec<FileEdit> {
 
     for line in patch.lines() {
         if let Some(path) = line.strip_prefix("*** Update File: ") {
-            close_file(&mut out, &mut current, &mut hunk, &mut adding);
+            close_file(&mut out, &mut current, &mut hunk, &mut adding, &mut moving);
             current = Some((path.trim().to_owned(), Vec::new()));
         } else if let Some(path) = line.strip_prefix("*** Add File: ") {
-            close_file(&mut out, &mut current, &mut hunk, &mut adding);
+            close_file(&mut out, &mut current, &mut hunk, &mut adding, &mut moving);
             adding = Some((path.trim().to_owned(), String::new()));
         } else if let Some(path) = line.strip_prefix("*** Delete File: ") {
-            close_file(&mut out, &mut current, &mut hunk, &mut adding);
+            close_file(&mut out, &mut current, &mut hunk, &mut adding, &mut moving);
             out.push(FileEdit {
                 path: path.trim().to_owned(),
                 change: Change::Delete,
             });
-        } else if line.starts_with("*** Move to: ") {
-            // The source file goes away as a whole: every definition in it is touched.
+        } else if let Some(to) = line.strip_prefix("*** Move to: ") {
+            // The source file goes away as a whole (every definition in it is touched);
+            // the destination is the source with the update's hunks, read on.
             if let Some((path, _)) = current.take() {
                 hunk = None;
                 out.push(FileEdit {
-                    path,
+                    path: path.clone(),
                     change: Change::Delete,
                 });
+                moving = Some((to.trim().to_owned(), path));
+                current = Some((String::new(), Vec::new()));
             }
         } else if line.starts_with("*** ") {
             // *** Begin Patch, *** End Patch, *** End of File.
             if line.starts_with("*** End Patch") {
-                close_file(&mut out, &mut current, &mut hunk, &mut adding);
+                close_file(&mut out, &mut current, &mut hunk, &mut adding, &mut moving);
             }
         } else if line.starts_with("@@") {
             close_hunk(&mut current, &mut hunk);
@@ -267,7 +332,7 @@ pub fn parse_patch(patch: &str) -> Vec<FileEdit> {
             }
         }
     }
-    close_file(&mut out, &mut current, &mut hunk, &mut adding);
+    close_file(&mut out, &mut current, &mut hunk, &mut adding, &mut moving);
     out
 }
 
@@ -318,9 +383,14 @@ mod tests {
         let edit = r#"{"tool_name":"Edit","tool_input":{"file_path":"/a","old_string":"x"}}"#;
         assert!(parse(Agent::Gemini, edit).unwrap().edits.is_empty());
         assert!(parse(Agent::Cursor, edit).unwrap().edits.is_empty());
-        // No file path: nothing to guard.
+        // An edit tool without a string path cannot be checked: an error, for
+        // `[guard] fail_closed` to decide (not "no edit").
         let no_path = r#"{"tool_name":"Edit","tool_input":{"old_string":"x"}}"#;
-        assert!(parse(Agent::Claude, no_path).unwrap().edits.is_empty());
+        let e = parse(Agent::Claude, no_path).unwrap_err();
+        assert!(e.contains("missing"), "{e}");
+        let not_string = r#"{"tool_name":"write_file","tool_input":{"file_path":7}}"#;
+        let e = parse(Agent::Gemini, not_string).unwrap_err();
+        assert!(e.contains("not a string"), "{e}");
         assert!(parse(Agent::Claude, "not json").is_err());
         assert!(parse(Agent::Claude, "[1]").is_err());
     }
@@ -369,6 +439,17 @@ mod tests {
                     path: "src/m.py".into(),
                     change: Change::Delete
                 },
+                FileEdit {
+                    path: "src/n.py".into(),
+                    change: Change::Moved {
+                        from: "src/m.py".into(),
+                        reps: vec![Replacement {
+                            old: "a\n".into(),
+                            new: "b\n".into(),
+                            all: false
+                        }]
+                    }
+                },
             ]
         );
         let p = parse(
@@ -378,6 +459,42 @@ mod tests {
             .to_string(),
         )
         .unwrap();
-        assert_eq!(p.edits.len(), 4);
+        assert_eq!(p.edits.len(), 5);
+    }
+
+    #[test]
+    fn the_event_the_subagent_and_a_failed_tool_are_read() {
+        let p = parse(
+            Agent::Claude,
+            r#"{"session_id":"s","agent_id":"sub-1","hook_event_name":"PostToolUse","tool_name":"Write",
+               "tool_input":{"file_path":"/r/a.ts","content":"x"},"tool_response":{"filePath":"/r/a.ts"}}"#,
+        )
+        .unwrap();
+        assert_eq!(p.event.as_deref(), Some("PostToolUse"));
+        assert_eq!(p.agent_id.as_deref(), Some("sub-1"));
+        assert!(!p.failed);
+        let p = parse(
+            Agent::Claude,
+            r#"{"session_id":"s","hook_event_name":"PostToolUseFailure","tool_name":"Edit",
+               "tool_input":{"file_path":"/r/a.ts","old_string":"a","new_string":"b"}}"#,
+        )
+        .unwrap();
+        assert!(p.failed);
+        let p = parse(
+            Agent::Gemini,
+            r#"{"session_id":"g","hook_event_name":"AfterTool","tool_name":"replace",
+               "tool_input":{"file_path":"/r/a.ts","old_string":"a","new_string":"b"},
+               "tool_response":{"llmContent":"Failed to edit","error":{"message":"0 occurrences"}}}"#,
+        )
+        .unwrap();
+        assert!(p.failed);
+        let p = parse(
+            Agent::Gemini,
+            r#"{"session_id":"g","hook_event_name":"AfterTool","tool_name":"replace",
+               "tool_input":{"file_path":"/r/a.ts","old_string":"a","new_string":"b"},
+               "tool_response":{"llmContent":"ok","returnDisplay":"ok"}}"#,
+        )
+        .unwrap();
+        assert!(!p.failed);
     }
 }

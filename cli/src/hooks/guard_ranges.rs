@@ -16,20 +16,33 @@ pub struct Range {
     pub end: usize,
 }
 
-/// The ranges replacing `old` by `new` changes in `content`: every occurrence when `all`
-/// (`replace_all`), else the first (an agent's edit tool refuses an ambiguous one, so the
-/// first is the one it means whenever it succeeds). `None` when `old` does not occur (or
-/// is empty): the edit cannot apply as written.
-pub fn replacement(content: &str, old: &str, new: &str, all: bool) -> Option<Vec<Range>> {
+/// A range of the current content and the text that replaces it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replaced {
+    /// What is replaced.
+    pub range: Range,
+    /// Its replacement.
+    pub text: String,
+}
+
+/// The ranges replacing `old` by `new` changes in `content`, with the text that replaces
+/// each: every occurrence when `all` (`replace_all`), else the first (an agent's edit tool
+/// refuses an ambiguous one, so the first is the one it means whenever it succeeds).
+/// `None` when `old` does not occur (or is empty): the edit cannot apply as written.
+pub fn replacements(content: &str, old: &str, new: &str, all: bool) -> Option<Vec<Replaced>> {
     if old.is_empty() {
         return None;
     }
     let (prefix, suffix) = common_ends(old.as_bytes(), new.as_bytes());
+    let text = new.get(prefix..new.len() - suffix)?.to_owned();
     let mut out = Vec::new();
     for (at, _) in content.match_indices(old) {
-        out.push(Range {
-            start: at + prefix,
-            end: at + old.len() - suffix,
+        out.push(Replaced {
+            range: Range {
+                start: at + prefix,
+                end: at + old.len() - suffix,
+            },
+            text: text.clone(),
         });
         if !all {
             break;
@@ -38,11 +51,11 @@ pub fn replacement(content: &str, old: &str, new: &str, all: bool) -> Option<Vec
     (!out.is_empty()).then_some(out)
 }
 
-/// The ranges of `old` that turning it into `new` changes, line by line: a line diff,
-/// each changed block trimmed to the bytes that differ. Unchanged lines between two
-/// changes stay out, so a whole-file write that touches two functions does not appear to
-/// touch everything between them.
-pub fn diff(old: &str, new: &str) -> Vec<Range> {
+/// The ranges of `old` that turning it into `new` changes, line by line, with the text of
+/// `new` that replaces each: a line diff, each changed block trimmed to the bytes that
+/// differ. Unchanged lines between two changes stay out, so a whole-file write that
+/// touches two functions does not appear to touch everything between them.
+pub fn diff_replaced(old: &str, new: &str) -> Vec<Replaced> {
     if old == new {
         return Vec::new();
     }
@@ -87,9 +100,17 @@ pub fn diff(old: &str, new: &str) -> Vec<Range> {
         let old_text = &old.as_bytes()[a_start..a_start + a_len];
         let new_text = &new.as_bytes()[b_start..b_start + b_len];
         let (prefix, suffix) = common_ends(old_text, new_text);
-        out.push(Range {
-            start: a_start + prefix,
-            end: a_start + a_len - suffix,
+        // Line boundaries on both sides: the slice is whole lines of `new`.
+        let text = new
+            .get(b_start + prefix..b_start + b_len - suffix)
+            .unwrap_or_default()
+            .to_owned();
+        out.push(Replaced {
+            range: Range {
+                start: a_start + prefix,
+                end: a_start + a_len - suffix,
+            },
+            text,
         });
     }
     out
@@ -207,6 +228,49 @@ fn lcs_blocks(a: &[&str], b: &[&str]) -> Option<Vec<Block>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn replacement(content: &str, old: &str, new: &str, all: bool) -> Option<Vec<Range>> {
+        replacements(content, old, new, all).map(|r| r.into_iter().map(|r| r.range).collect())
+    }
+
+    fn diff(old: &str, new: &str) -> Vec<Range> {
+        diff_replaced(old, new)
+            .into_iter()
+            .map(|r| r.range)
+            .collect()
+    }
+
+    /// Applies `changes` (in order, not overlapping) to `old`.
+    fn apply(old: &str, changes: &[Replaced]) -> String {
+        let mut out = String::new();
+        let mut at = 0;
+        for c in changes {
+            out.push_str(&old[at..c.range.start]);
+            out.push_str(&c.text);
+            at = c.range.end;
+        }
+        out.push_str(&old[at..]);
+        out
+    }
+
+    #[test]
+    fn the_replaced_ranges_with_their_texts_rebuild_the_new_content() {
+        let old = "a\nb\nc\nd\ne\n";
+        for new in [
+            "a\nB\nc\nd\nE\n",
+            "a\nx\nb\nc\n",
+            "",
+            "z\n",
+            "a\nb\nc\nd\ne\nf",
+        ] {
+            assert_eq!(apply(old, &diff_replaced(old, new)), new, "{new:?}");
+        }
+        let content = "x = 1\ny = 1\n";
+        let r = replacements(content, "1\ny", "2\ny", false).unwrap();
+        assert_eq!(apply(content, &r), "x = 2\ny = 1\n");
+        let r = replacements(content, "1", "3", true).unwrap();
+        assert_eq!(apply(content, &r), "x = 3\ny = 3\n");
+    }
 
     fn r(start: usize, end: usize) -> Range {
         Range { start, end }

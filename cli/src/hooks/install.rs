@@ -1,4 +1,5 @@
-//! `wit hook install|uninstall`.
+//! `wit hook install|uninstall` (`uninstall` is also `remove`): the git hooks, and the
+//! merge driver (`merge_setup.rs`), installed and removed together.
 //!
 //! Hooks go where git runs them (`core.hooksPath` when set). A hook wit did not write is
 //! never destroyed: without `--force`, install refuses and says why; with `--force` the
@@ -38,6 +39,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::json;
 
+use super::merge_setup;
 use crate::context::Ctx;
 use crate::exit::{CmdResult, Failure};
 use crate::git;
@@ -80,19 +82,49 @@ impl HookReport {
 }
 
 /// Prints what install or uninstall did: the JSON document both share, or one line per
-/// hook as `line` words it.
+/// hook as `line` words it, then the merge driver's.
 fn print_report(
     ctx: &Ctx,
     dir: &Path,
     report: &[HookReport],
+    merge: &merge_setup::Report,
     line: impl Fn(&HookReport) -> String,
 ) {
     if ctx.json {
-        print_json(&json!({"hooksDir": dir.display().to_string(), "hooks": report}));
+        print_json(&json!({
+            "hooksDir": dir.display().to_string(),
+            "hooks": report,
+            "mergeDriver": merge,
+        }));
+        return;
+    }
+    for r in report {
+        println!("{}", line(r));
+    }
+    let attributes = escape(&merge.attributes);
+    if merge.patterns.is_empty() {
+        println!(
+            "merge driver {}: {} ({attributes})",
+            merge.driver, merge.action
+        );
     } else {
-        for r in report {
-            println!("{}", line(r));
-        }
+        println!(
+            "merge driver {}: {} for {} ({attributes}; merge.{}.driver in the repository's config)",
+            merge.driver,
+            merge.action,
+            merge.patterns.join(" "),
+            merge.driver
+        );
+    }
+    for kept in &merge.kept {
+        println!(
+            "  {}: keeps its own merge attribute ({})",
+            escape(&kept.path),
+            escape(&kept.merge)
+        );
+    }
+    for language in &merge.not_covered {
+        println!("  not covered (not loaded): {language}");
     }
 }
 
@@ -105,7 +137,7 @@ const SCRIPT_READ_LIMIT: u64 = 64 * 1024;
 
 /// `s` as one single-quoted `sh` word: nothing in it is expanded (`$(…)`, backticks, `$x`),
 /// and control characters are literal inside single quotes.
-fn sh_quote(s: &str) -> String {
+pub(crate) fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
@@ -332,6 +364,7 @@ pub fn install(ctx: &Ctx, force: bool) -> CmdResult {
         };
         plan.push((name, path, chained, action, chain));
     }
+    merge_setup::check(&ctx.repo.root)?;
     let mut report = Vec::new();
     for (name, path, chained, action, chain) in plan {
         if action == "chained" {
@@ -343,10 +376,11 @@ pub fn install(ctx: &Ctx, force: bool) -> CmdResult {
             .map_err(|e| Failure::other(format!("{}: {e}", path.display())))?;
         report.push(HookReport::new(name, &path, action));
     }
+    let merge = merge_setup::install(&ctx.repo.root, &sh_quote(&exe))?;
     for note in notes {
         eprintln!("{note}");
     }
-    print_report(ctx, &dir, &report, |r| {
+    print_report(ctx, &dir, &report, &merge, |r| {
         let extra = if r.action == "chained" {
             format!(
                 " (the previous hook is kept as {}{CHAINED_SUFFIX} and runs first)",
@@ -389,7 +423,10 @@ pub fn uninstall(ctx: &Ctx) -> CmdResult {
         };
         report.push(HookReport::new(name, &path, action));
     }
-    print_report(ctx, &dir, &report, |r| format!("{}: {}", r.path, r.action));
+    let merge = merge_setup::remove(&ctx.repo.root)?;
+    print_report(ctx, &dir, &report, &merge, |r| {
+        format!("{}: {}", r.path, r.action)
+    });
     Ok(())
 }
 

@@ -1,5 +1,6 @@
-//! Git hooks (installing them, and what they do when git runs them) and the agents'
-//! pre-edit hook, `wit guard`.
+//! Git hooks (installing them, and what they do when git runs them), the merge driver git
+//! runs (`wit hook merge`, set up with the hooks), and the agents' pre-edit hook,
+//! `wit guard`.
 //!
 //! The hooks never start a daemon: starting one can take longer than the hooks' time
 //! limits (2 s, 500 ms), and a commit must never wait on it. With no daemon running, the
@@ -8,11 +9,16 @@
 //! wit is about to be used, and nothing waits on a commit.
 
 mod agent_session;
+mod edited;
 pub mod guard;
 mod guard_config;
 pub(crate) mod guard_payload;
 mod guard_ranges;
+mod identity;
 pub mod install;
+pub mod merge_driver;
+mod merge_setup;
+mod post_edit;
 pub mod pre_commit;
 pub mod pre_push;
 pub mod prepare_msg;

@@ -1,6 +1,7 @@
 //! `wit integrate <agent>`: writes a coding agent's project files so that it uses wit —
-//! the MCP server registration (`wit mcp`), the pre-edit hook (`wit guard --agent …`) and
-//! the coordination instructions — merged into what the files already hold, and
+//! the MCP server registration (`wit mcp`), the hooks (`wit guard --agent …` before and
+//! after each edit, and at the end of a session or subagent where the agent has such a
+//! hook) and the coordination instructions — merged into what the files already hold, and
 //! `wit integrate --remove <agent>` takes exactly that out again.
 //!
 //! Every edit is a splice (see [`jsonc`] and [`toml`]): keys, order, comments and
@@ -88,6 +89,16 @@ fn plan(agent: Agent, exe: &str) -> Vec<(&'static str, Vec<Edit>)> {
                         path: &["hooks", "PreToolUse"],
                         value: group(Some("Edit|MultiEdit|Write"), &guard),
                     },
+                    // After each edit: what it changed becomes the session's claim.
+                    Edit::Element {
+                        path: &["hooks", "PostToolUse"],
+                        value: group(Some("Edit|MultiEdit|Write"), &guard),
+                    },
+                    // A subagent's claims go to its session when it stops.
+                    Edit::Element {
+                        path: &["hooks", "SubagentStop"],
+                        value: group(None, &guard),
+                    },
                     // The session hooks go through `wit guard` too: it reads the hook's
                     // session_id, so they act as the same identity as the edit guard.
                     Edit::Element {
@@ -109,6 +120,12 @@ fn plan(agent: Agent, exe: &str) -> Vec<(&'static str, Vec<Edit>)> {
                 vec![
                     Edit::Element {
                         path: &["hooks", "PreToolUse"],
+                        value: group(Some("apply_patch|Edit|Write"), &guard),
+                    },
+                    // Codex has no session-end hook: its claims end after `[guard]
+                    // claim_idle`, at a commit, or with `wit end-session`.
+                    Edit::Element {
+                        path: &["hooks", "PostToolUse"],
                         value: group(Some("apply_patch|Edit|Write"), &guard),
                     },
                     Edit::Element {
@@ -146,6 +163,14 @@ fn plan(agent: Agent, exe: &str) -> Vec<(&'static str, Vec<Edit>)> {
                     Edit::Element {
                         path: &["hooks", "BeforeTool"],
                         value: group(Some("write_file|replace"), &guard),
+                    },
+                    Edit::Element {
+                        path: &["hooks", "AfterTool"],
+                        value: group(Some("write_file|replace"), &guard),
+                    },
+                    Edit::Element {
+                        path: &["hooks", "SessionEnd"],
+                        value: group(None, &guard),
                     },
                 ],
             ),
@@ -460,6 +485,11 @@ pub fn run_agent(
             (Some(_), Some(_)) => Outcome::Updated,
             (Some(_), None) => Outcome::Deleted,
         };
+        if outcome != Outcome::Unchanged {
+            // A target that resolves into .git/ or .wit/ (a shipped symlink) is refused
+            // before anything is written.
+            wit_boundary::repo_file::check_write_target(root, rel).map_err(fs_err)?;
+        }
         let note = (remove && outcome == Outcome::Unchanged && old.is_some())
             .then(|| "nothing of wit's found (an entry changed by hand is left alone)".to_owned());
         planned.push((rel, old, new, outcome, note));

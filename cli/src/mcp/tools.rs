@@ -515,8 +515,9 @@ impl WitMcp {
     #[tool(
         name = "wit_conflicts",
         description = "The conflict forecast: where the uncommitted edits of this \
-            repository's checkouts (git worktrees, one per agent) would collide, before anyone \
-            commits: same-symbol (one function changed in two checkouts), signature-vs-callers \
+            repository's checkouts (git worktrees, one per agent) would collide, and where \
+            the sessions sharing one checkout already do, before anyone commits: same-symbol \
+            (one function changed in two checkouts, or by two sessions), signature-vs-callers \
             (a signature changed in one while another's new or changed code calls it; `chain` \
             gives each hop with its line), textual (a file git could not merge). Each forecast \
             names both checkouts, their branches and sessions (`self`: yours) and what each \
@@ -524,7 +525,9 @@ impl WitMcp {
             be changing (with `file`: `pending` lists what the other checkouts changed in it) \
             and when wit_status shows a forecast; then coordinate with the session named. \
             `checkouts` gives each checkout's state (indexing, rebasing and merging ones are \
-            not fully compared)."
+            not fully compared). `claims` lists the uncommitted changes of each session \
+            (who changed which definition, since when, a short diff): build on them, never \
+            write a file back from an earlier read."
     )]
     async fn wit_conflicts(
         &self,

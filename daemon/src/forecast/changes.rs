@@ -5,8 +5,16 @@
 //! `wit_forecast::diff_symbols` (the base's version analysed by the same analyzer, the
 //! current one taken from the analysis service, whose cache the index's re-read of the
 //! saved file has just filled), and the changed ones get the callees the checkout's code
-//! graph resolves. Any other file is a blob written to the shared object database, for
-//! git's own merge. Only the saved file is looked at on a save.
+//! graph resolves. Any other file is published as a content id, its bytes kept privately
+//! for git's merge (`super::texts`). Only the saved file is looked at on a save.
+//!
+//! **Cost.** A scan runs three git processes whatever the number of files (`ls-tree`,
+//! `diff --name-only`, `ls-files -o`); base versions are read through the forecast
+//! thread's one pair of `cat-file --batch-check` / `--batch` readers (`git::Batch`, the
+//! size asked first: a version over `[analysis] max_file_bytes` is never read, and the
+//! file is published as *too large to compare*). Contents are hashed here. A base with
+//! more than [`MAX_CHANGED`] changed files is not scanned at all: the checkout is
+//! `too-many-changes` until it has fewer.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::Path;
@@ -18,13 +26,39 @@ use wit_core::text::escape;
 use wit_forecast::{CallRef, FileChange, Outside, Version, diff_symbols, outside_text};
 use wit_graph::Resolution;
 
-use super::git;
+use super::git::{self, Batch, Blob};
+use super::texts::Texts;
 use crate::analysis::{AnalysisService, FileOutcome};
 use crate::index::RepoIndex;
 
 /// Base versions kept analysed (by blob id): the files being edited, each analysed once
 /// however often it is saved.
 const KEPT: usize = 64;
+
+/// Most changed files one scan compares (against one base). A branch that changes more
+/// (a hostile one with 50,000, a tree reformatted) is stated `too-many-changes` rather
+/// than costing minutes of every daemon's time at each HEAD move.
+pub(crate) const MAX_CHANGED: usize = 2_000;
+
+/// What a scan against one base found.
+pub(crate) enum Scan {
+    /// Every change against it.
+    Done(Base),
+    /// More changed files than [`MAX_CHANGED`] (this many): not compared.
+    TooMany(usize),
+    /// git could not answer (the base is gone, not a repository).
+    Failed,
+}
+
+/// A version of a file as read for a comparison.
+enum Read {
+    /// Not there.
+    Absent,
+    /// Its bytes.
+    Bytes(Arc<Vec<u8>>),
+    /// Over the size limit: its size, never read.
+    TooLarge(u64),
+}
 
 /// One merge base and what the checkout changed against it.
 pub(crate) struct Base {
@@ -74,12 +108,20 @@ pub(crate) struct Tracker {
     limit: u64,
     contents: Kept<Arc<Vec<u8>>>,
     analysed: Kept<Arc<Analysis>>,
-    /// The blob of a base version's text outside its definitions, by the version's blob.
-    outside: Kept<String>,
+    /// The published texts (and the merges of pairs).
+    pub texts: Texts,
+}
+
+/// The bytes of a version read under the limit, `None` when absent.
+fn bytes(read: Read) -> Option<Arc<Vec<u8>>> {
+    match read {
+        Read::Bytes(b) => Some(b),
+        Read::Absent | Read::TooLarge(_) => None,
+    }
 }
 
 /// Paths that are never a checkout's change: wit's and git's own directories.
-fn own_files(rel: &str) -> bool {
+pub(crate) fn own_files(rel: &str) -> bool {
     rel == ".wit" || rel.starts_with(".wit/") || rel == ".git" || rel.starts_with(".git/")
 }
 
@@ -90,6 +132,7 @@ impl Tracker {
         analysis: Arc<AnalysisService>,
         index: Arc<RepoIndex>,
         limit: u64,
+        texts: Texts,
     ) -> Self {
         Self {
             root: root.to_owned(),
@@ -98,32 +141,49 @@ impl Tracker {
             limit,
             contents: Kept::new(),
             analysed: Kept::new(),
-            outside: Kept::new(),
+            texts,
         }
     }
 
     /// `id`'s tree and every change against it (a full scan, at start and when a base is
-    /// new: `git diff` against it, then each changed file).
-    pub(crate) fn scan(&mut self, id: &str) -> Option<Base> {
-        let tree = git::tree(&self.root, id)?;
-        let changed = git::changed(&self.root, id)?;
+    /// new: `git diff` against it, then each changed file, the base versions read through
+    /// `batch`).
+    pub(crate) fn scan(&mut self, id: &str, batch: &mut Batch) -> Scan {
+        let Some(changed) = git::changed(&self.root, id) else {
+            return Scan::Failed;
+        };
+        if changed.len() > MAX_CHANGED {
+            return Scan::TooMany(changed.len());
+        }
+        let Some(tree) = git::tree(&self.root, id) else {
+            return Scan::Failed;
+        };
         let mut base = Base {
             id: id.to_owned(),
             tree,
             files: BTreeMap::new(),
         };
         for rel in changed {
-            if let Some(change) = self.file(&base, &rel) {
+            // Listed by git (`ls-files -o --exclude-standard` for the untracked): not
+            // ignored.
+            if let Some(change) = self.file(&base, &rel, batch, Some(true)) {
                 base.files.insert(rel, change);
             }
         }
-        Some(base)
+        Scan::Done(base)
     }
 
     /// Compares `rel` again with `base` after a save; whether its change is new
     /// (`base.files` updated).
-    pub(crate) fn update(&mut self, base: &mut Base, rel: &str) -> bool {
-        let now = self.file(base, rel);
+    /// `listed`: whether git lists the file (does not ignore it), when already known.
+    pub(crate) fn update(
+        &mut self,
+        base: &mut Base,
+        rel: &str,
+        batch: &mut Batch,
+        listed: Option<bool>,
+    ) -> bool {
+        let now = self.file(base, rel, batch, listed);
         if base.files.get(rel) == now.as_ref() {
             return false;
         }
@@ -135,14 +195,23 @@ impl Tracker {
     }
 
     /// How `rel` differs from `base`, `None` when it does not (or cannot be read: a
-    /// symlink, a FIFO, a file over the size limit is no change of the checkout's).
-    fn file(&mut self, base: &Base, rel: &str) -> Option<FileChange> {
+    /// symlink, a FIFO is no change of the checkout's). A version over the size limit is
+    /// never read: the file is [`FileChange::Uncompared`], *too large to compare*.
+    /// `listed`: whether git lists the file as not ignored, when known (else asked).
+    fn file(
+        &mut self,
+        base: &Base,
+        rel: &str,
+        batch: &mut Batch,
+        listed: Option<bool>,
+    ) -> Option<FileChange> {
         if own_files(rel) {
             return None;
         }
         let now = match wit_boundary::read_repo_file(&self.root, rel, self.limit) {
-            Ok(bytes) => Some(bytes),
-            Err(RepoFileError::NotFound { .. }) => None,
+            Ok(bytes) => Read::Bytes(Arc::new(bytes)),
+            Err(RepoFileError::NotFound { .. }) => Read::Absent,
+            Err(RepoFileError::TooLarge { size, .. }) => Read::TooLarge(size),
             Err(e) => {
                 tracing::debug!(
                     "forecast: {} not compared: {}",
@@ -153,43 +222,77 @@ impl Tracker {
             }
         };
         let was_id = base.tree.get(rel);
-        let root = self.root.clone();
         let limit = self.limit;
         let was = match was_id {
-            Some(id) => Some(
-                self.contents
-                    .get_or(id, || git::blob(&root, id, limit).map(Arc::new))?,
-            ),
-            None => None,
+            Some(id) => {
+                let mut large = None;
+                let got = self.contents.get_or(id, || match batch.read(id, limit) {
+                    Blob::Bytes(b) => Some(Arc::new(b)),
+                    Blob::TooLarge(size) => {
+                        large = Some(size);
+                        None
+                    }
+                    Blob::Missing => None,
+                });
+                match (got, large) {
+                    (Some(bytes), _) => Read::Bytes(bytes),
+                    (None, Some(size)) => Read::TooLarge(size),
+                    (None, None) => return None,
+                }
+            }
+            None => Read::Absent,
         };
         match (&was, &now) {
-            (None, None) => return None,
-            (Some(w), Some(n)) if w.as_slice() == n.as_slice() => return None,
+            (Read::Absent, Read::Absent) => return None,
+            (Read::Bytes(w), Read::Bytes(n)) if w == n => return None,
             // Not at the base and not tracked: only when git does not ignore it.
-            (None, Some(_)) if !git::listed(&self.root, rel) => return None,
+            (Read::Absent, _) if !listed.unwrap_or_else(|| git::listed(&self.root, rel)) => {
+                return None;
+            }
+            // Both over the limit, the same size: git compares them (without either
+            // being held whole here).
+            (Read::TooLarge(w), Read::TooLarge(n))
+                if w == n && !git::differs(&self.root, &base.id, rel) =>
+            {
+                return None;
+            }
             _ => {}
         }
+        let large = |what: &str, size: u64| FileChange::Uncompared {
+            why: format!(
+                "too large to compare: {what} is {size} bytes, over the forecast's limit \
+                     of {limit} bytes ([analysis] max_file_bytes)"
+            ),
+        };
+        let (was, now) = match (was, now) {
+            (_, Read::TooLarge(size)) => return Some(large("its version", size)),
+            (Read::TooLarge(size), _) => return Some(large("the base's version", size)),
+            (w, n) => (bytes(w), bytes(n)),
+        };
         if self.analysis.supports(rel) {
             match self.symbols(
                 rel,
                 was_id.map(String::as_str),
                 was.as_deref().map(Vec::as_slice),
-                now.as_deref(),
+                now.as_deref().map(Vec::as_slice),
             ) {
                 Ok(change) => return Some(change),
-                Err(note) => {
-                    return Some(FileChange::Text {
-                        blob: now.and_then(|n| git::hash_object(&self.root, &n)),
-                        note: Some(note),
-                    });
-                }
+                Err(note) => return Some(self.text(now.as_deref().map(Vec::as_slice), Some(note))),
             }
         }
-        let blob = match &now {
-            Some(bytes) => Some(git::hash_object(&self.root, bytes)?),
-            None => None,
-        };
-        Some(FileChange::Text { blob, note: None })
+        Some(self.text(now.as_deref().map(Vec::as_slice), None))
+    }
+
+    /// A file compared as text: its content kept for the other checkouts' merges.
+    fn text(&mut self, now: Option<&[u8]>, note: Option<String>) -> FileChange {
+        match now.map(|bytes| self.texts.keep(bytes)) {
+            None => FileChange::Text { blob: None, note },
+            Some(Ok(id)) => FileChange::Text {
+                blob: Some(id),
+                note,
+            },
+            Some(Err(why)) => FileChange::Uncompared { why },
+        }
     }
 
     /// The changed definitions of an analysed file, or why it could not be analysed.
@@ -280,15 +383,25 @@ impl Tracker {
                 if base_outside.as_deref() == Some(now_outside.as_str()) {
                     None
                 } else {
-                    let root = self.root.clone();
-                    let base = match (was_id, base_outside) {
-                        (Some(id), Some(text)) => self
-                            .outside
-                            .get_or(id, || git::hash_object(&root, text.as_bytes())),
-                        _ => None,
-                    };
-                    git::hash_object(&self.root, now_outside.as_bytes())
-                        .map(|now| Outside { base, now })
+                    let kept = base_outside
+                        .map(|text| self.texts.keep(text.as_bytes()))
+                        .transpose()
+                        .and_then(|base| {
+                            let now = self.texts.keep(now_outside.as_bytes())?;
+                            Ok(Outside { base, now })
+                        });
+                    match kept {
+                        Ok(outside) => Some(outside),
+                        Err(why) => {
+                            tracing::info!(
+                                "forecast: the text outside the definitions of {} is not \
+                                 compared: {}",
+                                escape(rel),
+                                escape(&why)
+                            );
+                            None
+                        }
+                    }
                 }
             }
             None => None,

@@ -20,10 +20,19 @@
 //! **States** a checkout can be in, shown by `conflicts.forecast`: `ready`, `indexing`
 //! (its code graph is being built: calls would be missed), `rebasing` or `merging` (the
 //! checkout is between two states; its changes are withdrawn until the operation ends),
-//! `no-commit` (nothing to compare with). A pair with no common history has no forecast.
+//! `no-commit` (nothing to compare with), `too-many-changes` (more changed files against
+//! a merge base than one scan compares, `changes::MAX_CHANGED`: nothing of it is compared
+//! until it has fewer; looked at again when HEAD moves and every [`FULL_CHECK`]). A pair
+//! with no common history has no forecast.
+//!
+//! **What it writes, where.** Rows in the coordination store (the checkout, its changes
+//! as JSON, the forecasts); the uncommitted versions of files it compares as text under
+//! the common `.wit/forecast/` (private, see `texts`). Nothing in the repository or its
+//! object database: git is only asked to read.
 
 mod changes;
 mod git;
+mod texts;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -35,7 +44,8 @@ use wit_forecast::{Checkout, FileChange, TextVerdict};
 
 use crate::state::AppState;
 use crate::store::forecast::{self as rows, CheckoutRow};
-use changes::{Base, Tracker};
+use changes::{Base, Scan, Tracker};
+use texts::{Source, Texts};
 
 /// How often a checkout with company says it is alive (and looks at its HEAD).
 const HEARTBEAT: Duration = Duration::from_secs(2);
@@ -64,6 +74,9 @@ enum Mode {
     /// requests.
     Heavy,
 }
+
+/// How long the forecast's `git cat-file` readers stay alive unused.
+const READERS_IDLE: Duration = Duration::from_secs(10);
 
 /// Merge bases remembered (by the pair of heads) before the cache starts afresh.
 const MERGE_BASES_KEPT: usize = 256;
@@ -161,16 +174,22 @@ struct Runner {
     settled: bool,
     /// Trims the daemon's heap after start-up and now and then since.
     footprint: crate::footprint::Trimmer,
+    /// The `git cat-file` readers of every scan, save and merge (see `git::Batch`).
+    readers: git::Batch,
 }
 
 impl Runner {
     fn new(state: Arc<AppState>, runtime: tokio::runtime::Handle) -> Self {
         let me = state.worktree_name();
+        let limit = state.config.parsed.analysis.max_file_bytes;
+        let texts = Texts::new(&state.root, &state.placement.state, &me, limit);
+        let readers = git::Batch::new(&state.root);
         let tracker = Tracker::new(
             &state.root,
             state.analysis.clone(),
             state.index.clone(),
-            state.config.parsed.analysis.max_file_bytes,
+            limit,
+            texts,
         );
         Runner {
             own: CheckoutRow {
@@ -196,6 +215,7 @@ impl Runner {
             checked: None,
             settled: false,
             footprint: crate::footprint::Trimmer::default(),
+            readers,
         }
     }
 
@@ -293,16 +313,36 @@ impl Runner {
             moved = self.look_at_self(&mut dropped);
         }
         moved |= self.sync_bases(&mut publish, &mut dropped);
+        let mut grown = None;
+        // Which saved files git ignores, asked once for the round (not once per file).
+        let ignored = if paths.is_empty() || self.bases.is_empty() {
+            None
+        } else {
+            let list: Vec<&str> = paths
+                .iter()
+                .map(String::as_str)
+                .filter(|p| !changes::own_files(p))
+                .collect();
+            git::ignored(&self.state.root, &list)
+        };
         for rel in &paths {
+            let listed = ignored.as_ref().map(|i| !i.contains(rel));
             for base in self.bases.values_mut() {
-                if self.tracker.update(base, rel) {
+                if self.tracker.update(base, rel, &mut self.readers, listed) {
                     let json = base
                         .files
                         .get(rel)
                         .and_then(|c| serde_json::to_string(c).ok());
                     publish.push((base.id.clone(), rel.clone(), json));
+                    if base.files.len() > changes::MAX_CHANGED {
+                        grown = Some(base.files.len());
+                    }
                 }
             }
+        }
+        if let Some(n) = grown {
+            self.too_many(n, &mut publish, &mut dropped);
+            moved = true;
         }
         if !publish.is_empty() || !dropped.is_empty() || moved {
             self.own.version = (self.own.version + 1).max(crate::clock::now_ms());
@@ -332,6 +372,13 @@ impl Runner {
                 }
                 rows::put_checkout(db, &own)
             });
+            if written.is_some() {
+                // What this checkout's changes no longer name is no longer kept.
+                let bases = &self.bases;
+                self.tracker
+                    .texts
+                    .retain(bases.values().flat_map(|b| b.files.values()));
+            }
             if written.is_none() {
                 // Not published (the store failed, and said why in the log): what this
                 // thread holds is ahead of what the others can read. Start over at the
@@ -351,6 +398,7 @@ impl Runner {
             self.footprint.trim(self.served());
         }
         self.footprint.tick(self.served());
+        self.readers.rest(READERS_IDLE);
     }
 
     /// Requests the daemon answered so far.
@@ -485,6 +533,12 @@ impl Runner {
             .filter(|r| r.checkout != self.me && now - r.seen_at >= FORGET_MS)
             .map(|r| r.checkout.clone())
             .collect();
+        if !forget.is_empty() {
+            let known: Vec<String> = all.iter().map(|r| r.checkout.clone()).collect();
+            self.tracker
+                .texts
+                .forget(&forget, &known, Duration::from_millis(FORGET_MS as u64));
+        }
         if clear.is_empty() && forget.is_empty() {
             return; // nothing to write: no commit, nobody woken
         }
@@ -540,9 +594,16 @@ impl Runner {
             if self.bases.contains_key(&id) {
                 continue;
             }
-            let Some(base) = self.tracker.scan(&id) else {
-                tracing::info!("forecast: could not compare with {}", escape(&id));
-                continue;
+            let base = match self.tracker.scan(&id, &mut self.readers) {
+                Scan::Done(base) => base,
+                Scan::TooMany(n) => {
+                    self.too_many(n, publish, dropped);
+                    return true;
+                }
+                Scan::Failed => {
+                    tracing::info!("forecast: could not compare with {}", escape(&id));
+                    continue;
+                }
             };
             // A rescan replaces what was published against this base.
             dropped.push(id.clone());
@@ -553,6 +614,27 @@ impl Runner {
             moved = true;
         }
         moved
+    }
+
+    /// The checkout changed more files than a scan compares (`n`): nothing of it is
+    /// published (its bases dropped) and its state says so, until a later look (HEAD
+    /// moved, or every [`FULL_CHECK`]) finds fewer.
+    fn too_many(
+        &mut self,
+        n: usize,
+        publish: &mut Vec<(String, String, Option<String>)>,
+        dropped: &mut Vec<String>,
+    ) {
+        if self.own.state != "too-many-changes" {
+            tracing::info!(
+                "forecast: {n} files changed against a merge base, more than the {} one scan \
+                 compares: this checkout is not compared until it has fewer",
+                changes::MAX_CHANGED
+            );
+        }
+        publish.clear();
+        dropped.extend(self.bases.drain().map(|(id, _)| id));
+        self.own.state = "too-many-changes".into();
     }
 
     fn merge_base(&mut self, a: &str, b: &str) -> Option<String> {
@@ -592,13 +674,9 @@ impl Runner {
             };
             let Some(base) = base.filter(|b| self.bases.contains_key(b)) else {
                 let why = if self.own.state != "ready" {
-                    format!("{} is {}", wit_forecast::short(&self.me), self.own.state)
+                    not_compared(&self.me, &self.own.state)
                 } else if other.state != "ready" {
-                    format!(
-                        "{} is {}",
-                        wit_forecast::short(&other.checkout),
-                        other.state
-                    )
+                    not_compared(&other.checkout, &other.state)
                 } else {
                     "no common history".to_owned()
                 };
@@ -623,21 +701,30 @@ impl Runner {
             } else {
                 (theirs, mine)
             };
-            let root = self.state.root.clone();
             let base_ref = &self.bases[&base];
+            let texts = &mut self.tracker.texts;
+            let batch = &mut self.readers;
             let mut merge = |m: wit_forecast::Merge<'_>| -> TextVerdict {
-                let base = match m.base {
-                    None => Tracker::base_blob(base_ref, m.path),
-                    Some("") => None,
-                    Some(id) => Some(id),
+                let common = match m.base {
+                    None => {
+                        Tracker::base_blob(base_ref, m.path).map_or(Source::Empty, Source::Object)
+                    }
+                    Some("") => Source::Empty,
+                    // The base of the text outside definitions, as the first side published it.
+                    Some(id) => Source::Published { checkout: &a, id },
                 };
-                git::merge_file(&root, base, m.a, m.b)
+                let ours = Source::Published {
+                    checkout: &a,
+                    id: m.a,
+                };
+                let theirs = Source::Published {
+                    checkout: &b,
+                    id: m.b,
+                };
+                texts.merge(batch, common, ours, theirs)
             };
-            let found = wit_forecast::forecast(
-                Checkout { id: &a, files: fa },
-                Checkout { id: &b, files: fb },
-                &mut merge,
-            );
+            let found =
+                wit_forecast::forecast(Checkout::new(&a, fa), Checkout::new(&b, fb), &mut merge);
             let versions = if a == self.me {
                 (self.own.version, other.version)
             } else {
@@ -689,6 +776,7 @@ impl Runner {
 
     /// Takes this checkout out of the forecast: its rows gone, its pairs cleared.
     fn withdraw(&mut self) {
+        self.tracker.texts.withdraw();
         let me = self.me.clone();
         self.db(Mode::Write, move |db| {
             for (a, b) in rows::pairs_of(db, &me)? {
@@ -697,6 +785,16 @@ impl Runner {
             }
             rows::remove_checkout(db, &me)
         });
+    }
+}
+
+/// Why a checkout in `state` (not `ready`) is not compared, as a clearance's reason:
+/// `wt-b is rebasing`, `wt-b has too many changes to compare`.
+fn not_compared(checkout: &str, state: &str) -> String {
+    let name = wit_forecast::short(checkout);
+    match state {
+        "too-many-changes" => format!("{name} has too many changes to compare"),
+        other => format!("{name} is {other}"),
     }
 }
 

@@ -63,17 +63,7 @@ impl PathFilter {
 /// `git` for the repository at `root`, with nothing in the repository's own
 /// configuration able to run a program (fsmonitor) or page output.
 pub(crate) fn git(root: &Path) -> Command {
-    let mut cmd = Command::new("git");
-    cmd.arg("-C")
-        .arg(root)
-        .args(["-c", "core.fsmonitor=false", "-c", "core.quotepath=off"])
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .stdin(Stdio::null())
-        .stderr(Stdio::null());
-    cmd
+    wit_boundary::git::command(root)
 }
 
 /// The files of the repository git does not ignore (tracked and untracked), or `None`

@@ -74,8 +74,9 @@ pub(crate) struct RepoIndex {
     /// may leave an edited file of one of them to the watcher (see
     /// [`RepoIndex::verify_with`]). Empty when there is no watcher.
     watched: Mutex<std::collections::HashSet<String>>,
-    /// Told of every path the watcher saw settle (the conflict forecast's trigger).
-    listener: Mutex<Option<Listener>>,
+    /// Told of every path the watcher saw settle (the conflict forecast's and the
+    /// claims' trigger).
+    listeners: Mutex<Vec<Listener>>,
     /// What the watcher watches and polls (see [`watch::budget`]), for `daemon.status`.
     watching: watch::Gauge,
 }
@@ -133,7 +134,7 @@ impl RepoIndex {
             started: std::time::Instant::now(),
             synced: Mutex::new(HashMap::new()),
             watched: Mutex::default(),
-            listener: Mutex::new(None),
+            listeners: Mutex::new(Vec::new()),
             watching: watch::Gauge::default(),
         }
     }
@@ -371,19 +372,22 @@ impl RepoIndex {
         self.write().set_config_file(rel, text.as_deref());
     }
 
-    /// Sets the one listener told of every path the watcher sees settle, after the index
-    /// has re-read it (indexed or not: the forecast compares files no analyzer covers too).
+    /// Adds a listener told of every path the watcher sees settle, after the index has
+    /// re-read it (indexed or not: the forecast compares files no analyzer covers too).
     pub(crate) fn listen(&self, listener: Listener) {
-        *self.listener.lock().unwrap_or_else(|p| p.into_inner()) = Some(listener);
-    }
-
-    /// Tells the listener that `rel` settled.
-    fn settled(&self, rel: &str) {
-        if let Some(l) = self
-            .listener
+        self.listeners
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .as_ref()
+            .push(listener);
+    }
+
+    /// Tells the listeners that `rel` settled.
+    fn settled(&self, rel: &str) {
+        for l in self
+            .listeners
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
         {
             l(rel);
         }
@@ -705,11 +709,14 @@ impl RepoIndex {
 }
 
 /// What the index keeps (and persists) of an analysis: no signatures (answers needing
-/// them analyse the file itself) and, when call sites are present, no call edges (they
-/// are the call sites de-duplicated).
+/// them analyse the file itself), but where the graph picks among overloads by their
+/// parameters (a file with type bodies: Java), and, when call sites are present, no call
+/// edges (they are the call sites de-duplicated).
 fn graph_view(mut a: Analysis) -> Analysis {
-    for s in &mut a.symbols {
-        s.signature = None;
+    if a.bodies.is_empty() {
+        for s in &mut a.symbols {
+            s.signature = None;
+        }
     }
     if !a.call_sites.is_empty() {
         a.calls = Vec::new();

@@ -18,8 +18,10 @@ pub(crate) const FILE: &str = "index.db";
 /// for the same source does: older rows are then re-analysed, so that an upgraded daemon
 /// never resolves with what an older analyzer saw. 2: receivers of evident class
 /// (`new:Class`), locals of unknown class (`""`), top-level values and class fields of
-/// evident class (`values`).
-const FORMAT: i64 = 2;
+/// evident class (`values`). 3: Java type bodies (`bodies`) and argument types, Java and
+/// Go receivers of declared type, Go generic calls and conversions, JavaScript chains of
+/// assignments, containers of Rust `impl`s for slices and tuples.
+const FORMAT: i64 = 3;
 
 /// A stored row: the content hash and the analysis JSON.
 pub(crate) type Row = ([u8; 32], Vec<u8>);

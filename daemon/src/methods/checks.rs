@@ -79,7 +79,7 @@ pub(crate) async fn check_contracts(
             Some(FileOutcome::Analysed(a)) => Some(a),
             _ => None,
         };
-        for contract in contracts {
+        for (contract, spelling) in contracts {
             let Some(sp) = SymbolPath::parse(&contract.symbol_path) else {
                 continue;
             };
@@ -89,9 +89,11 @@ pub(crate) async fn check_contracts(
                 .and_then(|s| s.signature.clone());
             match actual {
                 Some(actual) if actual == contract.signature => {}
+                // Named (v1) as the contract's proposer named it, as `contract.query`
+                // names it; the canonical path found the symbol.
                 actual => violations.push(Violation {
                     contract_id: contract.contract_id,
-                    symbol_path: contract.symbol_path,
+                    symbol_path: spelling,
                     expected: contract.signature,
                     actual: actual.unwrap_or_else(|| SYMBOL_NOT_FOUND_IN_STAGED.to_owned()),
                 }),

@@ -1,6 +1,7 @@
 //! `conflicts.forecast` (extension): the conflict forecast between checkouts (see
-//! `crate::forecast`), as `wit conflicts`, `wit status`, `wit watch`, the MCP tool and
-//! the edit-time guard show it.
+//! `crate::forecast`) and between the sessions of one checkout (their claims, see
+//! `crate::claims`), as `wit conflicts`, `wit status`, `wit watch`, the MCP tool and the
+//! edit-time guard show it.
 
 use std::collections::BTreeMap;
 
@@ -10,12 +11,15 @@ use super::Failure;
 use crate::forecast::STALE_MS;
 use crate::params::Params;
 use crate::state::AppState;
+use crate::store::claims::{ClaimRow, CollisionRow};
 use crate::store::forecast::{self as rows, CheckoutRow, ForecastRow};
 
 /// Everything the answer is made of, read in one go.
 struct Read {
     checkouts: Vec<CheckoutRow>,
     forecasts: Vec<ForecastRow>,
+    collisions: Vec<CollisionRow>,
+    claims: Vec<ClaimRow>,
     sessions: BTreeMap<String, Vec<String>>,
     counts: BTreeMap<String, i64>,
     file: Vec<(String, String, String)>,
@@ -23,11 +27,14 @@ struct Read {
 }
 
 /// `conflicts.forecast {checkout?, sessionId?, symbolPath?, file?}` → `{checkout,
-/// forecasts, checkouts, pending?}`: every standing forecast between live checkouts, or
-/// those touching the checkout (its path, directory name or branch), the session's
-/// checkout, the symbol, or the file; with `file`, also `pending`: what the other live
-/// checkouts changed in that file (against their merge base with this checkout), the
-/// collisions an edit of it would make.
+/// forecasts, checkouts, claims, pending?}`: every standing forecast between live
+/// checkouts and between two sessions of one checkout (sides naming a `session`), or
+/// those touching the checkout (its path, directory name or branch), the session (its
+/// checkout's; for a collision between sessions, one of the two), the symbol, or the
+/// file; `claims`: the standing claims (uncommitted changes by session) the same filters
+/// keep; with `file`, also `pending`: what the other live checkouts changed in that file
+/// (against their merge base with this checkout), the collisions an edit of it would
+/// make.
 pub(crate) async fn forecast(
     state: &AppState,
     params: &Map<String, Value>,
@@ -59,6 +66,8 @@ pub(crate) async fn forecast(
                 },
                 checkouts: all,
                 forecasts: rows::all_forecasts(db)?,
+                collisions: crate::store::claims::collisions(db)?,
+                claims: crate::store::claims::all(db)?,
                 sessions,
                 counts,
                 now,
@@ -72,8 +81,14 @@ pub(crate) async fn forecast(
             .any(|r| r.checkout == c && read.now - r.seen_at < STALE_MS)
     };
     let row = |c: &str| read.checkouts.iter().find(|r| r.checkout == c);
+    // A checkout by its name, its path (without the clone's id a PostgreSQL store adds),
+    // its directory's name or its branch.
     let names = |c: &str, q: &str| {
-        c == q || wit_forecast::short(c) == q || row(c).and_then(|r| r.branch.as_deref()) == Some(q)
+        let path = crate::worktree::checkout_path(c);
+        c == q
+            || path == q
+            || wit_forecast::short(path) == q
+            || row(c).and_then(|r| r.branch.as_deref()) == Some(q)
     };
     let session_checkout: Option<String> = session.as_ref().map(|s| {
         read.sessions
@@ -106,16 +121,7 @@ pub(crate) async fn forecast(
             .as_array()
             .map(|v| v.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
-        if let Some(s) = &symbol
-            && !paths.iter().any(|p| p == s)
-        {
-            continue;
-        }
-        if let Some(file) = &file
-            && !paths
-                .iter()
-                .any(|p| p == file || p.split_once(':').is_some_and(|(f, _)| f == file))
-        {
+        if !touches(&paths, symbol.as_deref(), file.as_deref()) {
             continue;
         }
         if let Some(sides) = body["sides"].as_array_mut() {
@@ -129,6 +135,59 @@ pub(crate) async fn forecast(
         body["since"] = json!(f.since);
         forecasts.push(body);
     }
+    // Collisions between two sessions of one checkout: a claim is state, so they stand
+    // whether or not that checkout's daemon runs.
+    for c in &read.collisions {
+        let Ok(mut body) = serde_json::from_str::<Value>(&c.body) else {
+            continue;
+        };
+        let sessions: Vec<String> = body["sides"]
+            .as_array()
+            .map(|v| {
+                v.iter()
+                    .filter_map(|s| s["session"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(q) = &checkout
+            && !names(&c.checkout, q)
+        {
+            continue;
+        }
+        if let Some(s) = &session
+            && !sessions.contains(s)
+        {
+            continue;
+        }
+        let paths: Vec<&str> = body["symbolPaths"]
+            .as_array()
+            .map(|v| v.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if !touches(&paths, symbol.as_deref(), file.as_deref()) {
+            continue;
+        }
+        if let Some(sides) = body["sides"].as_array_mut() {
+            for side in sides {
+                let s = side["session"].as_str().unwrap_or_default().to_owned();
+                side["branch"] = json!(row(&c.checkout).and_then(|r| r.branch.clone()));
+                side["sessions"] = json!([s]);
+                side["self"] = json!(c.checkout == me);
+            }
+        }
+        body["since"] = json!(c.since);
+        forecasts.push(body);
+    }
+    let claims: Vec<Value> = read
+        .claims
+        .iter()
+        .filter(|r| checkout.as_ref().is_none_or(|q| names(&r.checkout, q)))
+        .filter(|r| session.as_ref().is_none_or(|s| r.claim.session == *s))
+        .filter(|r| {
+            let path = r.claim.symbol_path();
+            touches(&[path.as_str()], symbol.as_deref(), file.as_deref())
+        })
+        .map(|r| super::claims::claim_json(&r.checkout, &r.claim))
+        .collect();
     let checkouts: Vec<Value> = read
         .checkouts
         .iter()
@@ -146,11 +205,27 @@ pub(crate) async fn forecast(
             })
         })
         .collect();
-    let mut answer = json!({ "checkout": me, "forecasts": forecasts, "checkouts": checkouts });
+    let mut answer = json!({
+        "checkout": me,
+        "forecasts": forecasts,
+        "checkouts": checkouts,
+        "claims": claims,
+    });
     if let Some(file) = file.filter(|f| !f.is_empty()) {
         answer["pending"] = pending(state, &read, &me, &file).await?;
     }
     Ok(answer)
+}
+
+/// Whether a forecast (or claim) naming `paths` passes the `symbolPath` and `file`
+/// filters.
+fn touches(paths: &[&str], symbol: Option<&str>, file: Option<&str>) -> bool {
+    symbol.is_none_or(|s| paths.contains(&s))
+        && file.is_none_or(|f| {
+            paths
+                .iter()
+                .any(|p| *p == f || p.split_once(':').is_some_and(|(pf, _)| pf == f))
+        })
 }
 
 /// What the other live checkouts changed in `file`, each against its merge base with

@@ -322,9 +322,15 @@ pub(crate) async fn query(state: &AppState, params: &Map<String, Value>) -> Resu
     let several = filters.len() > 1;
     let mut records = state
         .read(move |conn| {
-            let mut records = Vec::new();
+            let mut records: Vec<ContractRecord> = Vec::new();
             for filter in &filters {
-                records.extend(contracts::query(conn, filter.as_deref(), status)?);
+                for r in contracts::query(conn, filter.as_deref(), status)? {
+                    // A filter matches the canonical path or the proposer's spelling: one
+                    // contract may answer two spellings of the same definition.
+                    if !records.iter().any(|seen| seen.contract_id == r.contract_id) {
+                        records.push(r);
+                    }
+                }
             }
             Ok(records)
         })

@@ -24,6 +24,14 @@ const TARGET_STATUSES: &[&str] = &["active", "resolved", "abandoned"];
 /// them): an event stays small whatever the intent's size.
 const EVENT_FILES: usize = 100;
 
+/// Most symbols one `intent.declare` names.
+pub(crate) const MAX_DECLARED_SYMBOLS: usize = 1_000;
+/// Most `file:symbol` pairs (declared files × declared symbols) one `intent.declare`
+/// names: each is a definition looked up and a possible conflict item, so a declare
+/// beyond this is refused (INVALID_REQUEST naming the limit) rather than bounded by
+/// nothing but the request's size (50,000 files × 20 symbols froze every store read).
+pub(crate) const MAX_DECLARED_PAIRS: usize = 100_000;
+
 /// From how many files a declare is heavy: validated, planned and written on the blocking
 /// pool, so that its milliseconds of CPU never hold up another client's request.
 const HEAVY_FILES: usize = 2_000;
@@ -81,6 +89,29 @@ pub(crate) async fn declare(
     // Hash-based de-duplication, first occurrence kept: linear in the number of files.
     let unique_files = first_occurrences(&files);
     let unique_symbols = first_occurrences(&symbols);
+    if unique_symbols.len() > MAX_DECLARED_SYMBOLS
+        || unique_files.len().saturating_mul(unique_symbols.len()) > MAX_DECLARED_PAIRS
+    {
+        let why = if unique_symbols.len() > MAX_DECLARED_SYMBOLS {
+            format!(
+                "must contain at most {MAX_DECLARED_SYMBOLS} distinct symbols (got {})",
+                unique_symbols.len()
+            )
+        } else {
+            format!(
+                "{} files × {} symbols is {} file:symbol pairs; a declare names at most \
+                 {MAX_DECLARED_PAIRS} (declare fewer files or symbols, or several intents)",
+                unique_files.len(),
+                unique_symbols.len(),
+                unique_files.len() * unique_symbols.len()
+            )
+        };
+        return Err(crate::params::invalid_request(
+            Vec::new(),
+            [("symbols".to_owned(), vec![why])].into_iter().collect(),
+        )
+        .into());
+    }
 
     // AnalysisService from current disk content: per-file ranges and the callees of each
     // declared `file:symbol`.
@@ -95,8 +126,6 @@ pub(crate) async fn declare(
     // lock (canonical first, see `symbol_spellings`).
     let mut dep_pairs: Vec<(String, Vec<String>)> = Vec::new();
     let mut dep_seen: HashSet<(String, Vec<String>)> = HashSet::new();
-    // Each declared `file:symbol` as the spellings its lock may have.
-    let mut lock_pairs: Vec<Vec<String>> = Vec::new();
     let mut outcomes = Vec::new();
     // Callees in other files, from the code graph (issue 10), found in the same trip.
     let mut cross_file = Vec::new();
@@ -107,20 +136,6 @@ pub(crate) async fn declare(
                 super::graph::cross_file_callees(ix, &files, outcomes, &symbols)
             })
             .await?;
-    }
-    // Each declared `file:symbol` as the request spelled it, with its file (for leases).
-    let mut declared_symbols: Vec<(String, String)> = Vec::new();
-    for (i, file) in unique_files.iter().enumerate() {
-        let analysis = outcomes.get(i).and_then(|o| o.analysis()).map(|a| &**a);
-        for name in &unique_symbols {
-            let mut spellings = symbol_spellings(file, name, analysis);
-            let given = format!("{file}:{name}");
-            if !spellings.contains(&given) {
-                spellings.push(given.clone());
-            }
-            lock_pairs.push(spellings);
-            declared_symbols.push((file.clone(), given));
-        }
     }
     if !unique_symbols.is_empty() {
         for (slot, outcome) in ranges.iter_mut().zip(&outcomes) {
@@ -159,17 +174,10 @@ pub(crate) async fn declare(
         }
     }
     let unknown = super::graph::unknown_symbols(&unique_files, &outcomes, &unique_symbols);
-    // The files as one JSON array for the set-based overlap query and insert, and every
-    // spelling of a lock that could conflict for the one lock lookup; built before the
-    // write, so the write itself is a few statements whatever the number of files.
+    // The files as one JSON array for the set-based overlap query and insert, built
+    // before the write, so the write itself is a few statements whatever the number of
+    // files.
     let file_rows = intents::FileRows::new(&ranges);
-    let lock_paths: HashSet<&str> = lock_pairs
-        .iter()
-        .flatten()
-        .chain(dep_pairs.iter().flat_map(|(_, s)| s))
-        .map(String::as_str)
-        .collect();
-    let lock_paths = serde_json::to_string(&lock_paths).map_err(Failure::internal)?;
     let event_files: Vec<&String> = files.iter().take(EVENT_FILES).collect();
     let event_files = json!(event_files);
     let file_count = files.len();
@@ -213,9 +221,17 @@ pub(crate) async fn declare(
                     description: other.description,
                 });
             }
-            let live: HashMap<String, locks::LockRow> = locks::live_among(tx, &lock_paths, now)?
+            // The live locks, read once: what follows is proportional to the locks that
+            // exist and the declared files they are in, never to every declared pair
+            // looked up in the store.
+            let live: HashMap<String, locks::LockRow> = locks::list(tx, None, now)?
                 .into_iter()
                 .map(|l| (l.symbol_path.clone(), l))
+                .collect();
+            let locked_files: HashSet<&str> = live
+                .values()
+                .filter(|l| l.session_id != me)
+                .filter_map(|l| l.symbol_path.split_once(':').map(|(file, _)| file))
                 .collect();
 
             // Other sessions' leases over the declared files (exclusive and shared).
@@ -227,19 +243,38 @@ pub(crate) async fn declare(
             //    is under another session's exclusive lease: the symbol is then locked to
             //    this session as surely (its lock.acquire is LOCK_CONFLICT), and a v1
             //    client learns it the one way v1 can say it.
-            for (spellings, (file, given)) in lock_pairs.iter().zip(&declared_symbols) {
-                if let Some(lock) = live_lock_of_other(&live, spellings, me) {
-                    items.push(ConflictItem::LockIntersection {
-                        symbol_path: lock.spelling,
-                        held_by: lock.session_id,
-                        expires_at: iso8601_millis(lock.expires_at),
-                    });
-                } else if let Some(lease) = exclusive.iter().find(|l| l.patterns().covers(file)) {
-                    items.push(ConflictItem::LockIntersection {
-                        symbol_path: given.clone(),
-                        held_by: lease.session_id.clone(),
-                        expires_at: iso8601_millis(lease.expires_at),
-                    });
+            //    Only files with another session's lock or exclusive lease are looked at.
+            for (i, file) in unique_files.iter().enumerate() {
+                let locked = locked_files.contains(file.as_str());
+                let lease = exclusive.iter().find(|l| l.patterns().covers(file));
+                if !locked && lease.is_none() {
+                    continue;
+                }
+                let analysis = outcomes.get(i).and_then(|o| o.analysis()).map(|a| &**a);
+                for name in &unique_symbols {
+                    let given = format!("{file}:{name}");
+                    let held = locked
+                        .then(|| {
+                            let mut spellings = symbol_spellings(file, name, analysis);
+                            if !spellings.contains(&given) {
+                                spellings.push(given.clone());
+                            }
+                            live_lock_of_other(&live, &spellings, me)
+                        })
+                        .flatten();
+                    if let Some(lock) = held {
+                        items.push(ConflictItem::LockIntersection {
+                            symbol_path: lock.spelling,
+                            held_by: lock.session_id,
+                            expires_at: iso8601_millis(lock.expires_at),
+                        });
+                    } else if let Some(lease) = lease {
+                        items.push(ConflictItem::LockIntersection {
+                            symbol_path: given,
+                            held_by: lease.session_id.clone(),
+                            expires_at: iso8601_millis(lease.expires_at),
+                        });
+                    }
                 }
             }
 

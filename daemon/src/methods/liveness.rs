@@ -177,6 +177,7 @@ pub(crate) async fn end(state: &AppState, params: &Map<String, Value>) -> Result
                 "releasedLocks": ended.locks,
                 "releasedLeases": ended.leases,
                 "abandonedIntents": abandoned,
+                "endedClaims": ended.claims,
             }))
         })
         .await
@@ -188,6 +189,8 @@ pub(crate) struct Ended {
     pub locks: Vec<String>,
     /// Ids of its leases.
     pub leases: Vec<String>,
+    /// How many claims ended with it.
+    pub claims: usize,
 }
 
 /// Ends `session` inside a write: releases each of its locks and leases (audited, and an
@@ -230,6 +233,8 @@ pub(crate) fn end_session(
         args![session],
     )?;
     crate::store::sessions::forget(tx, session)?;
+    // Its claims end with it: nobody is left to coordinate with about them.
+    let claims = crate::store::claims::end_session(tx, session, reason)?;
     tx.execute_later(
         "INSERT INTO ended_sessions (session_id, ended_at, reason) VALUES (?1, ?2, ?3)
          ON CONFLICT(session_id) DO UPDATE SET ended_at = excluded.ended_at,
@@ -244,6 +249,7 @@ pub(crate) fn end_session(
         json!({
             "releasedLocks": released.len(),
             "releasedLeases": leases.len(),
+            "endedClaims": claims,
             "stale": stale,
             "reason": reason,
         }),
@@ -251,6 +257,7 @@ pub(crate) fn end_session(
     Ok(Ended {
         locks: released,
         leases,
+        claims,
     })
 }
 

@@ -1,6 +1,7 @@
 //! One module per method family. Handlers know nothing of HTTP: params in, JSON out.
 
 pub(crate) mod checks;
+pub(crate) mod claims;
 pub(crate) mod conflicts;
 pub(crate) mod contracts;
 pub(crate) mod events;

@@ -55,8 +55,10 @@ pub(crate) fn respond(
     Ok(())
 }
 
-/// Contracts matching the exact filters (on the canonical path), oldest first, each named
-/// as its proposer named it. Without a status filter only v1's statuses (proposed,
+/// Contracts matching the exact filters, oldest first, each named as its proposer named
+/// it. The path filter matches the canonical path or, exactly, the proposer's spelling
+/// (what the record shows: a name that no longer resolves on disk still finds the
+/// contract it was proposed under). Without a status filter only v1's statuses (proposed,
 /// accepted, rejected) are listed: withdrawn and superseded contracts are an extension,
 /// shown when asked for by status.
 pub(crate) fn query(
@@ -68,7 +70,7 @@ pub(crate) fn query(
     db.query_map(
         &format!(
             "SELECT {COLUMNS}, COALESCE(spelling, symbol_path) FROM contracts
-             WHERE (?1 IS NULL OR symbol_path = ?1)
+             WHERE (?1 IS NULL OR symbol_path = ?1 OR spelling = ?1)
                AND ((?2 IS NULL AND status IN ('proposed', 'accepted', 'rejected'))
                     OR status = ?2)
              ORDER BY proposed_at, {order}"
@@ -117,16 +119,18 @@ pub(crate) fn accepted_on(db: &dyn Db, symbol_path: &str, except: &str) -> DbRes
     )
 }
 
-/// Accepted contracts on symbols of exactly `file`.
-pub(crate) fn accepted_in_file(db: &dyn Db, file: &str) -> DbResult<Vec<ContractRecord>> {
+/// Accepted contracts on symbols of exactly `file`, each with the path as its proposer
+/// named it (the record's own `symbol_path` is the canonical one, which finds the symbol).
+pub(crate) fn accepted_in_file(db: &dyn Db, file: &str) -> DbResult<Vec<(ContractRecord, String)>> {
     let order = db.dialect().pick("rowid", "seq");
     db.query_map(
         &format!(
-            "SELECT {COLUMNS} FROM contracts WHERE file = ?1 AND status = 'accepted'
-         ORDER BY proposed_at, {order}"
+            "SELECT {COLUMNS}, COALESCE(spelling, symbol_path) FROM contracts
+             WHERE file = ?1 AND status = 'accepted'
+             ORDER BY proposed_at, {order}"
         ),
         args![file],
-        record,
+        |r| Ok((record(r)?, r.get(12)?)),
     )
 }
 

@@ -192,22 +192,6 @@ pub(crate) fn next_expiry(db: &dyn Db) -> DbResult<Option<i64>> {
     db.query_row("SELECT MIN(expires_at) FROM locks", args![], |r| r.get(0))
 }
 
-/// The unexpired locks on any of `symbol_paths` (a JSON array of strings), in one query.
-pub(crate) fn live_among(db: &dyn Db, symbol_paths: &str, now_ms: i64) -> DbResult<Vec<LockRow>> {
-    let sql = db.dialect().pick(
-        "SELECT l.symbol_path, l.session_id, l.acquired_at, l.expires_at,
-                COALESCE(l.spelling, l.symbol_path)
-         FROM json_each(?1) AS j CROSS JOIN locks AS l
-         WHERE l.symbol_path = j.value AND l.expires_at > ?2",
-        "SELECT l.symbol_path, l.session_id, l.acquired_at, l.expires_at,
-                COALESCE(l.spelling, l.symbol_path)
-         FROM jsonb_array_elements_text(?1::text::jsonb) AS j(value) JOIN locks AS l
-           ON l.symbol_path = j.value
-         WHERE l.expires_at > ?2",
-    );
-    db.query_map(sql, args![symbol_paths, now_ms], row)
-}
-
 fn row(r: &Row) -> DbResult<LockRow> {
     Ok(LockRow {
         symbol_path: r.get(0)?,

@@ -60,6 +60,13 @@ const PLAIN: &[(&str, &str)] = &[
     ),
     ("ended_sessions", "session_id, ended_at, reason"),
     ("session_worktrees", "session_id, worktree, seen_at"),
+    // Uncommitted changes of the checkouts, by session: state (a stale write of a
+    // claimed definition is refused), tied to checkouts that keep their paths.
+    (
+        "claims",
+        "checkout, file, def_key, session_id, since, edited_at, body",
+    ),
+    ("collisions", "id, checkout, body, since"),
 ];
 
 const INTENT_COLUMNS: &str = "id, session_id, description, files, symbols, start_byte, \
@@ -78,7 +85,10 @@ pub async fn migrate_to_shared_store(root: &Path) -> Result<MigrationReport, Str
         .main_worktree
         .clone()
         .unwrap_or_else(|| root.clone());
-    let StoreTarget::Postgres { url, project } = resolve(&root, &main_root, &config.parsed) else {
+    let clone_id = || crate::worktree::clone_id(&placement.state).ok();
+    let StoreTarget::Postgres { url, project } =
+        resolve(&root, &main_root, &config.parsed, &clone_id)
+    else {
         return Err(format!(
             "no PostgreSQL store is configured: set {} (or [store] url in \
              ~/.config/wit/config.toml) to the store to copy this repository's state into",

@@ -14,6 +14,7 @@
 pub(crate) mod agents;
 pub(crate) mod audit;
 pub(crate) mod batch;
+pub(crate) mod claims;
 pub(crate) mod contracts;
 pub(crate) mod db;
 pub(crate) mod events;
@@ -60,6 +61,9 @@ impl Backend {
         }
     }
 }
+
+/// How long closing the database waits for a write still running at shutdown.
+const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The open SQLite state database.
 pub(crate) struct Store {
@@ -194,7 +198,26 @@ impl Store {
 
     /// Closes the database (checkpointing the WAL); later calls get [`StoreError::Closed`].
     pub fn close(&self) {
-        let mut guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        // A write still running (a request the shutdown cut short) holds the connection:
+        // the daemon does not wait for it past a moment. Everything committed is durable;
+        // the next opener checkpoints the WAL.
+        let deadline = std::time::Instant::now() + CLOSE_WAIT;
+        let mut guard = loop {
+            match self.conn.try_lock() {
+                Ok(guard) => break guard,
+                Err(std::sync::TryLockError::Poisoned(p)) => break p.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => {
+                    if std::time::Instant::now() >= deadline {
+                        tracing::warn!(
+                            "the state database is still busy at shutdown; leaving it to the \
+                             process's exit"
+                        );
+                        return;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+            }
+        };
         if let Some(conn) = guard.take()
             && let Err((_, e)) = conn.close()
         {

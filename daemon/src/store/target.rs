@@ -51,24 +51,26 @@ pub(crate) const URL_VAR: &str = "WIT_STORE_URL";
 /// url` of the repository's `wit.toml` **if `wit trust` pinned that file** (the grant
 /// pins `wit.toml`'s hash, so an edited file is stale and not honoured), else SQLite. An
 /// untrusted `wit.toml` naming a store is logged with what to do. The project key is
-/// `[store] project` of `wit.toml`, else derived from the `origin` remote, else the
-/// checkout's path.
+/// `[store] project` of `wit.toml` **under the same trust** (a cloned repository naming
+/// `github.com/acme/secret` would otherwise join that project's shared state with any
+/// `wit` command), else derived from the `origin` remote, else the checkout's path.
 pub(crate) fn resolve(
     root: &std::path::Path,
     main_root: &std::path::Path,
     config: &wit_core::Config,
+    clone_id: &dyn Fn() -> Option<String>,
 ) -> StoreTarget {
     let file = &config.store;
+    // Asked at most once, and only when wit.toml names something trust decides.
+    let pinned = std::cell::OnceCell::new();
+    let trusted = || *pinned.get_or_init(|| crate::trust::wit_toml_pinned(root));
     let url = std::env::var(URL_VAR)
         .ok()
         .filter(|u| !u.trim().is_empty())
         .or_else(user_config_url)
         .or_else(|| {
             let named = file.url.clone()?;
-            let trusted = crate::trust::TrustStore::load()
-                .map(|t| t.check(root, config) == crate::trust::TrustStatus::Trusted)
-                .unwrap_or(false);
-            if !trusted {
+            if !trusted() {
                 tracing::warn!(
                     "wit.toml names a PostgreSQL store ({}), which a committed file cannot \
                      decide alone: serving from .wit/state.db; `wit trust` this repository \
@@ -83,25 +85,41 @@ pub(crate) fn resolve(
     let Some(url) = url else {
         return StoreTarget::Sqlite;
     };
-    let remote = std::process::Command::new("git")
+    let explicit = file.project.as_deref().filter(|project| {
+        let honoured = trusted();
+        if !honoured {
+            tracing::warn!(
+                "wit.toml names the store project {:?}, which a committed file cannot decide \
+                 alone (it would join that project's shared state): using the key derived \
+                 from the origin remote or the path; `wit trust` this repository to honour it",
+                wit_core::text::escape(project)
+            );
+        }
+        honoured
+    });
+    let remote = wit_boundary::git::command(root)
         .args(["config", "--get", "remote.origin.url"])
-        .current_dir(root)
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
         .output()
         .ok()
         .filter(|o| o.status.success())
         .and_then(|o| String::from_utf8(o.stdout).ok());
     // Without a remote nothing says that two checkouts are one repository: each shares
-    // only with itself (and its worktrees, which pass the main worktree's path).
-    let fallback = main_root.display().to_string();
+    // only with itself (and its worktrees, which pass the main worktree's path), and the
+    // clone's id keeps two machines' checkouts at one path (`/workspace`) apart (see
+    // `crate::worktree::clone_id`).
+    let fallback = match clone_id() {
+        Some(id) => format!("{}#{id}", main_root.display()),
+        None => main_root.display().to_string(),
+    };
     StoreTarget::Postgres {
         url,
-        project: project_key(file.project.as_deref(), remote.as_deref(), &fallback),
+        project: project_key(explicit, remote.as_deref(), &fallback),
     }
 }
 
-/// `[store] url` of the user's own configuration file, if it names one.
+/// `[store] url` of the user's own configuration file, if it names one. A file that is
+/// not valid TOML is reported by its line and column only: the parser's own message
+/// quotes the offending line, which may hold the store's password.
 fn user_config_url() -> Option<String> {
     let dir = std::env::var_os("XDG_CONFIG_HOME")
         .filter(|d| !d.is_empty())
@@ -109,11 +127,16 @@ fn user_config_url() -> Option<String> {
         .or_else(|| {
             std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".config"))
         })?;
-    let text = std::fs::read_to_string(dir.join("wit").join("config.toml")).ok()?;
-    let value: toml::Table = match text.parse() {
+    let path = dir.join("wit").join("config.toml");
+    let text = std::fs::read_to_string(&path).ok()?;
+    let value: toml::Table = match toml::from_str(&text) {
         Ok(v) => v,
         Err(e) => {
-            tracing::warn!("~/.config/wit/config.toml is not valid TOML: {e}");
+            let (line, column) = e.span().map_or((1, 1), |span| line_col(&text, span.start));
+            tracing::warn!(
+                "{}:{line}:{column}: not valid TOML; its [store] url is ignored",
+                wit_core::text::escape(&path.display().to_string())
+            );
             return None;
         }
     };
@@ -125,45 +148,43 @@ fn user_config_url() -> Option<String> {
         .filter(|u| !u.trim().is_empty())
 }
 
+/// 1-based line and column (in characters) of a byte offset of `text`.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset).unwrap_or(text);
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (
+        before.matches('\n').count() + 1,
+        before[line_start..].chars().count() + 1,
+    )
+}
+
 /// The host (and port) and database of a PostgreSQL URL or key-value connection string,
-/// with user and password left out: `db.internal:5432/wit`.
+/// as the connection library parses it (never text cut from the URL, so a password
+/// holding `?`, `/` or `@` cannot leak into what is shown): `db.internal:5432/wit`. A
+/// URL that does not parse is shown as such, without any of its text.
 pub fn shown(url: &str) -> String {
-    let url = url.trim();
-    if let Some(rest) = url
-        .strip_prefix("postgresql://")
-        .or_else(|| url.strip_prefix("postgres://"))
-    {
-        let (main, query) = rest.split_once('?').unwrap_or((rest, ""));
-        let after_user = main.rsplit_once('@').map_or(main, |(_, h)| h);
-        let (hosts, db) = after_user.split_once('/').unwrap_or((after_user, ""));
-        let host = if hosts.is_empty() {
-            // `postgresql:///db?host=/run/postgresql`: the socket directory.
-            query
-                .split('&')
-                .find_map(|kv| kv.strip_prefix("host="))
-                .unwrap_or("localhost")
-                .to_owned()
-        } else {
-            hosts.to_owned()
-        };
-        return format!("{host}/{db}");
+    use tokio_postgres::config::Host;
+    let Ok(config) = url.trim().parse::<tokio_postgres::Config>() else {
+        return "(a PostgreSQL URL that does not parse)".to_owned();
+    };
+    let hosts: Vec<String> = config
+        .get_hosts()
+        .iter()
+        .map(|h| match h {
+            Host::Tcp(name) => name.clone(),
+            Host::Unix(dir) => dir.display().to_string(),
+        })
+        .collect();
+    let mut host = if hosts.is_empty() {
+        "localhost".to_owned()
+    } else {
+        hosts.join(",")
+    };
+    // The port as parsed (a URL with a host names 5432 when it gives none).
+    if let Some(port) = config.get_ports().first() {
+        host.push_str(&format!(":{port}"));
     }
-    // Key-value form: `host=… port=… dbname=… user=… password=…`.
-    let mut host = "localhost".to_owned();
-    let mut port = None;
-    let mut db = String::new();
-    for pair in url.split_whitespace() {
-        match pair.split_once('=') {
-            Some(("host", v)) => host = v.to_owned(),
-            Some(("port", v)) => port = Some(v.to_owned()),
-            Some(("dbname", v)) => db = v.to_owned(),
-            _ => {}
-        }
-    }
-    match port {
-        Some(p) => format!("{host}:{p}/{db}"),
-        None => format!("{host}/{db}"),
-    }
+    format!("{host}/{}", config.get_dbname().unwrap_or(""))
 }
 
 /// The project key from `[store] project`, else the `origin` remote, else `fallback`
@@ -220,17 +241,23 @@ mod tests {
                 "postgresql://wit:s3cret@db.internal:5432/wit",
                 "db.internal:5432/wit",
             ),
-            ("postgres://wit@db/wit?sslmode=require", "db/wit"),
+            ("postgres://wit@db/wit?sslmode=require", "db:5432/wit"),
             ("postgresql://postgres@/wit?host=/tmp/pg", "/tmp/pg/wit"),
             (
                 "host=/tmp/pg user=postgres password=hunter2 dbname=wit",
                 "/tmp/pg/wit",
             ),
             ("host=db port=6432 dbname=wit password=x", "db:6432/wit"),
+            // An unescaped `?` in the password: never a cut of the text.
+            ("postgresql://wit:Pw4?secret@db/wit", "db:5432/wit"),
+            ("postgresql://wit:x@db:6543", "db:6543/"),
         ] {
             let s = shown(url);
             assert_eq!(s, expected, "{url}");
-            assert!(!s.contains("s3cret") && !s.contains("hunter2"));
+            assert!(
+                !s.contains("s3cret") && !s.contains("hunter2") && !s.contains("Pw4"),
+                "{s}"
+            );
             assert!(
                 !format!(
                     "{:?}",

@@ -101,6 +101,13 @@ impl CliRepo {
         let repo = TempRepo::new();
         let r = CliRepo { repo };
         r.git(&["init", "-q", "-b", "main"]);
+        // `wit init` puts `.wit/` in `.gitignore`; tests that start a daemon without it
+        // would otherwise have `git add .` race the daemon's own files (its database, the
+        // forecast's content store being renamed into place) and fail now and then.
+        let exclude = r.path().join(".git/info/exclude");
+        let mut text = std::fs::read_to_string(&exclude).unwrap_or_default();
+        text.push_str("/.wit/\n");
+        std::fs::write(&exclude, text).expect("write .git/info/exclude");
         r
     }
 

@@ -6,12 +6,13 @@
 //! `#[path]`), so that a step added to the workflow is required by both at once.
 
 /// Phrases the instructions must contain.
-pub(crate) const WORKFLOW_PHRASES: [&str; 9] = [
+pub(crate) const WORKFLOW_PHRASES: [&str; 10] = [
     "WIT_SESSION",
     "wit status",
     "wit declare",
     "wit lock",
     "Re-read the file",
+    "wit claims",
     "LOCK_CONFLICT",
     "retry later",
     "wit release",

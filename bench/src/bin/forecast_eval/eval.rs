@@ -16,8 +16,9 @@ use wit_forecast::{
 };
 use wit_graph::{Graph, Resolution, TsPaths};
 
-use crate::git::{Git, Hunk, RawChange};
-use crate::pairs::{Pair, Source};
+use wit_bench::history::git::{Git, Hunk, RawChange};
+use wit_bench::history::lines;
+use wit_bench::history::pairs::{Pair, Source};
 
 /// The two checkouts' names in the forecast's sentences.
 pub const SIDE_A: &str = "A";
@@ -26,7 +27,7 @@ pub const SIDE_B: &str = "B";
 
 /// Modes of entries that are no regular file: their "content" is a link target or a
 /// commit id, so they are compared as text (as git does), never analysed.
-use crate::git_tree::{SUBMODULE, SYMLINK};
+use wit_bench::git_tree::{SUBMODULE, SYMLINK};
 
 /// One forecast, as much of it as the report needs.
 #[derive(Debug, Clone, Serialize)]
@@ -141,14 +142,8 @@ impl<'g> Evaluator<'g> {
             verdict
         };
         let forecasts = forecast(
-            Checkout {
-                id: SIDE_A,
-                files: &a.files,
-            },
-            Checkout {
-                id: SIDE_B,
-                files: &b.files,
-            },
+            Checkout::new(SIDE_A, &a.files),
+            Checkout::new(SIDE_B, &b.files),
             &mut merge,
         );
 
@@ -433,31 +428,12 @@ fn brief(f: &Forecast, known: &BTreeSet<&str>) -> Brief {
 }
 
 /// Where two sides' colliding hunks (by xdiff's rule: overlapping or touching in the
-/// base's lines) fall among the base's definitions. A hunk's lines are each given their
-/// innermost definition; an insertion point the definition that spans both lines around
-/// it.
+/// base's lines) fall among the base's definitions (see [`lines::owners`]).
 pub fn classify_hunks(base: &Analysis, a: &[Hunk], b: &[Hunk]) -> &'static str {
-    let owner = |line: usize| -> Option<usize> {
-        base.symbols
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.start_line <= line && line <= s.end_line)
-            .min_by_key(|(_, s)| s.end_line - s.start_line)
-            .map(|(i, _)| i)
-    };
     // The definitions a hunk touches; `None` when some of it is outside every one.
     let owners = |h: &Hunk| -> Option<BTreeSet<usize>> {
-        if h.len == 0 {
-            let around = (h.start.checked_sub(1)?, h.start);
-            let inside = base
-                .symbols
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| s.start_line <= around.0 && around.1 <= s.end_line)
-                .min_by_key(|(_, s)| s.end_line - s.start_line)?;
-            return Some(BTreeSet::from([inside.0]));
-        }
-        (h.start..h.start + h.len).map(owner).collect()
+        let found = lines::owners(base, h.start, h.len);
+        (!found.outside).then_some(found.defs)
     };
     let collide = |x: &Hunk, y: &Hunk| x.start + x.len >= y.start && y.start + y.len >= x.start;
     let (mut outside, mut different, mut same) = (false, false, false);

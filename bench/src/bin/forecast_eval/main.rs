@@ -8,15 +8,12 @@
 //!
 //! Pairs (base, A, B) come from the history's merge commits (base = merge-base of the two
 //! parents) and from nearby commits that touch a common file, each applied alone onto one
-//! base (`pairs.rs`). Each side's changes are listed as the daemon lists a checkout's
-//! (`eval.rs`); the truth is `git merge-tree --write-tree` of the pair. The repository is
-//! only read: the work happens on a bare `--shared` clone in a temp directory (`git.rs`).
+//! base (`bench/src/history/pairs.rs`). Each side's changes are listed as the daemon
+//! lists a checkout's (`eval.rs`); the truth is `git merge-tree --write-tree` of the
+//! pair. The repository is only read: the work happens on a bare `--shared` clone in a
+//! temp directory (`bench/src/history/git.rs`).
 
 mod eval;
-mod git;
-#[path = "../../git_tree.rs"]
-mod git_tree;
-mod pairs;
 mod report;
 #[cfg(test)]
 mod tests;
@@ -25,6 +22,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
+use wit_bench::history::git::Git;
+use wit_bench::history::pairs;
 
 /// Pairs replayed by default: half merges, half generated.
 const DEFAULT_PAIRS: usize = 300;
@@ -33,7 +32,7 @@ const DEFAULT_PAIRS: usize = 300;
 pub fn run(repository: &Path, pairs: usize) -> Result<report::Report> {
     let t0 = Instant::now();
     let scratch = tempfile::tempdir().context("a temp directory for the clone")?;
-    let git = git::Git::clone_from(repository, scratch.path())?;
+    let git = Git::clone_from(repository, scratch.path())?;
     let head = git.commit_of("HEAD")?;
     let chosen = pairs::choose(&git, pairs)?;
     let mut evaluator = eval::Evaluator::new(&git)?;
@@ -73,14 +72,7 @@ fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--pairs" => {
-                pairs = args
-                    .next()
-                    .context("--pairs needs a count")?
-                    .parse::<usize>()
-                    .context("--pairs needs a positive count")?
-                    .max(1);
-            }
+            "--pairs" => pairs = wit_bench::args::number(&mut args, "--pairs")?.max(1),
             "--json" => json = true,
             "-h" | "--help" => {
                 println!(

@@ -237,7 +237,7 @@ impl Report {
         repository: String,
         head: String,
         pairs_requested: usize,
-        chosen: &crate::pairs::Chosen,
+        chosen: &wit_bench::history::pairs::Chosen,
         results: Vec<PairResult>,
         failed: Vec<(String, String)>,
         seconds: f64,
@@ -247,7 +247,10 @@ impl Report {
             *skipped.entry(s.clone()).or_default() += 1;
         }
         let mut by_source = BTreeMap::new();
-        for source in [crate::pairs::Source::Merge, crate::pairs::Source::Generated] {
+        for source in [
+            wit_bench::history::pairs::Source::Merge,
+            wit_bench::history::pairs::Source::Generated,
+        ] {
             by_source.insert(
                 source.as_str().to_owned(),
                 Figures::of(results.iter().filter(|r| r.source == source)),

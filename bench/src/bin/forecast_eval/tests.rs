@@ -7,7 +7,7 @@ use std::process::Command;
 
 use wit_forecast::Kind;
 
-use crate::pairs::Source;
+use wit_bench::history::pairs::Source;
 
 const CART: &str = "export function price(n: number): number {\n  return n * 2;\n}\n\nexport function total(items: number[]): number {\n  return items.reduce((a, b) => a + b, 0);\n}\n";
 const OTHER: &str = "export function helper(x: number): number {\n  return x;\n}\n";

@@ -7,8 +7,8 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
-use crate::git_tree::base_command;
-pub use crate::git_tree::{TreeEntry, parse_ls_tree};
+use wit_bench::git_tree::base_command;
+pub use wit_bench::git_tree::{TreeEntry, parse_ls_tree};
 
 /// HEAD's tree on disk.
 pub struct Checkout {

@@ -1,6 +1,7 @@
 //! `graph-eval`: how well wit's code graph resolves call edges on real repositories,
 //! measured against outside oracles: the TypeScript type checker for TypeScript and
-//! JavaScript, jedi for Python.
+//! JavaScript, jedi for Python, javac (its attribution, through the Tree API) for Java,
+//! go/parser with go/types for Go.
 //!
 //! ```sh
 //! cargo run --release -p wit-bench --bin graph-eval -- [--repo PATH]... [--misses N] [--json]
@@ -22,11 +23,14 @@
 //!   counted apart.
 //!
 //! The TypeScript oracle needs Node.js and installs `typescript` into `target/oracles/`
-//! on first use (npm); the Python oracle needs `python3` with jedi.
+//! on first use (npm); the Python oracle needs `python3` with jedi; the Java oracle a JDK
+//! (`JAVA_HOME`, else `javac` on the `PATH`), the Go oracle the Go toolchain. Besides
+//! recall over every edge, the report gives recall over the edges *within a file* (to a
+//! definition of the caller's own file), the measure of a language's scoping rules.
 
+#[cfg(test)]
+mod accuracy;
 mod checkout;
-#[path = "../../git_tree.rs"]
-mod git_tree;
 mod oracle;
 mod report;
 mod score;
@@ -64,17 +68,26 @@ fn run(repository: &Path, samples: usize, jobs: usize) -> Result<RepoReport> {
     let checkout_secs = t0.elapsed().as_secs_f64();
 
     // The oracles first: they take longest, and wit's graph is built meanwhile.
-    let (scripts, python) = wit_side::oracle_files(&co.entries);
+    let files = wit_side::oracle_files(&co.entries);
     let mut oracles = Vec::new();
     let mut running = Vec::new();
-    if !scripts.is_empty() {
+    if !files.scripts.is_empty() {
         let ts = oracle::typescript()?;
         oracles.push(format!("typescript {}", oracle::typescript_version(&ts)));
-        running.push(oracle::spawn_typescript(&ts, &co.root, &scripts)?);
+        running.push(oracle::spawn_typescript(&ts, &co.root, &files.scripts)?);
     }
-    if !python.is_empty() {
+    if !files.python.is_empty() {
         oracles.push(format!("jedi {}", oracle::jedi_version()?));
-        running.push(oracle::spawn_python(&co.root, &python, jobs)?);
+        running.push(oracle::spawn_python(&co.root, &files.python, jobs)?);
+    }
+    if !files.java.is_empty() {
+        let jdk = oracle::jdk_home()?;
+        oracles.push(format!("javac {}", oracle::jdk_version(&jdk)));
+        running.push(oracle::spawn_java(&jdk, &co.root, &files.java)?);
+    }
+    if !files.go.is_empty() {
+        oracles.push(format!("go/types {}", oracle::go_version()?));
+        running.push(oracle::spawn_go(&co.root, &files.go)?);
     }
     let oracle_started = Instant::now();
 
@@ -157,8 +170,9 @@ fn main() -> Result<()> {
                 println!(
                     "graph-eval [--repo PATH]... [--misses N] [--json]\n\n\
                      Measures wit's call resolution on real repositories against the TypeScript type\n\
-                     checker (TS/JS) and jedi (Python): recall of the oracle's in-repository call edges,\n\
-                     precision of wit's resolved sites. Repositories (bare or not) are only read.\n\
+                     checker (TS/JS), jedi (Python), javac (Java) and go/types (Go): recall of the\n\
+                     oracle's in-repository call edges, precision of wit's resolved sites.\n\
+                     Repositories (bare or not) are only read.\n\
                      --repo PATH  a repository (repeatable; default: {})\n\
                      --misses N   N samples of each reason of miss and of wrong resolution per repository\n\
                      --json       print one JSON document instead of the table",

@@ -1,6 +1,8 @@
 //! The outside oracles: `bench/oracles/ts_calls.mjs` (the TypeScript type checker, for
-//! TypeScript and JavaScript) and `bench/oracles/py_calls.py` (jedi, for Python), run as
-//! child processes on the checkout, their JSON lines parsed into [`OracleSite`]s.
+//! TypeScript and JavaScript), `bench/oracles/py_calls.py` (jedi, for Python),
+//! `bench/oracles/JavaCalls.java` (javac's attribution through its Tree API, for Java) and
+//! `bench/oracles/go_calls.go` (go/parser and go/types, for Go), run as child processes on
+//! the checkout, their JSON lines parsed into [`OracleSite`]s.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -161,6 +163,87 @@ pub fn typescript_version(dir: &Path) -> String {
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
         .and_then(|v| v["version"].as_str().map(str::to_owned))
         .unwrap_or_else(|| "?".to_owned())
+}
+
+/// The JDK the Java oracle runs on: `$JAVA_HOME`, else the one `javac` on the `PATH`
+/// belongs to (its symlinks followed).
+pub fn jdk_home() -> Result<PathBuf> {
+    if let Some(home) = std::env::var_os("JAVA_HOME").map(PathBuf::from)
+        && home.join("bin/javac").is_file()
+    {
+        return Ok(home);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        let javac = dir.join("javac");
+        if let Ok(real) = javac.canonicalize()
+            && let Some(home) = real.parent().and_then(Path::parent)
+        {
+            return Ok(home.to_path_buf());
+        }
+    }
+    bail!(
+        "the Java oracle needs a JDK (`javac` on the PATH or JAVA_HOME): `apt-get install openjdk-17-jdk-headless`"
+    )
+}
+
+/// The version of the JDK at `home` (`17.0.21`), from its `release` file.
+pub fn jdk_version(home: &Path) -> String {
+    std::fs::read_to_string(home.join("release"))
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("JAVA_VERSION="))
+                .map(|v| v.trim_matches('"').to_owned())
+        })
+        .unwrap_or_else(|| "?".to_owned())
+}
+
+/// `go version`'s answer (`go1.19.8`); fails, with what to install, without `go`.
+pub fn go_version() -> Result<String> {
+    let out = Command::new("go").arg("version").output().context(
+        "running go (the Go oracle needs the Go toolchain: `apt-get install golang-go`)",
+    )?;
+    if !out.status.success() {
+        bail!("`go version` failed: the Go oracle needs the Go toolchain");
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    Ok(text.split_whitespace().nth(2).unwrap_or("?").to_owned())
+}
+
+/// Starts the Java oracle on `files` of the checkout at `root`, with the JDK at `jdk`.
+pub fn spawn_java(jdk: &Path, root: &Path, files: &[String]) -> Result<Running> {
+    let mut command = Command::new(jdk.join("bin/java"));
+    // java.util's 121 files and their attribution outgrow the default heap of a small VM.
+    command
+        .arg("-Xmx2g")
+        .arg(scripts().join("JavaCalls.java"))
+        .arg(root);
+    Ok(Running {
+        name: "JavaCalls.java",
+        children: vec![spawn(command, files)?],
+        started: Instant::now(),
+    })
+}
+
+/// Starts the Go oracle on `files` of the checkout at `root` (`go run`, from the oracles'
+/// directory: a `go.mod` in the checkout is the checkout's, not the oracle's, and a newer
+/// Go than the toolchain's there would stop `go run`).
+pub fn spawn_go(root: &Path, files: &[String]) -> Result<Running> {
+    let mut command = Command::new("go");
+    command
+        .current_dir(scripts())
+        .env("GO111MODULE", "off")
+        .env("GOTOOLCHAIN", "local")
+        .env("GOFLAGS", "")
+        .arg("run")
+        .arg(scripts().join("go_calls.go"))
+        .arg(root);
+    Ok(Running {
+        name: "go_calls.go",
+        children: vec![spawn(command, files)?],
+        started: Instant::now(),
+    })
 }
 
 /// Starts the TypeScript oracle on `files` of the checkout at `root`.

@@ -91,6 +91,8 @@ pub struct RepoReport {
     pub counts: Counts,
     /// `counts.edges_right / counts.edges`.
     pub recall: Option<f64>,
+    /// `counts.edges_in_file_right / counts.edges_in_file`.
+    pub in_file_recall: Option<f64>,
     /// `counts.resolved_agree / counts.resolved_judged`.
     pub precision: Option<f64>,
     /// Seconds.
@@ -136,6 +138,7 @@ impl RepoReport {
             oracle_noise,
             counts: score.counts.clone(),
             recall: score.counts.recall(),
+            in_file_recall: score.counts.in_file_recall(),
             precision: score.counts.precision(),
             seconds,
             misses: groups(&score.misses, n, code),
@@ -170,7 +173,7 @@ impl Report {
         let _ = writeln!(
             out,
             "graph-eval: wit's call resolution (Graph::resolve_site) against the TypeScript checker \
-             (TS/JS) and jedi (Python)\n\
+             (TS/JS), jedi (Python), javac (Java) and go/types (Go)\n\
              edge = a call inside a definition that the oracle resolves to a function declared in \
              the repository;\n\
              recall = edges wit resolves to the same definition / edges; precision = sites wit \
@@ -275,6 +278,13 @@ impl Report {
                 } else {
                     String::new()
                 }
+            );
+            let _ = writeln!(
+                out,
+                "   edges within a file: {}, resolved to the oracle's definition {}: recall {}",
+                c.edges_in_file,
+                c.edges_in_file_right,
+                pct(r.in_file_recall),
             );
             let _ = writeln!(
                 out,

@@ -69,6 +69,11 @@ pub struct Counts {
     pub edges_unresolved: usize,
     /// Without a wit call site.
     pub edges_no_site: usize,
+    /// Edges to a definition of the caller's own file (the measure of calls within a
+    /// file, which needs no module resolution: Java's and Go's scoping rules alone).
+    pub edges_in_file: usize,
+    /// Of them, resolved by wit to the same definition.
+    pub edges_in_file_right: usize,
 
     /// Matched sites wit resolved.
     pub resolved: usize,
@@ -91,6 +96,11 @@ impl Counts {
     /// `edges_right / edges`, when there are edges.
     pub fn recall(&self) -> Option<f64> {
         ratio(self.edges_right, self.edges)
+    }
+
+    /// `edges_in_file_right / edges_in_file`, when there are such edges.
+    pub fn in_file_recall(&self) -> Option<f64> {
+        ratio(self.edges_in_file_right, self.edges_in_file)
     }
 
     /// `resolved_agree / resolved_judged`, when wit resolved any judged site.
@@ -189,13 +199,17 @@ pub fn wrong_reason(t: &OracleTarget) -> String {
 }
 
 /// Whether the oracle's answer is only a member of an interface or type literal declared
-/// in the repository (`MethodSignature`, `PropertySignature`): the receiver's declared
-/// type, not code. The checker cannot say which implementation runs (`ky.create` is
-/// typed `KyInstance.create` and implemented by an assignment in a factory), so a wit
-/// resolution to an implementation can be neither confirmed nor refuted: such sites are
-/// kept out of precision and listed apart.
+/// in the repository (`MethodSignature`, `PropertySignature`; Java's and Go's
+/// `interface-method`): the receiver's declared type, not code. The checker cannot say
+/// which implementation runs (`ky.create` is typed `KyInstance.create` and implemented by
+/// an assignment in a factory), so a wit resolution to an implementation can be neither
+/// confirmed nor refuted: such sites are kept out of precision and listed apart.
 pub fn type_member(t: &OracleTarget) -> bool {
-    !t.external && matches!(t.kind.as_str(), "MethodSignature" | "PropertySignature")
+    !t.external
+        && matches!(
+            t.kind.as_str(),
+            "MethodSignature" | "PropertySignature" | "interface-method"
+        )
 }
 
 /// The reason of a resolution the oracle cannot judge.
@@ -244,8 +258,11 @@ pub enum Match {
 /// Whether wit's definition `w` is the oracle's `o`: same file, and the address (without a
 /// `#kind`/`#N` qualifier) equal to the oracle's qualified name, or else the same last
 /// name segment with the oracle's declaration (or name) line inside wit's definition.
+/// Never for a conversion.
 pub fn agrees(w: &WitTarget, o: &OracleTarget) -> bool {
-    if o.external || w.file != o.file {
+    // A Go conversion `T(x)` names a type, and is no call: wit resolving it to the type
+    // is wrong however right the type (a lock on `T` must not warn of it as a caller).
+    if o.external || w.file != o.file || o.kind == "conversion" {
         return false;
     }
     let address = wit_core::analysis::split_qualifier(&w.name).0;
@@ -357,15 +374,20 @@ fn kept_in_place(s: &OracleSite, wit: &WitFile) -> Match {
 
 /// Whether wit's site `w` can stand for the oracle's `s` by receiver: the same text, or a
 /// local the analyzer reported by its evident class (`doc` as `new:Doc`: the first
-/// `doc.write()` of a function is kept, and so stands for the others).
+/// `doc.write()` of a function is kept, and so stands for the others) or as one of
+/// unknown class (`""`: every local of unknown class calling that name in the function
+/// is one site).
 fn same_receiver(w: &WitSite, s: &OracleSite) -> bool {
+    let local = s.receiver.as_deref().is_some_and(|r| {
+        !r.is_empty()
+            && r.chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '#')
+    });
     w.receiver == s.receiver
-        || (w.receiver.as_deref().is_some_and(|r| r.starts_with("new:"))
-            && s.receiver.as_deref().is_some_and(|r| {
-                !r.is_empty()
-                    && r.chars()
-                        .all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '#')
-            }))
+        || (local
+            && w.receiver
+                .as_deref()
+                .is_some_and(|r| r.starts_with("new:") || r.is_empty()))
 }
 
 /// How the graph resolves an oracle site wit keeps no site for (outside definitions).
@@ -471,6 +493,7 @@ fn tally(score: &mut Score, s: &OracleSite, m: Match, wf: &WitFile, as_if: AsIf<
             c.no_site += 1;
             if is_edge {
                 c.edges += 1;
+                c.edges_in_file += usize::from(s.target.as_ref().is_some_and(|t| t.file == s.file));
                 c.edges_no_site += 1;
                 score
                     .misses
@@ -493,6 +516,10 @@ fn tally(score: &mut Score, s: &OracleSite, m: Match, wf: &WitFile, as_if: AsIf<
     };
     if is_edge {
         c.edges += 1;
+        if s.target.as_ref().is_some_and(|t| t.file == s.file) {
+            c.edges_in_file += 1;
+            c.edges_in_file_right += usize::from(w.resolution == Resolution::Resolved && agree);
+        }
         match w.resolution {
             Resolution::Resolved if agree => c.edges_right += 1,
             Resolution::Resolved => c.edges_wrong += 1,

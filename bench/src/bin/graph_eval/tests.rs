@@ -500,3 +500,55 @@ fn outside_sites_are_asked_as_if_inside() {
     assert_eq!(s.outside_misses[0].reason, "unresolved");
     assert_eq!(s.outside_misses[0].wit.as_deref(), Some("unresolved"));
 }
+
+#[test]
+fn a_conversion_never_agrees_and_edges_within_a_file_are_counted_apart() {
+    let mut conversion = target("a.go", "T2", 3);
+    conversion.kind = "conversion".into();
+    conversion.function = false;
+    let w = WitTarget {
+        file: "a.go".into(),
+        name: "T2".into(),
+        lines: (3, 3),
+    };
+    assert!(!agrees(&w, &conversion), "a type is no call's target");
+
+    // Two edges: one to the caller's own file, one to another file; wit resolves both.
+    let oracle = vec![
+        site("a.go", 10, 100, "f", None, Some(target("a.go", "f", 1))),
+        site("a.go", 11, 120, "g", None, Some(target("b.go", "g", 1))),
+    ];
+    let mut files = BTreeMap::new();
+    files.insert(
+        "a.go".to_owned(),
+        WitFile {
+            sites: vec![
+                wit_site(
+                    10,
+                    "f",
+                    "main",
+                    None,
+                    Resolution::Resolved,
+                    Some(("a.go", "f", (1, 2))),
+                ),
+                wit_site(
+                    11,
+                    "g",
+                    "main",
+                    None,
+                    Resolution::Resolved,
+                    Some(("b.go", "g", (1, 2))),
+                ),
+            ],
+            callables: vec![callable("main", (90, 200))],
+        },
+    );
+    let none = |_: &OracleSite| (Resolution::Unresolved, None);
+    let s = score(&oracle, &files, &none);
+    assert_eq!((s.counts.edges, s.counts.edges_right), (2, 2));
+    assert_eq!(
+        (s.counts.edges_in_file, s.counts.edges_in_file_right),
+        (1, 1)
+    );
+    assert_eq!(s.counts.in_file_recall(), Some(1.0));
+}

@@ -89,19 +89,34 @@ fn indexable(registry: &Registry, e: &TreeEntry) -> bool {
         && registry.for_path(&e.path).is_some()
 }
 
-/// The files each oracle is given: the indexable TypeScript / JavaScript files and the
-/// indexable `.py` files.
-pub fn oracle_files(entries: &[TreeEntry]) -> (Vec<String>, Vec<String>) {
+/// The files each oracle is given: the indexable files of its language.
+#[derive(Debug, Default)]
+pub struct OracleFiles {
+    /// TypeScript and JavaScript.
+    pub scripts: Vec<String>,
+    /// `.py` (not the `.pyi` stubs).
+    pub python: Vec<String>,
+    /// `.java`.
+    pub java: Vec<String>,
+    /// `.go`.
+    pub go: Vec<String>,
+}
+
+/// The indexable files of `entries`, by oracle.
+pub fn oracle_files(entries: &[TreeEntry]) -> OracleFiles {
     let registry = wit_analyzers::builtin_registry();
-    let (mut scripts, mut python) = (Vec::new(), Vec::new());
+    let mut out = OracleFiles::default();
     for e in entries.iter().filter(|e| indexable(&registry, e)) {
-        match Language::of(&e.path) {
-            Language::Script => scripts.push(e.path.clone()),
-            Language::Python if e.path.ends_with(".py") => python.push(e.path.clone()),
-            _ => {}
-        }
+        let list = match Language::of(&e.path) {
+            Language::Script => &mut out.scripts,
+            Language::Python if e.path.ends_with(".py") => &mut out.python,
+            Language::Other if e.path.ends_with(".java") => &mut out.java,
+            Language::Other if e.path.ends_with(".go") => &mut out.go,
+            _ => continue,
+        };
+        list.push(e.path.clone());
     }
-    (scripts, python)
+    out
 }
 
 /// Builds the graph of the checkout at `root` (files `entries`) and resolves every call
@@ -214,6 +229,7 @@ impl WitRepo {
             callee,
             receiver,
             line,
+            arguments: None,
         };
         let (target, resolution) = self.graph.resolve(file, site);
         let target = match target {

@@ -151,6 +151,32 @@ CREATE TABLE forecasts (
 );
 CREATE INDEX forecasts_by_pair ON forecasts(a, b);
 "#,
+    r#"
+-- Claims (crate::claims): who changed which definition of a checkout, uncommitted. One
+-- row per (checkout, file, definition, session); `body` is the claim as JSON
+-- (wit_forecast::claims::Claim). The session is '' for a change no agent's hook
+-- announced. Collisions between two sessions of one checkout, kept like the forecasts
+-- between checkouts (`body` is a wit_forecast::Forecast).
+CREATE TABLE claims (
+    checkout   TEXT NOT NULL,
+    file       TEXT NOT NULL,
+    def_key    TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    since      BIGINT NOT NULL,
+    edited_at  BIGINT NOT NULL,
+    body       TEXT NOT NULL,
+    PRIMARY KEY (checkout, file, def_key, session_id)
+);
+CREATE INDEX claims_by_session ON claims(session_id);
+CREATE INDEX claims_by_edit ON claims(edited_at);
+CREATE TABLE collisions (
+    id       TEXT PRIMARY KEY,
+    checkout TEXT NOT NULL,
+    body     TEXT NOT NULL,
+    since    BIGINT NOT NULL
+);
+CREATE INDEX collisions_by_checkout ON collisions(checkout);
+"#,
 ];
 
 /// The advisory lock key of migrations (any constant; "wit" in ASCII).
@@ -278,7 +304,7 @@ mod tests {
             .await
             .unwrap()
             .get(0);
-        assert_eq!(tables, 16, "15 state tables and schema_version");
+        assert_eq!(tables, 18, "17 state tables and schema_version");
         // A schema from a newer wit is refused, not downgraded.
         client
             .execute(

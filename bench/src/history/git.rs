@@ -55,6 +55,8 @@ pub struct RawChange {
 /// What `git merge-tree --write-tree` says of a three-way merge.
 #[derive(Debug, Clone, Default)]
 pub struct MergeTruth {
+    /// The merged tree (conflicted files with git's markers in it).
+    pub tree: String,
     /// The conflicted paths.
     pub conflicted: BTreeSet<String>,
     /// For each path git wrote a `CONFLICT` message about, the conflict types
@@ -73,14 +75,20 @@ pub struct CommitFiles {
     pub files: BTreeSet<String>,
 }
 
-/// One hunk of a `-U0` diff, in the old version's lines as xdiff counts them: lines
-/// `start .. start + len` (zero-based; `len == 0` is an insertion before line `start`).
+/// One hunk of a `-U0` diff, as xdiff counts lines: old lines `start .. start + len`
+/// replaced by new lines `new_start .. new_start + new_len` (zero-based; `len == 0` is an
+/// insertion before old line `start`, `new_len == 0` a deletion before new line
+/// `new_start`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hunk {
     /// Zero-based first old line (or insertion point).
     pub start: usize,
     /// Old lines replaced.
     pub len: usize,
+    /// Zero-based first new line (or, for a deletion, where it was).
+    pub new_start: usize,
+    /// New lines in their place.
+    pub new_len: usize,
 }
 
 impl Git {
@@ -108,10 +116,20 @@ impl Git {
         })
     }
 
+    /// The clone's git directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     fn command(&self) -> Command {
         let mut c = base_command();
         c.arg("--git-dir").arg(&self.dir);
         c
+    }
+
+    /// The clone's git directory.
+    pub fn git_dir(&self) -> &Path {
+        &self.dir
     }
 
     /// Runs git with `args`; its stdout, or an error naming the command when it fails.
@@ -408,32 +426,46 @@ impl Git {
     }
 }
 
-/// `@@ -s,l +s2,l2 @@` → the old side as a [`Hunk`]. In git's format `s` is one-based,
-/// and for `l == 0` it is the line *after which* lines were inserted.
+/// `@@ -s,l +s2,l2 @@` → a [`Hunk`]. In git's format `s` is one-based, and for `l == 0`
+/// it is the line *after which* lines were inserted (the same on the new side).
 fn parse_hunk_header(line: &str) -> Option<Hunk> {
-    let old = line.strip_prefix("@@ -")?.split(' ').next()?;
-    let (s, l) = match old.split_once(',') {
-        Some((s, l)) => (s.parse::<usize>().ok()?, l.parse::<usize>().ok()?),
-        None => (old.parse::<usize>().ok()?, 1),
+    let mut sides = line.strip_prefix("@@ -")?.split(' ');
+    let old = sides.next()?;
+    let new = sides.next()?.strip_prefix('+')?;
+    let range = |side: &str| -> Option<(usize, usize)> {
+        let (s, l) = match side.split_once(',') {
+            Some((s, l)) => (s.parse::<usize>().ok()?, l.parse::<usize>().ok()?),
+            None => (side.parse::<usize>().ok()?, 1),
+        };
+        Some(if l == 0 {
+            (s, 0)
+        } else {
+            (s.saturating_sub(1), l)
+        })
     };
-    Some(if l == 0 {
-        Hunk { start: s, len: 0 }
-    } else {
-        Hunk {
-            start: s.saturating_sub(1),
-            len: l,
-        }
+    let ((start, len), (new_start, new_len)) = (range(old)?, range(new)?);
+    Some(Hunk {
+        start,
+        len,
+        new_start,
+        new_len,
     })
 }
 
 /// `merge-tree --write-tree --name-only -z`: the tree, the conflicted paths, an empty
 /// field, then per message `<n> NUL <path>… <type> NUL <message> NUL`.
-fn parse_merge_tree(out: &[u8], conflicted: bool) -> Result<MergeTruth> {
+pub fn parse_merge_tree(out: &[u8], conflicted: bool) -> Result<MergeTruth> {
     let fields: Vec<String> = out
         .split(|&b| b == 0)
         .map(|f| String::from_utf8_lossy(f).into_owned())
         .collect();
-    let mut truth = MergeTruth::default();
+    let mut truth = MergeTruth {
+        tree: fields
+            .first()
+            .map(|t| t.trim().to_owned())
+            .unwrap_or_default(),
+        ..MergeTruth::default()
+    };
     if !conflicted {
         return Ok(truth); // a clean merge prints its tree only
     }
@@ -473,19 +505,20 @@ mod tests {
 
     #[test]
     fn hunk_headers_in_xdiff_lines() {
-        assert_eq!(
-            parse_hunk_header("@@ -3,2 +3,4 @@ fn"),
-            Some(Hunk { start: 2, len: 2 })
-        );
-        assert_eq!(
-            parse_hunk_header("@@ -7 +7 @@"),
-            Some(Hunk { start: 6, len: 1 })
-        );
-        // Inserted after line 5: before zero-based line 5.
-        assert_eq!(
-            parse_hunk_header("@@ -5,0 +6,2 @@"),
-            Some(Hunk { start: 5, len: 0 })
-        );
+        let hunk = |start, len, new_start, new_len| {
+            Some(Hunk {
+                start,
+                len,
+                new_start,
+                new_len,
+            })
+        };
+        assert_eq!(parse_hunk_header("@@ -3,2 +3,4 @@ fn"), hunk(2, 2, 2, 4));
+        assert_eq!(parse_hunk_header("@@ -7 +7 @@"), hunk(6, 1, 6, 1));
+        // Inserted after line 5: before zero-based line 5, as new lines 5 and 6.
+        assert_eq!(parse_hunk_header("@@ -5,0 +6,2 @@"), hunk(5, 0, 5, 2));
+        // Lines 3-4 deleted: the new side has none, after its line 2.
+        assert_eq!(parse_hunk_header("@@ -3,2 +2,0 @@"), hunk(2, 2, 2, 0));
     }
 
     #[test]

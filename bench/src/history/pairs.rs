@@ -1,10 +1,12 @@
 //! The pairs of changes replayed: real merges of the history, and pairs of nearby commits
 //! each applied alone to one base.
 
+use std::collections::BTreeSet;
+
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::git::Git;
+use super::git::Git;
 
 /// Where a pair comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -34,6 +36,8 @@ pub struct Pair {
     pub source: Source,
     /// For people: the merge commit, or `C1+C2`.
     pub label: String,
+    /// The base commit (a checkout of the pair starts there).
+    pub base_commit: String,
     /// The base tree.
     pub base: String,
     /// Side A's tree.
@@ -55,42 +59,64 @@ fn fnv(text: &str) -> u64 {
 }
 
 /// Up to `total` pairs: half of them merges, the rest (more when the history has few
-/// merges) generated. Candidates are
-/// taken in the order of a hash of their commit ids: deterministic, and spread over the
-/// whole history rather than its newest end. Also returns how many candidates were
-/// skipped, by reason.
+/// merges) generated, any common file accepted (see [`merges`] and [`generated`]).
 pub fn choose(git: &Git, total: usize) -> Result<Chosen> {
-    let merge_cap = total / 2;
     let mut chosen = Chosen::default();
+    merges(git, total / 2, &mut chosen)?;
+    let rest = total - chosen.pairs.len();
+    generated(git, rest, |_| true, &mut chosen)?;
+    Ok(chosen)
+}
 
+/// Adds up to `cap` pairs from the history's merges to `chosen`. Candidates are taken in
+/// the order of a hash of their commit ids: deterministic, and spread over the whole
+/// history rather than its newest end. Candidates skipped are counted by reason.
+pub fn merges(git: &Git, cap: usize, chosen: &mut Chosen) -> Result<()> {
     let mut merges = git.merges()?;
     chosen.merge_candidates = merges.len();
     merges.sort_by_key(|(m, _, _)| (fnv(m), m.clone()));
+    let mut taken = 0;
     for (m, p1, p2) in merges {
-        if chosen.pairs.len() >= merge_cap {
+        if taken >= cap {
             break;
         }
-        let Some(base) = git.merge_base(&p1, &p2)? else {
+        let Some(base_commit) = git.merge_base(&p1, &p2)? else {
             chosen.skipped.push("merge: no merge base".into());
             continue;
         };
-        let (base, a, b) = (git.tree_of(&base)?, git.tree_of(&p1)?, git.tree_of(&p2)?);
+        let (base, a, b) = (
+            git.tree_of(&base_commit)?,
+            git.tree_of(&p1)?,
+            git.tree_of(&p2)?,
+        );
         if base == a || base == b {
             // One side changed nothing (a `--no-ff` merge of a branch with nothing new on
             // the other): nothing could collide.
             chosen.skipped.push("merge: one side unchanged".into());
             continue;
         }
+        taken += 1;
         chosen.pairs.push(Pair {
             source: Source::Merge,
             label: format!("merge {}", &m[..12]),
+            base_commit,
             base,
             a,
             b,
         });
     }
+    Ok(())
+}
 
-    let generated_cap = total - chosen.pairs.len();
+/// Adds up to `cap` generated pairs to `chosen`: two commits at most [`WINDOW`] apart
+/// whose common files (as `git log --name-only` lists them) `accept` takes, in the order
+/// of a hash of their ids (see [`merges`]).
+pub fn generated(
+    git: &Git,
+    cap: usize,
+    accept: impl Fn(&BTreeSet<String>) -> bool,
+    chosen: &mut Chosen,
+) -> Result<()> {
     let commits = git.commits_with_files()?;
     // `commits` is newest first: C2 is listed before C1, so C2 is not an ancestor of C1
     // and its change is not in C1's parent already.
@@ -102,7 +128,8 @@ pub fn choose(git: &Git, total: usize) -> Result<Chosen> {
             .take(j)
             .skip(j.saturating_sub(WINDOW))
         {
-            if c1.files.intersection(&c2.files).next().is_some() {
+            let common: BTreeSet<String> = c1.files.intersection(&c2.files).cloned().collect();
+            if !common.is_empty() && accept(&common) {
                 candidates.push((j, i));
             }
         }
@@ -114,34 +141,44 @@ pub fn choose(git: &Git, total: usize) -> Result<Chosen> {
     });
     let mut generated = 0;
     for (j, i) in candidates {
-        if generated >= generated_cap {
+        if generated >= cap {
             break;
         }
-        let (c1, c2) = (&commits[j], &commits[i]);
-        let base = git.tree_of(&c1.parent)?;
-        let a = git.tree_of(&c1.id)?;
-        let Some(b) = git.cherry_pick_tree(&base, &c2.id)? else {
-            chosen
-                .skipped
-                .push("generated: C2 does not apply onto C1's parent".into());
-            continue;
-        };
-        if base == a || base == b || a == b {
-            chosen
-                .skipped
-                .push("generated: a side empty or both sides equal".into());
-            continue;
+        match generated_pair(git, &commits[j].id, &commits[j].parent, &commits[i].id)? {
+            Ok(pair) => {
+                generated += 1;
+                chosen.pairs.push(pair);
+            }
+            Err(why) => chosen.skipped.push(why.into()),
         }
-        generated += 1;
-        chosen.pairs.push(Pair {
-            source: Source::Generated,
-            label: format!("{}+{}", &c1.id[..12], &c2.id[..12]),
-            base,
-            a,
-            b,
-        });
     }
-    Ok(chosen)
+    Ok(())
+}
+
+/// The generated pair of commit `c1` (whose parent is `parent`) and `c2`: base = the
+/// parent, A = C1, B = C2's change applied to the base; or why there is none.
+pub fn generated_pair(
+    git: &Git,
+    c1: &str,
+    parent: &str,
+    c2: &str,
+) -> Result<std::result::Result<Pair, &'static str>> {
+    let base = git.tree_of(parent)?;
+    let a = git.tree_of(c1)?;
+    let Some(b) = git.cherry_pick_tree(&base, c2)? else {
+        return Ok(Err("generated: C2 does not apply onto C1's parent"));
+    };
+    if base == a || base == b || a == b {
+        return Ok(Err("generated: a side empty or both sides equal"));
+    }
+    Ok(Ok(Pair {
+        source: Source::Generated,
+        label: format!("{}+{}", &c1[..12.min(c1.len())], &c2[..12.min(c2.len())]),
+        base_commit: parent.to_owned(),
+        base,
+        a,
+        b,
+    }))
 }
 
 /// The pairs chosen, and what was passed over.
