@@ -6,8 +6,9 @@
 //!   ignore, narrowed by `wit.toml` `[graph]`), then worker threads (one per core, at a
 //!   lower scheduling priority than the request threads) read each file through
 //!   `wit_boundary`, hash it, and reuse the stored analysis when the hash matches or
-//!   analyse it otherwise. Files enter the graph in batches, so queries made during the
-//!   build see the files indexed so far; the daemon answers throughout.
+//!   analyse it otherwise. Files enter the graph one at a time (the database saves them
+//!   in batches), so queries made during the build see the files indexed so far and wait
+//!   for one file's insert at most; the daemon answers throughout.
 //! - **Watcher** ([`watch`]): inotify (or `notify`) on the directories holding indexed
 //!   files, up to a cap on the watches (past it, directories are listed every two
 //!   seconds); a changed, created, renamed or deleted file is re-read and re-indexed.
@@ -299,7 +300,7 @@ impl RepoIndex {
     /// Puts a batch of analyses into the graph, one file at a time: a request waiting to
     /// read the graph waits for one insert (tens of microseconds), never for a batch (256
     /// inserts took 5–10 ms, a request's whole budget several times over).
-    fn commit(&self, batch: Vec<(String, [u8; 32], Arc<Analysis>)>) {
+    fn commit(&self, batch: impl IntoIterator<Item = (String, [u8; 32], Arc<Analysis>)>) {
         for (rel, h, analysis) in batch {
             let mut hashes = self.hashes_lock();
             self.write().insert(&rel, analysis);

@@ -44,3 +44,37 @@ fn an_unchanged_file_analysed_again_is_answered_from_the_graph_not_overlaid() {
     let overlaid = ix.verify_with("src/a.ts", Some(&first));
     assert!(overlaid.is_some_and(|a| Arc::ptr_eq(&a, &first)));
 }
+
+/// Regression (issue 31, no request waits on the index): the build put a batch of 256
+/// analyses into the graph under one write lock, 5–10 ms during which a request reading
+/// the graph waited. Files go in one at a time: between two of a batch's files the graph
+/// is free to read and already holds the earlier ones.
+#[test]
+fn a_batch_enters_the_graph_one_file_at_a_time_and_the_graph_is_readable_between() {
+    let (_dir, analysis, ix) = index();
+    let files: Vec<String> = (0..4).map(|i| format!("src/b{i}.ts")).collect();
+    let analysed: Vec<Arc<Analysis>> = files
+        .iter()
+        .map(|rel| {
+            let source = format!("export function b() {{ return {}; }}\n", rel.len());
+            let FileOutcome::Analysed(a) = analysis.analyse_content(rel, &source) else {
+                panic!("analyses");
+            };
+            a
+        })
+        .collect();
+    let mut seen = 0;
+    let batch = files.iter().zip(analysed).enumerate().map(|(i, (rel, a))| {
+        // The commit asks for the next file only once the previous one is in.
+        let graph = ix.graph.try_read().expect("the graph is not locked between files");
+        assert!(files[..i].iter().all(|f| graph.get(f).is_some()), "{i}");
+        assert!(graph.get(rel).is_none());
+        drop(graph);
+        assert!(ix.hashes.try_lock().is_ok(), "the hashes are not locked either");
+        seen = i + 1;
+        (rel.clone(), [i as u8; 32], a)
+    });
+    ix.commit(batch);
+    assert_eq!(seen, files.len());
+    assert!(files.iter().all(|f| ix.contains(f)));
+}
