@@ -155,7 +155,7 @@ fn parse_args() -> Result<Options> {
                      --no-graph   everything but it\n\
                      --no-oracles without graph-eval's resolution against the TypeScript checker and jedi (run after the code graph)\n\
                      --graph-cost only the code graph's cost on the 2,200-line fixture (graph on / off)\n\
-                     --forecast   only the conflict forecast: save-to-forecast latency on the 10,000-file repository with two worktrees, RSS with four\n\
+                     --forecast   only the conflict forecast (also part of the default run): save-to-forecast latency on the 10,000-file repository with two worktrees; with four, each one's time to a ready index and private memory\n\
                      --large      also the larger scale point: 50,000 generated files (5,000 with --quick) and a second worktree: cold index, memory, lock.acquire, guard, save → forecast\n\
                      --large-only only that scale point\n\
                      --baseline WIT  also compare with that wit binary there (e.g. a build from before the graph)\n\
@@ -218,6 +218,11 @@ fn main() -> Result<()> {
             graph::run(&opts, &mut report)?;
             if opts.oracles {
                 oracles::run(&mut report);
+            }
+            // Issue 31: the four-worktree figures (time to a ready index, private memory)
+            // belong in the same run as the rest.
+            if opts.graph != GraphChoice::Only {
+                forecast::run(&opts, &mut report)?;
             }
         }
         if opts.large {
