@@ -66,11 +66,17 @@ fn a_batch_enters_the_graph_one_file_at_a_time_and_the_graph_is_readable_between
     let mut seen = 0;
     let batch = files.iter().zip(analysed).enumerate().map(|(i, (rel, a))| {
         // The commit asks for the next file only once the previous one is in.
-        let graph = ix.graph.try_read().expect("the graph is not locked between files");
+        let graph = ix
+            .graph
+            .try_read()
+            .expect("the graph is not locked between files");
         assert!(files[..i].iter().all(|f| graph.get(f).is_some()), "{i}");
         assert!(graph.get(rel).is_none());
         drop(graph);
-        assert!(ix.hashes.try_lock().is_ok(), "the hashes are not locked either");
+        assert!(
+            ix.hashes.try_lock().is_ok(),
+            "the hashes are not locked either"
+        );
         seen = i + 1;
         (rel.clone(), [i as u8; 32], a)
     });
