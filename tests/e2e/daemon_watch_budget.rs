@@ -29,12 +29,7 @@ fn start(repo: &TempRepo, cap: &str) -> (Daemon, Client, Value) {
 }
 
 fn callers(c: &mut Client) -> Vec<String> {
-    c.ok("code.callers", json!({"symbolPath": "src/db.ts:query"}))["callers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["caller"].as_str().unwrap().to_owned())
-        .collect()
+    c.caller_names("src/db.ts:query")
 }
 
 #[test]
