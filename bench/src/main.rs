@@ -51,6 +51,8 @@ pub struct Options {
     pub large: bool,
     /// `--large-only`.
     pub only_large: bool,
+    /// `--claims`: only the claims on the edit path (`claims.rs`).
+    pub only_claims: bool,
     /// Another `wit` binary to compare with in that scenario (`--baseline`).
     pub baseline: Option<PathBuf>,
     /// Whether the code-graph scenario also runs `graph-eval` (`--no-oracles` not).
@@ -84,6 +86,7 @@ fn parse_args() -> Result<Options> {
         only_forecast: false,
         large: false,
         only_large: false,
+        only_claims: false,
         baseline: None,
         oracles: true,
     };
@@ -98,6 +101,7 @@ fn parse_args() -> Result<Options> {
             "--forecast" => opts.only_forecast = true,
             "--large" => opts.large = true,
             "--large-only" => opts.only_large = true,
+            "--claims" => opts.only_claims = true,
             "--baseline" => {
                 opts.baseline = Some(args.next().context("--baseline needs a wit binary")?.into())
             }
@@ -143,7 +147,7 @@ fn parse_args() -> Result<Options> {
             }
             "-h" | "--help" => {
                 println!(
-                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph] [--no-oracles] [--graph-cost] [--forecast] [--large|--large-only] [--baseline WIT] [--generate DIR] [--generate-fixture DIR] [--parse-only DIR]\n\n\
+                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph] [--no-oracles] [--graph-cost] [--forecast] [--claims] [--large|--large-only] [--baseline WIT] [--generate DIR] [--generate-fixture DIR] [--parse-only DIR]\n\n\
                      Benchmarks the real wit daemon on a generated repository.\n\
                      --quick      run a tenth of the iterations (smoke test)\n\
                      --liveness   run only the liveness measures (heavy declares, wake-ups, idle waiters)\n\
@@ -156,6 +160,7 @@ fn parse_args() -> Result<Options> {
                      --no-oracles without graph-eval's resolution against the TypeScript checker and jedi (run after the code graph)\n\
                      --graph-cost only the code graph's cost on the 2,200-line fixture (graph on / off)\n\
                      --forecast   only the conflict forecast (also part of the default run): save-to-forecast latency on the 10,000-file repository with two worktrees; with four, each one's time to a ready index and private memory\n\
+                     --claims     only the claims on the edit path: the guard and the post-edit hook with another session's claim in the 2,200-line fixture\n\
                      --large      also the larger scale point: 50,000 generated files (5,000 with --quick) and a second worktree: cold index, memory, lock.acquire, guard, save → forecast\n\
                      --large-only only that scale point\n\
                      --baseline WIT  also compare with that wit binary there (e.g. a build from before the graph)\n\
@@ -198,6 +203,11 @@ fn main() -> Result<()> {
         } else if opts.only_forecast {
             let mut report = report::Report::default();
             forecast::run(&opts, &mut report)?;
+            runs.push(report);
+            continue;
+        } else if opts.only_claims {
+            let mut report = report::Report::default();
+            scenarios::claims_only(&opts, &mut report, (50 / opts.scale_down).max(5))?;
             runs.push(report);
             continue;
         } else if opts.only_graph_cost {

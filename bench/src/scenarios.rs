@@ -325,10 +325,7 @@ fn wit_status(opts: &Options, report: &mut Report, runs: usize) -> Result<()> {
     }
     report.latency("wit status (whole process)", &walls, "≤ 5 ms wall");
     wit_guard(opts, report, &root, runs)?;
-    let claims_dir = tempfile::tempdir()?;
-    let claims_root = claims_dir.path().canonicalize()?;
-    setup_repo(&claims_root)?;
-    crate::claims::run(opts, report, runs, &claims_root, TS)?;
+    claims_only(opts, report, runs)?;
     mcp_tool_calls(opts, report, &root, runs * 4)?;
     report.value(
         "wit status max RSS",
@@ -344,6 +341,14 @@ fn wit_status(opts: &Options, report: &mut Report, runs: usize) -> Result<()> {
 /// `PreToolUse` Edit payload, against the busy daemon of [`wit_status`]: an edit of a
 /// function nobody locked (allowed, in a file where others hold locks: both daemon calls)
 /// and one inside a function another session locked (refused, exit 2).
+/// The claims on the edit path (`claims.rs`), on a fixture of their own (`--claims`).
+pub fn claims_only(opts: &Options, report: &mut Report, runs: usize) -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let root = dir.path().canonicalize()?;
+    setup_repo(&root)?;
+    crate::claims::run(opts, report, runs, &root, TS)
+}
+
 fn wit_guard(opts: &Options, report: &mut Report, root: &Path, runs: usize) -> Result<()> {
     let file = root.join(TS);
     let edit = |function: usize| -> Result<PathBuf> {

@@ -96,6 +96,16 @@ pub fn change_text(c: &Claim) -> String {
     }
 }
 
+/// `claude-a changed the body of src/p.ts:price 3 min ago`: who, what, since when.
+fn headline(c: &Claim) -> String {
+    format!(
+        "{} {}{}",
+        who(c.session_id.as_deref()),
+        change_text(c),
+        since(c)
+    )
+}
+
 /// ` 3 min ago`, from the claim's first edit.
 fn since(c: &Claim) -> String {
     c.since.map(|s| format!(" {}", ago(s))).unwrap_or_default()
@@ -119,10 +129,8 @@ pub fn warning(hits: &[&Claim], collisions: &[&Forecast]) -> Option<String> {
     let mut text = String::new();
     for c in hits {
         text.push_str(&format!(
-            "wit guard: {} {}{} (uncommitted):\n{}",
-            who(c.session_id.as_deref()),
-            change_text(c),
-            since(c),
+            "wit guard: {} (uncommitted):\n{}",
+            headline(c),
             diff_block(c)
         ));
     }
@@ -156,13 +164,7 @@ pub fn refusal(undone: &[&Claim], claimed: &[&Claim]) -> String {
             "wit guard: refused: this edit would undo another session's uncommitted change:\n",
         );
         for c in undone {
-            text.push_str(&format!(
-                "  {} {}{}:\n{}",
-                who(c.session_id.as_deref()),
-                change_text(c),
-                since(c),
-                diff_block(c)
-            ));
+            text.push_str(&format!("  {}:\n{}", headline(c), diff_block(c)));
         }
         let first = undone[0];
         text.push_str(&format!(
@@ -180,13 +182,7 @@ pub fn refusal(undone: &[&Claim], claimed: &[&Claim]) -> String {
              committed (wit.toml sets [guard] claimed = \"refuse\"):\n",
         );
         for c in claimed {
-            text.push_str(&format!(
-                "  {} {}{}:\n{}",
-                who(c.session_id.as_deref()),
-                change_text(c),
-                since(c),
-                diff_block(c)
-            ));
+            text.push_str(&format!("  {}:\n{}", headline(c), diff_block(c)));
         }
         text.push_str(
             "Coordinate with them first: work on something else until they commit, or ask them \

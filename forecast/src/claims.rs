@@ -394,13 +394,33 @@ fn moved_digests<'a>(
 /// definition is touched when an edit lands in its own text (the text between its nested
 /// definitions; an insertion strictly inside it), and its text after the edit is its own
 /// pieces with those edits applied. `None` when that cannot be told this way: an edit
-/// that runs across the edge of a definition or of one nested in it (the caller then
-/// compares whole analyses, [`touches`]). Definitions the edit adds are not seen here.
+/// that is not inside a definition without nested ones (the caller then compares whole
+/// analyses, [`touches`]). Definitions the edit adds are not seen here.
+///
+/// Only an edit inside such a leaf is told here, because text put between definitions
+/// (or outside them) belongs to whatever the parse makes of it: lines appended after a
+/// blank line below a Python method are that method's, not its class's (found by
+/// claims-eval on flask: B's lines at the end of `Flask.do_teardown_request` were taken
+/// for a change of `Flask`'s own text, so B was warned of A's claim on the class and its
+/// own change of the method went unattributed).
 pub fn touches_at(
     current: &Version<'_>,
     defs: &BTreeMap<String, Definition>,
     edits: &[(std::ops::Range<usize>, &str)],
 ) -> Option<Vec<Touch>> {
+    let in_a_leaf = |range: &std::ops::Range<usize>| {
+        defs.values().any(|d| {
+            d.own_ranges.len() == 1
+                && if range.is_empty() {
+                    d.range.start < range.start && range.start < d.range.end
+                } else {
+                    d.range.start <= range.start && range.end <= d.range.end
+                }
+        })
+    };
+    if !edits.iter().all(|(range, _)| in_a_leaf(range)) {
+        return None;
+    }
     let source = current.source;
     let mut out = Vec::new();
     for d in defs.values() {

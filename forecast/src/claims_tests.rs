@@ -589,10 +589,39 @@ fn where_an_edit_lands_tells_what_it_touches_as_a_whole_analysis_would() {
     // An edit across the edge between two functions: not told this way.
     let (quick, _) = at("}\n\nexport function tax", "}\nexport function tax");
     assert_eq!(quick, None);
-    // Between the two functions only (an insertion): nothing touched.
+    // Between the two functions (an insertion): not told this way either, since what is
+    // put there belongs to whatever the parse makes of it.
     let gap = HEAD.find("\nexport function tax").unwrap();
+    assert_eq!(touches_at(&v, &defs, &[(gap..gap, "\n")]), None);
+}
+
+/// Found by claims-eval on flask (77d293cf49e5+1b40b3b573f5): lines appended below a
+/// blank line at the end of a Python method are the method's; where the edit lands (the
+/// class's own text between two methods) took them for a change of the class.
+#[test]
+fn lines_put_between_two_methods_are_not_taken_for_the_class_by_where_they_land() {
+    const PY: &str = "class Flask:\n    config = {'A': 1}\n\n    def teardown(self):\n        \
+                      self.send()\n\n    def other(self):\n        pass\n";
+    let a = analyse("app.py", PY);
+    let v = Version {
+        source: PY,
+        analysis: &a,
+    };
+    let defs = definitions_of(&v);
+    let added = "        if self.x:\n            self.clear()\n\n";
+    let at = PY.find("    def other").unwrap();
+    assert_eq!(touches_at(&v, &defs, &[(at..at, added)]), None);
+    let edited = format!("{}{added}{}", &PY[..at], &PY[at..]);
+    let ea = analyse("app.py", &edited);
+    let full = touches(
+        Some(v),
+        Some(Version {
+            source: &edited,
+            analysis: &ea,
+        }),
+    );
     assert_eq!(
-        touches_at(&v, &defs, &[(gap..gap, "\n")]).unwrap(),
-        Vec::new()
+        full.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+        ["Flask.teardown"]
     );
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::support::claims::claim_lines;
 use crate::support::cli::CliRepo;
 use crate::support::client::Client;
 use crate::support::daemon::{Daemon, wait_until};
@@ -42,22 +43,7 @@ fn edit(r: &CliRepo, c: &mut Client, session: &str, content: &str) -> Value {
 
 /// `session symbolPath change` of every standing claim, sorted.
 fn claims(c: &mut Client) -> Vec<String> {
-    let v = c.ok("claims.query", json!({}));
-    let mut out: Vec<String> = v["claims"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            format!(
-                "{} {} {}",
-                c["sessionId"].as_str().unwrap_or("(unattributed)"),
-                c["symbolPath"].as_str().unwrap(),
-                c["change"].as_str().unwrap()
-            )
-        })
-        .collect();
-    out.sort();
-    out
+    claim_lines(&c.ok("claims.query", json!({})))
 }
 
 /// The kinds and subjects of the events of `kinds` so far.

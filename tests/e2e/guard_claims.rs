@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::support::claims::claim_lines;
 use crate::support::cli::{CliRepo, Run, clean_env};
 use crate::support::client::Client;
 use crate::support::daemon::wait_until;
@@ -102,7 +103,11 @@ struct Claude<'a> {
     session: &'a str,
 }
 
-impl Claude<'_> {
+impl<'a> Claude<'a> {
+    fn new(r: &'a CliRepo, session: &'a str) -> Self {
+        Claude { r, session }
+    }
+
     fn hook(&self, event: &str, input: &str) -> Run {
         run_hook(
             self.r,
@@ -158,22 +163,7 @@ impl Claude<'_> {
 
 /// `session symbolPath change` of every claim, sorted (`(unattributed)` for none).
 fn claims(r: &CliRepo) -> Vec<String> {
-    let v = r.wit(None, &["claims", "--json"]).ok().json();
-    let mut out: Vec<String> = v["claims"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            format!(
-                "{} {} {}",
-                c["sessionId"].as_str().unwrap_or("(unattributed)"),
-                c["symbolPath"].as_str().unwrap(),
-                c["change"].as_str().unwrap()
-            )
-        })
-        .collect();
-    out.sort();
-    out
+    claim_lines(&r.wit(None, &["claims", "--json"]).ok().json())
 }
 
 /// The text a Claude Code warning gives the model (`additionalContext`).
@@ -189,14 +179,8 @@ fn context(run: &Run) -> String {
 #[test]
 fn two_claude_sessions_are_two_identities_warned_on_one_definition_and_not_on_another() {
     let r = checkout();
-    let a = Claude {
-        r: &r,
-        session: "claude-a",
-    };
-    let b = Claude {
-        r: &r,
-        session: "claude-b",
-    };
+    let a = Claude::new(&r, "claude-a");
+    let b = Claude::new(&r, "claude-b");
     let first = a.edit(FILE, "n * 2", "n * 3");
     assert!(
         first.stdout.is_empty() && first.stderr.is_empty(),
@@ -246,14 +230,8 @@ fn two_claude_sessions_are_two_identities_warned_on_one_definition_and_not_on_an
 #[test]
 fn a_stale_whole_file_write_is_refused_naming_the_session_and_the_symbol() {
     let r = checkout();
-    let a = Claude {
-        r: &r,
-        session: "claude-a",
-    };
-    let b = Claude {
-        r: &r,
-        session: "claude-b",
-    };
+    let a = Claude::new(&r, "claude-a");
+    let b = Claude::new(&r, "claude-b");
     a.edit(FILE, "n * 2", "n * 3");
     // B read the file before A's edit: its Write puts price back as it was.
     let run = b.write(FILE, &HEAD.replace("n / 10", "n / 5"));
@@ -290,14 +268,8 @@ fn a_stale_whole_file_write_is_refused_naming_the_session_and_the_symbol() {
 fn claimed_refuse_makes_an_edit_of_another_sessions_change_a_refusal() {
     let r = checkout();
     r.write("wit.toml", "[guard]\nclaimed = \"refuse\"\n");
-    let a = Claude {
-        r: &r,
-        session: "claude-a",
-    };
-    let b = Claude {
-        r: &r,
-        session: "claude-b",
-    };
+    let a = Claude::new(&r, "claude-a");
+    let b = Claude::new(&r, "claude-b");
     a.edit(FILE, "n * 2", "n * 3");
     let run = b.edit(FILE, "n * 3", "n * 4");
     assert_eq!(run.code, 2, "{run:#?}");
@@ -317,10 +289,7 @@ fn claimed_refuse_makes_an_edit_of_another_sessions_change_a_refusal() {
 #[test]
 fn a_commit_a_revert_and_the_session_end_each_clear_a_claim() {
     let r = checkout();
-    let a = Claude {
-        r: &r,
-        session: "claude-a",
-    };
+    let a = Claude::new(&r, "claude-a");
     a.edit(FILE, "n * 2", "n * 3");
     r.git(&["commit", "-qam", "price"]);
     wait_until(
@@ -369,10 +338,7 @@ fn a_change_from_the_shell_is_an_unattributed_claim_the_next_editor_is_warned_of
     wait_until("the watcher's claim", Duration::from_secs(20), || {
         claims(&r) == ["(unattributed) src/pricing.ts:tax body"]
     });
-    let b = Claude {
-        r: &r,
-        session: "claude-b",
-    };
+    let b = Claude::new(&r, "claude-b");
     let warned = context(&b.edit(FILE, "n / 7", "n / 8"));
     assert!(
         warned.contains("an edit outside any agent session"),
@@ -387,14 +353,8 @@ fn a_change_from_the_shell_is_an_unattributed_claim_the_next_editor_is_warned_of
 #[test]
 fn a_signature_changed_by_one_session_against_a_new_call_in_another_is_a_warning_with_the_chain() {
     let r = checkout();
-    let a = Claude {
-        r: &r,
-        session: "claude-a",
-    };
-    let b = Claude {
-        r: &r,
-        session: "claude-b",
-    };
+    let a = Claude::new(&r, "claude-a");
+    let b = Claude::new(&r, "claude-b");
     a.edit(FILE, "price(n: number)", "price(n: number, rate: number)");
     let warned = context(&b.edit("src/checkout.ts", "return 0;", "return price(3);"));
     assert!(warned.contains("signature-vs-callers"), "{warned}");
@@ -548,10 +508,7 @@ fn a_subagent_is_an_identity_of_its_own_until_it_stops_and_wit_session_still_win
             &[],
         )
     };
-    let main = Claude {
-        r: &r,
-        session: "claude-session-a",
-    };
+    let main = Claude::new(&r, "claude-session-a");
     assert_eq!(
         main.hook("PreToolUse", &sub("PreToolUse", "n * 2", "n * 3"))
             .code,
@@ -612,10 +569,7 @@ fn a_subagent_is_an_identity_of_its_own_until_it_stops_and_wit_session_still_win
 #[test]
 fn a_failed_tool_records_nothing_and_unreadable_payloads_fail_open_unless_fail_closed() {
     let r = checkout();
-    let a = Claude {
-        r: &r,
-        session: "claude-a",
-    };
+    let a = Claude::new(&r, "claude-a");
     let failure = payload(
         &r,
         "claude-post-failure.json",
@@ -663,14 +617,8 @@ fn a_stale_write_of_a_definition_both_sessions_changed_is_refused() {
     r.write("src/fees.ts", fees);
     r.git(&["add", "src/fees.ts"]);
     r.git(&["commit", "-qm", "fees"]);
-    let a = Claude {
-        r: &r,
-        session: "claude-a",
-    };
-    let b = Claude {
-        r: &r,
-        session: "claude-b",
-    };
+    let a = Claude::new(&r, "claude-a");
+    let b = Claude::new(&r, "claude-b");
     assert_eq!(a.edit("src/fees.ts", "n * 2", "n * 3").code, 0);
     let warned = context(&b.edit("src/fees.ts", "base + 1", "base + 5"));
     assert!(

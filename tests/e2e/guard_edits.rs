@@ -226,6 +226,49 @@ fn with_no_daemon_edits_pass_with_one_line_unless_fail_closed() {
     assert!(r.daemon_pids().is_empty(), "the guard starts no daemon");
 }
 
+/// Issue 34, finding 10: an `Edit` payload whose `file_path` is missing or not a string was
+/// allowed silently as "no edit", even under `[guard] fail_closed = true`, while another
+/// session held a lock in the file it meant. An edit tool whose path cannot be read is
+/// unchecked: one line says so, and `fail_closed` refuses it.
+#[test]
+fn fail_closed_refuses_an_edit_tool_payload_whose_path_cannot_be_read() {
+    let r = repo();
+    r.wit(B, &["lock", "src/auth.ts:validateToken", "--ttl", "30m"])
+        .ok();
+    let edit: serde_json::Value =
+        serde_json::from_str(&claude_edit(&r, IN_VALIDATE.0, IN_VALIDATE.1)).unwrap();
+    let mut unreadable = Vec::new();
+    for path in [
+        serde_json::json!(7),
+        serde_json::json!(null),
+        serde_json::json!(["src/auth.ts"]),
+    ] {
+        let mut e = edit.clone();
+        e["tool_input"]["file_path"] = path;
+        unreadable.push(e.to_string());
+    }
+    let mut missing = edit.clone();
+    missing["tool_input"]
+        .as_object_mut()
+        .unwrap()
+        .remove("file_path");
+    unreadable.push(missing.to_string());
+    for payload in &unreadable {
+        let run = guard(&r, A, &[], payload).ok();
+        assert_eq!(run.stderr.lines().count(), 1, "{payload}: {run:#?}");
+        assert!(run.stderr.contains("not checked"), "{payload}: {run:#?}");
+    }
+    r.write("wit.toml", "[guard]\nfail_closed = true\n");
+    for payload in &unreadable {
+        let run = guard(&r, A, &[], payload).code(2);
+        assert!(run.stderr.contains("fail_closed"), "{payload}: {run:#?}");
+    }
+    // A tool that edits nothing is still no edit, whatever fail_closed says.
+    let mut read = edit.clone();
+    read["tool_name"] = serde_json::json!("Read");
+    guard(&r, A, &[], &read.to_string()).ok();
+}
+
 #[test]
 fn claude_session_hooks_register_print_the_status_and_release_the_sessions_locks() {
     let r = repo();

@@ -460,7 +460,22 @@ impl Claims {
             return Ok(EditCheck::default());
         }
         let in_file: Vec<Claim> = all.iter().filter(|c| c.file == rel).cloned().collect();
-        let hits = rules::check(&touches, &in_file, me);
+        let mut hits = rules::check(&touches, &in_file, me);
+        // What is said to the agent (a warning, a refusal) rests on whole analyses: where
+        // the edit lands tells cheaply that it runs into nobody, but its text after the
+        // edit is its pieces with the edit spliced in, which a parse may not agree with.
+        let touches = if after.is_none() && !hits.is_empty() && edited.is_some() {
+            match self.touches_whole(rel, current_version, edited) {
+                Some((a, t)) => {
+                    after = a;
+                    hits = rules::check(&t, &in_file, me);
+                    t
+                }
+                None => return Ok(EditCheck::default()),
+            }
+        } else {
+            touches
+        };
         let collisions = if callers {
             self.callers(me, rel, &touches, after.as_ref(), &all)
         } else {

@@ -162,7 +162,6 @@ pub(crate) fn apply(
         done.cleared += 1;
     }
     for c in upserts {
-        let body = serde_json::to_string(c).unwrap_or_default();
         let existed = db
             .query_opt(
                 "SELECT 1 FROM claims WHERE checkout = ?1 AND file = ?2 AND def_key = ?3
@@ -171,21 +170,7 @@ pub(crate) fn apply(
                 |_| Ok(()),
             )?
             .is_some();
-        db.execute_later(
-            "INSERT INTO claims (checkout, file, def_key, session_id, since, edited_at, body)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-             ON CONFLICT (checkout, file, def_key, session_id) DO UPDATE SET
-                 since = excluded.since, edited_at = excluded.edited_at, body = excluded.body",
-            args![
-                checkout,
-                &c.file,
-                c.key(),
-                &c.session,
-                c.since,
-                c.edited_at,
-                &body
-            ],
-        )?;
+        write(db, checkout, c)?;
         if existed {
             done.updated += 1;
         } else {
@@ -270,28 +255,34 @@ pub(crate) fn hand_over(db: &dyn Db, from: &str, to: &str) -> DbResult<usize> {
             }
         }
         delete(db, &row.checkout, c, &format!("handed over to {to}"), at)?;
-        let body = serde_json::to_string(&moved).unwrap_or_default();
-        db.execute_later(
-            "INSERT INTO claims (checkout, file, def_key, session_id, since, edited_at, body)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-             ON CONFLICT (checkout, file, def_key, session_id) DO UPDATE SET
-                 since = excluded.since, edited_at = excluded.edited_at, body = excluded.body",
-            args![
-                &row.checkout,
-                &moved.file,
-                moved.key(),
-                to,
-                moved.since,
-                moved.edited_at,
-                &body
-            ],
-        )?;
+        write(db, &row.checkout, &moved)?;
         checkouts.insert(row.checkout.clone());
     }
     for checkout in &checkouts {
         reconcile_collisions(db, checkout, &format!("{from} handed over to {to}"))?;
     }
     Ok(moving.len())
+}
+
+/// Writes `c` as its session's claim on its definition in `checkout` (one row per
+/// checkout, file, definition and session; written again in place).
+fn write(db: &dyn Db, checkout: &str, c: &Claim) -> DbResult<()> {
+    let body = serde_json::to_string(c).unwrap_or_default();
+    db.execute_later(
+        "INSERT INTO claims (checkout, file, def_key, session_id, since, edited_at, body)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+         ON CONFLICT (checkout, file, def_key, session_id) DO UPDATE SET
+             since = excluded.since, edited_at = excluded.edited_at, body = excluded.body",
+        args![
+            checkout,
+            &c.file,
+            c.key(),
+            &c.session,
+            c.since,
+            c.edited_at,
+            &body
+        ],
+    )
 }
 
 fn clear_rows(db: &dyn Db, ended: &[ClaimRow], why: &str) -> DbResult<usize> {

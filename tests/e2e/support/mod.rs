@@ -6,6 +6,7 @@
 //! - [`client::Client`]: HTTP/1.1 over `std::os::unix::net::UnixStream` with keep-alive,
 //!   plus raw byte access for malformed-input tests; [`client::rpc_request`] builds a v1
 //!   request body.
+//! - [`claims::claim_lines`]: the claims of an answer as sorted lines.
 //! - [`instructions`]: what the instructions `wit init` writes must teach.
 //! - [`plugins`]: builds the Go plugin and the broken test plugins (once per process).
 //! - [`plugin_repo::PluginRepo`]: a git repository whose `wit` and `git` runs get an
@@ -21,6 +22,7 @@
 
 #![allow(dead_code)]
 
+pub mod claims;
 pub mod cli;
 pub mod client;
 pub mod daemon;

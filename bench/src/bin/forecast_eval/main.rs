@@ -21,7 +21,7 @@ mod tests;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use wit_bench::history::git::Git;
 use wit_bench::history::pairs;
 
@@ -85,15 +85,10 @@ fn main() -> Result<()> {
                 );
                 return Ok(());
             }
-            other if other.starts_with('-') => bail!("unknown argument {other:?} (see --help)"),
-            other => {
-                if repository.replace(other.into()).is_some() {
-                    bail!("one repository only (see --help)");
-                }
-            }
+            other => wit_bench::args::repository_or_unknown(&mut repository, other)?,
         }
     }
-    let repository = repository.context("which repository? (see --help)")?;
+    let repository = wit_bench::args::required_repository(repository)?;
     let report = run(&repository, pairs)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);

@@ -105,15 +105,10 @@ fn main() -> Result<()> {
                 );
                 return Ok(());
             }
-            other if other.starts_with('-') => bail!("unknown argument {other:?} (see --help)"),
-            other => {
-                if repository.replace(other.into()).is_some() {
-                    bail!("one repository only (see --help)");
-                }
-            }
+            other => wit_bench::args::repository_or_unknown(&mut repository, other)?,
         }
     }
-    let repository = repository.context("which repository? (see --help)")?;
+    let repository = wit_bench::args::required_repository(repository)?;
     let wit = match wit.or_else(default_wit) {
         Some(w) => w
             .canonicalize()
