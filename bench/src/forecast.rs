@@ -1,5 +1,5 @@
 //! The conflict forecast's scenario (issue 22): save-to-forecast latency on the generated
-//! 10,000-file repository with two checkouts (git worktrees), and the daemons' RSS with
+//! 10,000-file repository with two checkouts (git worktrees), and the daemons' memory with
 //! four.
 //!
 //! Each sample is one save: the main checkout rewrites a function that the other
@@ -20,10 +20,12 @@ use crate::Options;
 use crate::client::Conn;
 use crate::daemon::Daemon;
 use crate::report::Report;
-use crate::stats::{Samples, rss_kib};
+use crate::stats::{Memory, Samples};
 
 /// The file both checkouts edit, and the function in it.
 const FILE: &str = "packages/p0/src/m0.ts";
+/// The line of [`FILE`]'s first function that the checkouts change.
+const NEEDLE: &str = "const parts: string[] = [];";
 
 /// Runs git in `dir` with a fixed identity and no system configuration.
 pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<()> {
@@ -44,7 +46,7 @@ pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<()> {
 }
 
 /// Waits until the daemon's index is built and `n` checkouts are ready to forecast.
-fn wait_checkouts(d: &Daemon, n: usize) -> Result<()> {
+pub(crate) fn wait_checkouts(d: &Daemon, n: usize) -> Result<()> {
     let mut c = d.connect()?;
     let t0 = Instant::now();
     loop {
@@ -62,6 +64,47 @@ fn wait_checkouts(d: &Daemon, n: usize) -> Result<()> {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// The row of each checkout's time to a ready index (`graph.status`'s `buildMs`, the
+/// listing included), the first daemon's beside the later ones' (issue 31's target: a
+/// later checkout ≤ 0.10× the first), with how many files each analysed and reused.
+fn ready_index_times(daemons: &[Daemon], report: &mut Report) -> Result<()> {
+    let mut builds = Vec::new();
+    for d in daemons {
+        let s = d.connect()?.ok("graph.status", json!({}))?;
+        builds.push((
+            s["buildMs"].as_u64().unwrap_or(0),
+            s["analysed"].as_u64().unwrap_or(0),
+            s["reused"].as_u64().unwrap_or(0),
+        ));
+    }
+    let first = builds.first().map_or(1, |b| b.0.max(1));
+    let worst = builds[1..].iter().map(|b| b.0).max().unwrap_or(0);
+    let ratio = worst as f64 / first as f64;
+    report.row(
+        "forecast: time to a ready index, 4 checkouts one after another",
+        format!(
+            "{} ms (analysed / reused: {}); later ≤ {ratio:.2}× the first",
+            builds
+                .iter()
+                .map(|b| b.0.to_string())
+                .collect::<Vec<_>>()
+                .join(" / "),
+            builds
+                .iter()
+                .map(|b| format!("{}/{}", b.1, b.2))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+        "later ≤ 0.10× the first",
+        json!({"build_ms": builds.iter().map(|b| b.0).collect::<Vec<_>>(),
+               "analysed": builds.iter().map(|b| b.1).collect::<Vec<_>>(),
+               "reused": builds.iter().map(|b| b.2).collect::<Vec<_>>(),
+               "later_over_first": ratio}),
+        ratio,
+    );
+    Ok(())
 }
 
 /// Long-polls the event log after `since` for an event of `kind`; its seq.
@@ -88,12 +131,9 @@ fn last_seq(c: &mut Conn) -> Result<i64> {
     Ok(got["last"].as_i64().unwrap_or(0))
 }
 
-/// Runs the scenario.
-pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
-    let files = if opts.scale_down > 1 { 2_000 } else { 10_000 };
-    let samples = (40 / opts.scale_down).max(8);
-    let dir = tempfile::tempdir()?;
-    let top = dir.path().canonicalize()?;
+/// The code-graph scenario's repository of `files` files generated in `top/main`,
+/// committed on branch `main`: its root, and how many files were written.
+pub(crate) fn committed_repo(top: &Path, files: usize) -> Result<(std::path::PathBuf, usize)> {
     let root = top.join("main");
     std::fs::create_dir_all(&root)?;
     let written = crate::graph::generate(&root, files)?;
@@ -101,6 +141,51 @@ pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
     git(&root, &["init", "-q", "-b", "main"])?;
     git(&root, &["add", "-A"])?;
     git(&root, &["commit", "-q", "-m", "fixture"])?;
+    Ok((root, written))
+}
+
+/// `samples` saves in the checkout `root` (whose daemon `c` talks to) of a change to the
+/// function another checkout, `other`, has changed too (its change written first), each
+/// followed by the save of the original: the time from each write's return to the
+/// `forecast.appeared` (then `forecast.cleared`) event.
+pub(crate) fn save_to_forecast(
+    c: &mut Conn,
+    root: &Path,
+    other: &Path,
+    samples: usize,
+) -> Result<(Samples, Samples)> {
+    let original = std::fs::read_to_string(root.join(FILE))?;
+    if !original.contains(NEEDLE) {
+        bail!("the fixture changed: no {NEEDLE:?} in {FILE}");
+    }
+    std::fs::write(
+        other.join(FILE),
+        original.replacen(NEEDLE, "const parts: string[] = ['other'];", 1),
+    )?;
+    let mut appear = Samples::default();
+    let mut clear = Samples::default();
+    for i in 0..samples {
+        let since = last_seq(c)?;
+        let edited = original.replacen(NEEDLE, &format!("const parts: string[] = ['{i}'];"), 1);
+        std::fs::write(root.join(FILE), &edited)?;
+        let t = Instant::now();
+        let seq = wait_event(c, since, "forecast.appeared")?;
+        appear.0.push(t.elapsed());
+        std::fs::write(root.join(FILE), &original)?;
+        let t = Instant::now();
+        wait_event(c, seq, "forecast.cleared")?;
+        clear.0.push(t.elapsed());
+    }
+    Ok((appear, clear))
+}
+
+/// Runs the scenario.
+pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
+    let files = if opts.scale_down > 1 { 2_000 } else { 10_000 };
+    let samples = (40 / opts.scale_down).max(8);
+    let dir = tempfile::tempdir()?;
+    let top = dir.path().canonicalize()?;
+    let (root, written) = committed_repo(&top, files)?;
     let worktrees: Vec<std::path::PathBuf> = (1..=3).map(|i| top.join(format!("wt{i}"))).collect();
     for (i, wt) in worktrees.iter().enumerate() {
         git(
@@ -123,37 +208,16 @@ pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
     let main = Daemon::start(&opts.wit, &root)?;
     let alone = {
         wait_checkouts(&main, 1)?;
-        rss_kib(main.pid()).unwrap_or(0)
+        Memory::of(main.pid()).unwrap_or_default()
     };
     let other = Daemon::start(&opts.wit, &worktrees[0])?;
     wait_checkouts(&main, 2)?;
     wait_checkouts(&other, 2)?;
 
-    // The other checkout's standing change of f0_0.
-    let original = std::fs::read_to_string(root.join(FILE))?;
-    let needle = "const parts: string[] = [];";
-    if !original.contains(needle) {
-        bail!("the fixture changed: no {needle:?} in {FILE}");
-    }
-    std::fs::write(
-        worktrees[0].join(FILE),
-        original.replacen(needle, "const parts: string[] = ['other'];", 1),
-    )?;
     let mut c = main.connect()?;
-    let mut appear = Samples::default();
-    let mut clear = Samples::default();
-    for i in 0..samples {
-        let since = last_seq(&mut c)?;
-        let edited = original.replacen(needle, &format!("const parts: string[] = ['{i}'];"), 1);
-        std::fs::write(root.join(FILE), &edited)?;
-        let t = Instant::now();
-        let seq = wait_event(&mut c, since, "forecast.appeared")?;
-        appear.0.push(t.elapsed());
-        std::fs::write(root.join(FILE), &original)?;
-        let t = Instant::now();
-        wait_event(&mut c, seq, "forecast.cleared")?;
-        clear.0.push(t.elapsed());
-    }
+    let (appear, clear) = save_to_forecast(&mut c, &root, &worktrees[0], samples)?;
+    let original = std::fs::read_to_string(root.join(FILE))?;
+    let needle = NEEDLE;
     let mut both = appear.clone();
     both.0.extend(clear.0.iter().copied());
     report.latency_row(
@@ -164,11 +228,16 @@ pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
     report.latency_row("forecast: save → forecast.appeared", &appear, "");
     report.latency_row("forecast: save → forecast.cleared", &clear, "");
 
-    // Four checkouts, each with a change of its own against the merge base.
+    // Four checkouts, each with a change of its own against the merge base. The later
+    // daemons start one after another, as the issue measured them: each build has the
+    // machine to itself, so the times compare.
     let mut daemons = vec![main, other];
     for wt in &worktrees[1..] {
-        daemons.push(Daemon::start(&opts.wit, wt)?);
+        let d = Daemon::start(&opts.wit, wt)?;
+        wait_checkouts(&d, daemons.len() + 1)?;
+        daemons.push(d);
     }
+    ready_index_times(&daemons, report)?;
     for (i, wt) in worktrees.iter().enumerate().skip(1) {
         std::fs::write(
             wt.join(FILE),
@@ -194,26 +263,36 @@ pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let rss: Vec<u64> = daemons
+    let memory: Vec<Memory> = daemons
         .iter()
-        .map(|d| rss_kib(d.pid()).unwrap_or(0))
+        .map(|d| Memory::of(d.pid()).unwrap_or_default())
         .collect();
     let mib = |k: u64| k as f64 / 1024.0;
-    let max = rss.iter().copied().max().unwrap_or(0);
+    let total: u64 = memory.iter().map(Memory::private).sum();
+    let list = |f: fn(&Memory) -> u64| {
+        memory
+            .iter()
+            .map(|m| format!("{:.1}", mib(f(m))))
+            .collect::<Vec<_>>()
+            .join(" / ")
+    };
     report.row(
-        "forecast: daemon RSS, 4 checkouts",
+        "forecast: daemon memory, 4 checkouts",
         format!(
-            "each {} MiB (max {:.1}); one daemon alone before any other checkout {:.1} MiB",
-            rss.iter()
-                .map(|k| format!("{:.1}", mib(*k)))
-                .collect::<Vec<_>>()
-                .join(" / "),
-            mib(max),
-            mib(alone)
+            "private {} MiB (total {:.1}, {:.2}× one daemon alone); RSS {} MiB; one daemon alone before any other checkout: {}",
+            list(Memory::private),
+            mib(total),
+            total as f64 / alone.private().max(1) as f64,
+            list(|m| m.rss),
+            alone.describe()
         ),
         "bounded",
-        json!({"rss_kib": rss, "alone_kib": alone}),
-        mib(max),
+        json!({
+            "daemons": memory.iter().map(Memory::json).collect::<Vec<_>>(),
+            "total_private_kib": total,
+            "alone": alone.json(),
+        }),
+        mib(total),
     );
     // Worktree daemons stop first: they share the main checkout's state.
     while daemons.len() > 1 {

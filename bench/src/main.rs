@@ -13,6 +13,7 @@ mod fixtures;
 mod forecast;
 mod graph;
 mod graph_cost;
+mod large;
 mod liveness;
 mod oracles;
 mod report;
@@ -46,6 +47,10 @@ pub struct Options {
     pub only_graph_cost: bool,
     /// `--forecast`: only the conflict forecast's scenario.
     pub only_forecast: bool,
+    /// `--large`: the 50,000-file scale point (`large.rs`) too; `--large-only`: only it.
+    pub large: bool,
+    /// `--large-only`.
+    pub only_large: bool,
     /// `--claims`: only the claims on the edit path (`claims.rs`).
     pub only_claims: bool,
     /// Another `wit` binary to compare with in that scenario (`--baseline`).
@@ -79,6 +84,8 @@ fn parse_args() -> Result<Options> {
         graph: GraphChoice::All,
         only_graph_cost: false,
         only_forecast: false,
+        large: false,
+        only_large: false,
         only_claims: false,
         baseline: None,
         oracles: true,
@@ -92,6 +99,8 @@ fn parse_args() -> Result<Options> {
             "--graph-only" => opts.graph = GraphChoice::Only,
             "--graph-cost" => opts.only_graph_cost = true,
             "--forecast" => opts.only_forecast = true,
+            "--large" => opts.large = true,
+            "--large-only" => opts.only_large = true,
             "--claims" => opts.only_claims = true,
             "--baseline" => {
                 opts.baseline = Some(args.next().context("--baseline needs a wit binary")?.into())
@@ -115,6 +124,17 @@ fn parse_args() -> Result<Options> {
                 println!("{files} files written under {}", dir.display());
                 std::process::exit(0);
             }
+            "--parse-only" => {
+                // For profiling by hand: the parse-only floor of the code-graph scenario
+                // over a directory (a git repository), nothing else.
+                let dir: PathBuf = args
+                    .next()
+                    .context("--parse-only needs a directory")?
+                    .into();
+                let (t, _, files) = graph::parse_only(&dir)?;
+                println!("{files} files parsed in {:.0} ms", t.as_secs_f64() * 1000.0);
+                std::process::exit(0);
+            }
             "--generate-fixture" => {
                 // The same for the 2,200-line fixture of the main scenarios.
                 let dir: PathBuf = args
@@ -127,7 +147,7 @@ fn parse_args() -> Result<Options> {
             }
             "-h" | "--help" => {
                 println!(
-                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph] [--no-oracles] [--graph-cost] [--forecast] [--claims] [--baseline WIT] [--generate DIR] [--generate-fixture DIR]\n\n\
+                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph] [--no-oracles] [--graph-cost] [--forecast] [--claims] [--large|--large-only] [--baseline WIT] [--generate DIR] [--generate-fixture DIR] [--parse-only DIR]\n\n\
                      Benchmarks the real wit daemon on a generated repository.\n\
                      --quick      run a tenth of the iterations (smoke test)\n\
                      --liveness   run only the liveness measures (heavy declares, wake-ups, idle waiters)\n\
@@ -139,11 +159,14 @@ fn parse_args() -> Result<Options> {
                      --no-graph   everything but it\n\
                      --no-oracles without graph-eval's resolution against the TypeScript checker and jedi (run after the code graph)\n\
                      --graph-cost only the code graph's cost on the 2,200-line fixture (graph on / off)\n\
-                     --forecast   only the conflict forecast: save-to-forecast latency on the 10,000-file repository with two worktrees, RSS with four\n\
+                     --forecast   only the conflict forecast (also part of the default run): save-to-forecast latency on the 10,000-file repository with two worktrees; with four, each one's time to a ready index and private memory\n\
                      --claims     only the claims on the edit path: the guard and the post-edit hook with another session's claim in the 2,200-line fixture\n\
+                     --large      also the larger scale point: 50,000 generated files (5,000 with --quick) and a second worktree: cold index, memory, lock.acquire, guard, save → forecast\n\
+                     --large-only only that scale point\n\
                      --baseline WIT  also compare with that wit binary there (e.g. a build from before the graph)\n\
                      --generate DIR  write the code-graph scenario's repository into DIR and exit (for profiling)\n\
-                     --generate-fixture DIR  the same for the 2,200-line TypeScript and Python fixture"
+                     --generate-fixture DIR  the same for the 2,200-line TypeScript and Python fixture\n\
+                     --parse-only DIR  parse every file git lists in DIR with the built-in grammars, nothing else (the index's floor)"
                 );
                 std::process::exit(0);
             }
@@ -170,6 +193,11 @@ fn main() -> Result<()> {
         let mut report = if opts.only_store {
             let mut report = report::Report::default();
             store::run(&opts, &mut report, 2000 / opts.scale_down)?;
+            runs.push(report);
+            continue;
+        } else if opts.only_large {
+            let mut report = report::Report::default();
+            large::run(&opts, &mut report)?;
             runs.push(report);
             continue;
         } else if opts.only_forecast {
@@ -201,6 +229,14 @@ fn main() -> Result<()> {
             if opts.oracles {
                 oracles::run(&mut report);
             }
+            // Issue 31: the four-worktree figures (time to a ready index, private memory)
+            // belong in the same run as the rest.
+            if opts.graph != GraphChoice::Only {
+                forecast::run(&opts, &mut report)?;
+            }
+        }
+        if opts.large {
+            large::run(&opts, &mut report)?;
         }
         if opts.repeat > 1 {
             eprint!("{}", report.table());

@@ -116,8 +116,9 @@ impl Report {
         let wanted = |name: &str| {
             name == "fixture, graph on / graph off: lock.acquire, warm"
                 || name == "graph: lock.acquire again (warm)"
-                || name.starts_with("RSS idle")
+                || name.starts_with("memory idle")
                 || name == "graph: cold index"
+                || name == "graph: cold index / parse-only floor"
                 || name == "graph: call-site resolution"
                 || name.starts_with("graph vs oracle")
         };

@@ -14,6 +14,8 @@
 //!   beneath the root (`openat2(RESOLVE_BENEATH)`: a symlink may point within the
 //!   repository, never out of it), non-blocking (a FIFO never hangs the caller), and must
 //!   be regular files under a size cap.
+//! - [`repo_dir`]: a repository directory is listed through a descriptor opened the
+//!   same way, its entries `stat`ed without following a symlink.
 //! - [`library`]: a plugin library is opened once, without following symlinks; its bytes
 //!   are read from that descriptor, hashed, checked (ELF dependencies) and loaded from a
 //!   sealed in-memory copy, so the code that runs is exactly the code that was hashed.
@@ -30,6 +32,7 @@ pub mod content;
 pub mod git;
 pub mod identity;
 pub mod library;
+pub mod repo_dir;
 pub mod repo_file;
 pub mod witdir;
 

@@ -401,7 +401,11 @@ fn split_parent(rel: &str) -> (&str, Option<&str>) {
 }
 
 /// Opens the directory `parent` (relative, may be empty for the root) beneath `root`.
-fn open_dir_beneath(root: &Path, parent: &str, rel: &str) -> Result<OwnedFd, RepoFileError> {
+pub(crate) fn open_dir_beneath(
+    root: &Path,
+    parent: &str,
+    rel: &str,
+) -> Result<OwnedFd, RepoFileError> {
     let parent = if parent.is_empty() { "." } else { parent };
     open_beneath(
         root,

@@ -44,8 +44,8 @@ pub(crate) struct AppState {
     /// Rung when a lock taken or renewed here expires before the expiry timer
     /// ([`crate::purge`]) planned to wake.
     pub lock_expiry: crate::expiry::ExpiryAlarm,
-    /// Requests answered so far: the footprint is shed only while it stands still
-    /// ([`crate::footprint::Shedder`]).
+    /// Requests answered so far: the heap is trimmed only while it stands still
+    /// ([`crate::footprint::Trimmer`]).
     pub served: std::sync::atomic::AtomicU64,
 }
 

@@ -635,6 +635,28 @@ impl Graph {
             .is_some_and(|e| same_interface(&e.analysis, analysis))
     }
 
+    /// Whether `analysis` may well be of the very content the graph holds for `file`: the
+    /// same interface, every definition at the same bytes, as many call sites. It says
+    /// nothing for sure (a call renamed in place keeps all of it), but when it does not
+    /// hold the contents differ: the daemon then answers with an [`Overlay`] at once,
+    /// and only when it holds compares the contents' hashes, which is dearer.
+    pub fn same_layout(&self, file: &str, analysis: &Analysis) -> bool {
+        self.files.get(file).is_some_and(|e| {
+            let sites = if analysis.call_sites.is_empty() {
+                analysis.calls.len()
+            } else {
+                analysis.call_sites.len()
+            };
+            same_interface(&e.analysis, analysis)
+                && e.sites.len() == sites
+                && e.analysis
+                    .symbols
+                    .iter()
+                    .zip(&analysis.symbols)
+                    .all(|(x, y)| x.start_byte == y.start_byte && x.end_byte == y.end_byte)
+        })
+    }
+
     /// Drops `file` and its index entries, leaving the module memo alone.
     fn unlink(&mut self, file: &str) {
         let Some(callees) = self.files.get(file).map(|e| distinct_callees(&e.sites)) else {

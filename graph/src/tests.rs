@@ -1196,6 +1196,35 @@ fn calls_through_a_field_of_evident_class_resolve_to_its_class_methods() {
     );
 }
 
+/// `same_layout` holds for the very content the graph holds, and for an edit that moves
+/// no definition and adds no call (a call renamed in place: the daemon then compares
+/// hashes); it fails for an edit that moves a definition or adds a call, and for a file
+/// the graph does not hold.
+#[test]
+fn the_same_layout_holds_for_the_held_content_and_fails_for_moved_definitions() {
+    let registry = wit_analyzers::builtin_registry();
+    let analyse = |source: &str| {
+        registry
+            .for_path("src/a.ts")
+            .unwrap()
+            .analyze_full(source)
+            .unwrap()
+    };
+    let held = "export function f() { return g(); }\nexport function g() { return 1; }\n";
+    let g = graph(&[("src/a.ts", held)]);
+    assert!(g.same_layout("src/a.ts", &analyse(held)));
+    let renamed_call = held.replace("return g()", "return h()");
+    assert!(g.same_layout("src/a.ts", &analyse(&renamed_call)));
+    let longer_body = held.replace("return 1;", "return 12;");
+    assert!(g.same_interface("src/a.ts", &analyse(&longer_body)));
+    assert!(!g.same_layout("src/a.ts", &analyse(&longer_body)));
+    // Two calls where there was none, the same length: the definitions stay in place.
+    let more_calls = held.replace("return 1;", "g();g();;");
+    assert_eq!(more_calls.len(), held.len());
+    assert!(!g.same_layout("src/a.ts", &analyse(&more_calls)));
+    assert!(!g.same_layout("src/b.ts", &analyse(held)));
+}
+
 /// Issue 32: a function assigned through a chain (`res.set = res.header = function …`) is
 /// a definition under each name, with callers and callees under both.
 #[test]

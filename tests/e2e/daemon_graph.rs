@@ -285,14 +285,7 @@ fn edits_deletions_and_renames_are_reflected(portable: bool) {
     let d = Daemon::start_with(repo.path(), cmd);
     let mut c = d.client();
     ready(&mut c);
-    let callers = |c: &mut Client| -> Vec<String> {
-        c.ok("code.callers", json!({"symbolPath": "src/db.ts:query"}))["callers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["caller"].as_str().unwrap().to_owned())
-            .collect()
-    };
+    let callers = |c: &mut Client| c.caller_names("src/db.ts:query");
     assert_eq!(
         callers(&mut c),
         ["src/api.ts:handler", "src/db.ts:Repo.load"]

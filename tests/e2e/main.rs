@@ -31,6 +31,7 @@ mod daemon_robustness;
 mod daemon_stalls;
 mod daemon_symbol_names;
 mod daemon_waiting;
+mod daemon_watch_budget;
 mod forecast_textual;
 mod forecast_worktrees;
 mod guard_claims;

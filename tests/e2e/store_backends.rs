@@ -23,6 +23,7 @@ const SUITE: &[&str] = &[
     "daemon_stalls::",
     "daemon_symbol_names::",
     "daemon_waiting::",
+    "daemon_watch_budget::",
 ];
 
 #[test]

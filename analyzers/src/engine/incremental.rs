@@ -177,8 +177,8 @@ pub(super) fn analyze(
     budget: &Budget,
 ) -> Result<(Analysis, State), AnalyzeError> {
     let (tree, mut old) = match previous {
-        Some(prev) if prev.source == source => {
-            let mut analysis = assemble(&prev.chunks, source);
+        Some(mut prev) if prev.source == source => {
+            let mut analysis = assemble(&mut prev.chunks, Keep::Copy, source);
             analysis.syntax_error = first_error(&prev.tree);
             return Ok((analysis, prev));
         }
@@ -206,6 +206,46 @@ pub(super) fn analyze(
         None => (parse::parse(grammar, source, None, budget)?, None),
     };
 
+    let mut chunks = chunks_of(&tree, old.as_mut(), query, syntax, source, budget)?;
+    let mut analysis = assemble(&mut chunks, Keep::Copy, source);
+    analysis.syntax_error = first_error(&tree);
+    let state = State {
+        grammar: grammar.key(),
+        source: source.to_owned(),
+        tree,
+        chunks,
+    };
+    Ok((analysis, state))
+}
+
+/// [`analyze`] with no previous version and nothing kept for a next one (the repository
+/// index's build, which analyses each file once): the chunks' results move into the
+/// analysis instead of being copied, and no copy of the source or tree is made to be
+/// dropped at once. The same analysis, always.
+pub(super) fn analyze_once(
+    grammar: &'static Grammar,
+    query: &CompiledQuery,
+    syntax: &Syntax,
+    source: &str,
+    budget: &Budget,
+) -> Result<Analysis, AnalyzeError> {
+    let tree = parse::parse(grammar, source, None, budget)?;
+    let mut chunks = chunks_of(&tree, None, query, syntax, source, budget)?;
+    let mut analysis = assemble(&mut chunks, Keep::Move, source);
+    analysis.syntax_error = first_error(&tree);
+    Ok(analysis)
+}
+
+/// One chunk per top-level node of `tree`: `old`'s where the change left it intact, else
+/// queried.
+fn chunks_of(
+    tree: &Tree,
+    mut old: Option<&mut Reusable>,
+    query: &CompiledQuery,
+    syntax: &Syntax,
+    source: &str,
+    budget: &Budget,
+) -> Result<Vec<Chunk>, AnalyzeError> {
     let mut chunks = Vec::new();
     let mut cursor = tree.root_node().walk();
     if cursor.goto_first_child() {
@@ -221,16 +261,7 @@ pub(super) fn analyze(
             }
         }
     }
-    drop(cursor);
-    let mut analysis = assemble(&chunks, source);
-    analysis.syntax_error = first_error(&tree);
-    let state = State {
-        grammar: grammar.key(),
-        source: source.to_owned(),
-        tree,
-        chunks,
-    };
-    Ok((analysis, state))
+    Ok(chunks)
 }
 
 /// Where `tree` has its first syntax error (an `ERROR` or `MISSING` node), following
@@ -301,10 +332,26 @@ impl Reusable {
     }
 }
 
+/// Whether [`assemble`] leaves the chunks' results in place (kept for the next version)
+/// or moves them out (the chunks are dropped next).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    Copy,
+    Move,
+}
+
+/// `v`'s items: a copy, or `v`'s own (leaving it empty).
+fn take<T: Clone>(v: &mut Vec<T>, keep: Keep) -> Vec<T> {
+    match keep {
+        Keep::Copy => v.clone(),
+        Keep::Move => std::mem::take(v),
+    }
+}
+
 /// The file's analysis from its chunks: their results concatenated in order, shifted to
 /// where each chunk now starts; then the file-level pass over receivers naming top-level
 /// variables of evident class ([`locals::module_level`]).
-fn assemble(chunks: &[Chunk], source: &str) -> Analysis {
+fn assemble(chunks: &mut [Chunk], keep: Keep, source: &str) -> Analysis {
     let count = |f: fn(&Chunk) -> usize| chunks.iter().map(f).sum::<usize>();
     let mut symbols = Vec::with_capacity(count(|c| c.symbols.len()));
     let mut call_sites = Vec::with_capacity(count(|c| c.sites.len()));
@@ -315,38 +362,35 @@ fn assemble(chunks: &[Chunk], source: &str) -> Analysis {
     let mut free = Vec::new();
     let mut bodies = Vec::new();
     let mut members = Vec::new();
-    for c in chunks {
-        members.extend(c.members.iter().map(|m| {
-            let mut m = m.clone();
+    for c in chunks.iter_mut() {
+        members.extend(take(&mut c.members, keep).into_iter().map(|mut m| {
             m.start_byte += c.start_byte;
             m.end_byte += c.start_byte;
             m.line += c.start_row;
             m
         }));
-        bodies.extend(c.bodies.iter().map(|b| {
-            let mut b = b.clone();
+        bodies.extend(take(&mut c.bodies, keep).into_iter().map(|mut b| {
             b.start_byte += c.start_byte;
             b.end_byte += c.start_byte;
             b
         }));
-        symbols.extend(c.symbols.iter().map(|s| Symbol {
+        symbols.extend(take(&mut c.symbols, keep).into_iter().map(|s| Symbol {
             start_byte: s.start_byte + c.start_byte,
             end_byte: s.end_byte + c.start_byte,
             start_line: s.start_line + c.start_row,
             end_line: s.end_line + c.start_row,
-            ..s.clone()
+            ..s
         }));
         free.extend(c.free.iter().map(|i| i + call_sites.len()));
-        call_sites.extend(c.sites.iter().map(|s| {
-            let mut site = s.clone();
+        call_sites.extend(take(&mut c.sites, keep).into_iter().map(|mut site| {
             site.start_byte += c.start_byte;
             site.line += c.start_row;
             site
         }));
-        imports.extend(c.modules.imports.iter().cloned());
-        exports.extend(c.modules.exports.iter().cloned());
-        bases.extend(c.modules.bases.iter().cloned());
-        fields.extend(c.modules.fields.iter().cloned());
+        imports.append(&mut take(&mut c.modules.imports, keep));
+        exports.append(&mut take(&mut c.modules.exports, keep));
+        bases.append(&mut take(&mut c.modules.bases, keep));
+        fields.append(&mut take(&mut c.modules.fields, keep));
     }
     let mut values = locals::module_level(
         &mut call_sites,

@@ -211,6 +211,19 @@ impl TreeSitterAnalyzer {
     }
 }
 
+impl TreeSitterAnalyzer {
+    /// Tree-sitter's bare parse of `source` with this analyzer's grammar (the same
+    /// per-thread parser and time budget as an analysis), and nothing else: the floor
+    /// under any analysis, for benchmarks (`wit-bench` sets it beside the daemon's index
+    /// build). Returns the tree's node count, so that the parse cannot be optimised away.
+    #[doc(hidden)]
+    pub fn parse_only(&self, source: &str) -> Result<usize, AnalyzeError> {
+        let budget = budget::Budget::new(budget::ANALYSIS_TIME_LIMIT);
+        let tree = parse::parse(self.grammar, source, None, &budget)?;
+        Ok(tree.root_node().descendant_count())
+    }
+}
+
 impl LanguageAnalyzer for TreeSitterAnalyzer {
     fn id(&self) -> &str {
         self.id
@@ -224,8 +237,15 @@ impl LanguageAnalyzer for TreeSitterAnalyzer {
         self.analyze_full(source).map(Into::into)
     }
 
+    /// One analysis with nothing kept for the next version (see
+    /// [`incremental::analyze_once`]); the same result as [`Self::analyze_incremental`].
     fn analyze_full(&self, source: &str) -> Result<Analysis, AnalyzeError> {
-        self.analyze_incremental(source, &mut None)
+        if source.is_empty() {
+            return Ok(Analysis::default());
+        }
+        let query = self.grammar.query()?;
+        let budget = budget::Budget::new(budget::ANALYSIS_TIME_LIMIT);
+        incremental::analyze_once(self.grammar, query, self.syntax, source, &budget)
     }
 
     /// Keeps the tree and per-declaration results: the next version of the file is

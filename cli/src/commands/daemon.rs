@@ -45,6 +45,30 @@ pub struct DaemonStatus {
     /// The worktree each active session works in (worktrees share one state).
     #[serde(default)]
     pub worktrees: std::collections::BTreeMap<String, String>,
+    /// The index's file watcher (absent from older daemons).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch: Option<WatchInfo>,
+}
+
+/// `daemon.status` `watch`: the directories the index's file watcher watches, and those
+/// past its cap that it lists now and then instead.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct WatchInfo {
+    /// `inotify`, `portable` or `none`.
+    pub source: String,
+    /// Directories watched.
+    pub watched: u64,
+    /// Most directories watched.
+    pub cap: u64,
+    /// Where the cap comes from (`WIT_MAX_WATCHES`, or the default's reason).
+    pub cap_source: String,
+    /// Whether some directory is polled because the cap is reached.
+    pub cap_reached: bool,
+    /// Directories polled instead of watched.
+    pub polled: u64,
+    /// How often they are listed.
+    pub poll_interval_ms: u64,
 }
 
 /// `daemon.status` state: the database, and whether it is shared with other worktrees.
@@ -135,6 +159,14 @@ pub fn status_line(st: &DaemonStatus) -> String {
         problems.push_str(&format!(
             " · {} plugin(s) not loaded (see `wit analyzers`)",
             st.failed.len()
+        ));
+    }
+    if let Some(w) = st.watch.as_ref().filter(|w| w.cap_reached) {
+        problems.push_str(&format!(
+            " · file watcher at its cap of {} directories: {} more listed every {} (changes there are seen that much later; WIT_MAX_WATCHES sets the cap)",
+            w.cap,
+            w.polled,
+            human_span(w.poll_interval_ms as i64)
         ));
     }
     format!(

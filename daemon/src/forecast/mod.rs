@@ -175,8 +175,8 @@ struct Runner {
     checked: Option<Instant>,
     /// Whether start-up is over (see the end of `Runner::step`).
     settled: bool,
-    /// Sheds the daemon's footprint after start-up and now and then since.
-    footprint: crate::footprint::Shedder,
+    /// Trims the daemon's heap after start-up and now and then since.
+    footprint: crate::footprint::Trimmer,
     /// The `git cat-file` readers of every scan, save and merge (see `git::Batch`).
     readers: git::Batch,
     /// Whether git runs wit's merge driver for a path, and when that was asked (asked
@@ -223,7 +223,7 @@ impl Runner {
             stamp: None,
             checked: None,
             settled: false,
-            footprint: crate::footprint::Shedder::default(),
+            footprint: crate::footprint::Trimmer::default(),
             readers,
             driver_installed: HashMap::new(),
             driver_stamp: None,
@@ -403,11 +403,11 @@ impl Runner {
         }
         self.forecast_pairs();
         // Start-up is over once this thread has looked at a built index (its first git
-        // processes and store writes done): the code only start-up ran leaves the
-        // daemon's resident memory (see `crate::footprint`).
+        // processes and store writes done): what start-up freed goes back to the system
+        // (see `crate::footprint`).
         if !self.settled && self.own.state != "indexing" {
             self.settled = true;
-            self.footprint.shed(self.served());
+            self.footprint.trim(self.served());
         }
         self.footprint.tick(self.served());
         self.readers.rest(READERS_IDLE);

@@ -73,6 +73,7 @@ pub(crate) async fn status(state: &AppState) -> Result<Value, Failure> {
         "analyzers": analyzers,
         "state": where_state,
         "worktrees": worktrees,
+        "watch": state.index.watch_status(),
         "config": config_json(state),
         "failed": failed_json(state),
     }))

@@ -180,6 +180,16 @@ impl Client {
         resp["result"].clone()
     }
 
+    /// The direct callers of `symbol` (`code.callers`), by symbol path.
+    pub fn caller_names(&mut self, symbol: &str) -> Vec<String> {
+        self.ok("code.callers", json!({ "symbolPath": symbol }))["callers"]
+            .as_array()
+            .expect("callers")
+            .iter()
+            .map(|e| e["caller"].as_str().expect("caller").to_owned())
+            .collect()
+    }
+
     /// Calls `method`, asserts it failed, and returns the `error` object.
     pub fn err(&mut self, method: &str, params: Value) -> Value {
         let resp = self.call(method, params);

@@ -4,6 +4,14 @@
 //! are inotify's ([`linux`]: only content, creation, deletion and renames); elsewhere, or
 //! when inotify cannot start, `notify`'s ([`portable`]).
 //!
+//! The watches come out of the user's allowance, so there is a cap on them ([`budget`]:
+//! `WIT_MAX_WATCHES`, by default a sixteenth of the allowance). The directories holding
+//! the most files are watched first (a watch then covers as many files as it can); past
+//! the cap, directories are listed every [`poll::POLL_INTERVAL`] instead ([`poll`]), so
+//! a change there is still seen, a little later. When watches free up (a watched
+//! directory removed), polled directories take them. `daemon.status` says how many
+//! directories are watched and polled ([`Gauge`]).
+//!
 //! A path is re-read ([`RepoIndex::refresh`]) once its writes settle: [`QUIET`] after its
 //! last event, or [`MAX_WAIT`] after its first when it keeps changing. An edited file is
 //! re-analysed, a deleted or renamed-away one removed, a new one added when it is
@@ -17,12 +25,16 @@
 //! `RepoIndex::verify_with`), which this re-read then finds in the analysis cache instead
 //! of parsing the file a second time.
 
+pub(crate) mod budget;
 #[cfg(target_os = "linux")]
 mod linux;
+pub(crate) mod poll;
 mod portable;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{RepoIndex, files};
@@ -66,10 +78,48 @@ pub(super) trait Source: Send {
     ) -> Status;
 }
 
-/// The watcher: its source and the root.
+/// The watcher: its source, the root, the budget of watches and the directories past it.
 pub(super) struct Watcher {
     root: PathBuf,
     source: Box<dyn Source>,
+    budget: budget::Budget,
+    /// Directories watched now (the root included).
+    watches: usize,
+    poller: poll::Poller,
+}
+
+/// What the watcher does, for `daemon.status` (kept by the index, updated by the
+/// watcher's thread).
+#[derive(Default)]
+pub(crate) struct Gauge {
+    /// `inotify`, `portable`, or empty while there is no watcher.
+    source: Mutex<(&'static str, String)>,
+    cap: AtomicUsize,
+    watched: AtomicUsize,
+    polled: AtomicUsize,
+    interval_ms: AtomicU64,
+}
+
+impl Gauge {
+    /// `{source, watched, cap, capSource, capReached, polled, pollIntervalMs}`: see
+    /// `daemon.status` in `openrpc.extensions.json`.
+    pub(crate) fn json(&self) -> serde_json::Value {
+        let (source, cap_source) = self
+            .source
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let polled = self.polled.load(Ordering::Relaxed);
+        serde_json::json!({
+            "source": if source.is_empty() { "none" } else { source },
+            "watched": self.watched.load(Ordering::Relaxed),
+            "cap": self.cap.load(Ordering::Relaxed),
+            "capSource": cap_source,
+            "capReached": polled > 0,
+            "polled": polled,
+            "pollIntervalMs": self.interval_ms.load(Ordering::Relaxed),
+        })
+    }
 }
 
 /// When a path (or a new directory) became due, as its events came in.
@@ -127,30 +177,47 @@ impl Pending {
 }
 
 impl Watcher {
-    /// Starts watching the root; `None` (logged) when the platform refuses.
+    /// Starts watching the root (or polling it, with a cap of 0); `None` (logged) when the
+    /// platform refuses.
     pub(super) fn start(index: &RepoIndex) -> Option<Self> {
-        let mut source = Self::source(&index.root)?;
-        if let Err(e) = source.watch(&index.root, "") {
-            tracing::warn!("no file watcher on the root: {e}; the index is refreshed on use only");
-            return None;
-        }
-        index.watched_lock().insert(String::new());
-        Some(Self {
+        let (source, name) = Self::source(&index.root)?;
+        let budget = budget::Budget::from_env();
+        *index
+            .watching
+            .source
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = (name, budget.source.clone());
+        index.watching.cap.store(budget.cap, Ordering::Relaxed);
+        let mut watcher = Self {
             root: index.root.clone(),
             source,
-        })
+            budget,
+            watches: 0,
+            poller: poll::Poller::default(),
+        };
+        if watcher.budget.cap == 0 {
+            watcher.poller.add(&index.root, "");
+        } else if let Err(e) = watcher.source.watch(&index.root, "") {
+            tracing::warn!("no file watcher on the root: {e}; the index is refreshed on use only");
+            return None;
+        } else {
+            watcher.watches = 1;
+            index.watched_lock().insert(String::new());
+        }
+        watcher.report(index);
+        Some(watcher)
     }
 
-    fn source(root: &Path) -> Option<Box<dyn Source>> {
+    fn source(root: &Path) -> Option<(Box<dyn Source>, &'static str)> {
         #[cfg(target_os = "linux")]
         if std::env::var_os("WIT_TEST_PORTABLE_WATCHER").is_none() {
             match linux::InotifySource::new() {
-                Ok(s) => return Some(Box::new(s)),
+                Ok(s) => return Some((Box::new(s), "inotify")),
                 Err(e) => tracing::info!("inotify: {e}; using the portable watcher"),
             }
         }
         match portable::NotifySource::new(root) {
-            Ok(s) => Some(Box::new(s)),
+            Ok(s) => Some((Box::new(s), "portable")),
             Err(e) => {
                 tracing::warn!("no file watcher: {e}; the index is refreshed on use only");
                 None
@@ -158,33 +225,72 @@ impl Watcher {
         }
     }
 
-    /// Watches the directories of `files` (and their ancestors).
+    /// Watches the directories of `files` (and their ancestors), those holding the most
+    /// files first (then the shallowest, then in path order), up to the cap; the rest are
+    /// polled.
     pub(super) fn watch_dirs_of(&mut self, index: &RepoIndex, files: &[String]) {
-        let mut dirs = BTreeSet::new();
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
         for f in files {
-            let mut d = f.as_str();
+            let Some((dir, _)) = f.rsplit_once('/') else {
+                continue;
+            };
+            *counts.entry(dir).or_default() += 1;
+            let mut d = dir;
             while let Some((parent, _)) = d.rsplit_once('/') {
-                if !dirs.insert(parent.to_owned()) {
-                    break;
-                }
+                counts.entry(parent).or_default();
                 d = parent;
             }
         }
-        for d in dirs {
-            self.watch_dir(index, &d);
+        let mut dirs: Vec<(&str, usize)> = counts.into_iter().collect();
+        dirs.sort_by(|(a, n), (b, m)| {
+            m.cmp(n)
+                .then(a.matches('/').count().cmp(&b.matches('/').count()))
+                .then(a.cmp(b))
+        });
+        for (d, _) in dirs {
+            self.watch_dir(index, d);
         }
+        self.report(index);
     }
 
+    /// Watches `rel`, or polls it when the budget is spent.
     fn watch_dir(&mut self, index: &RepoIndex, rel: &str) {
-        if index.watched_lock().contains(rel) {
+        if index.watched_lock().contains(rel) || self.poller.contains(rel) {
+            return;
+        }
+        if self.watches >= self.budget.cap {
+            self.poller.add(&self.root, rel);
             return;
         }
         match self.source.watch(&self.root, rel) {
             Ok(()) => {
+                self.watches += 1;
                 index.watched_lock().insert(rel.to_owned());
             }
             Err(e) => tracing::debug!("not watching {}: {e}", wit_core::text::escape(rel)),
         }
+    }
+
+    /// Moves polled directories to watches while the budget allows (watches freed by
+    /// directories removed); what changed in them before their watch began goes to
+    /// `out`.
+    fn promote(&mut self, index: &RepoIndex, out: &mut Vec<Change>) {
+        while self.watches < self.budget.cap && self.poller.len() > 0 {
+            // The watch first, then the last comparison: nothing falls between the two.
+            let Some(rel) = self.poller.take_first(&self.root, out) else {
+                break;
+            };
+            self.watch_dir(index, &rel);
+        }
+    }
+
+    /// Publishes the counts for `daemon.status`.
+    fn report(&self, index: &RepoIndex) {
+        let g = &index.watching;
+        g.watched.store(self.watches, Ordering::Relaxed);
+        g.polled.store(self.poller.len(), Ordering::Relaxed);
+        g.interval_ms
+            .store(self.poller.interval().as_millis() as u64, Ordering::Relaxed);
     }
 
     /// Notes a change, read at `at`, as pending.
@@ -204,10 +310,13 @@ impl Watcher {
         let mut pending = Pending::default();
         let mut changes = Vec::new();
         let mut forgotten = Vec::new();
+        let mut polled = Vec::new();
         loop {
-            let timeout = pending
-                .next()
-                .map(|due| due.saturating_duration_since(Instant::now()));
+            let next = match (pending.next(), self.poller.due()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let timeout = next.map(|due| due.saturating_duration_since(Instant::now()));
             let status = self.source.wait(timeout, &mut changes, &mut forgotten);
             for (at, change) in changes.drain(..) {
                 Self::take(change, &mut pending, at);
@@ -215,8 +324,19 @@ impl Watcher {
             if !forgotten.is_empty() {
                 let mut watched = index.watched_lock();
                 for dir in forgotten.drain(..) {
-                    watched.remove(&dir);
+                    if watched.remove(&dir) {
+                        self.watches = self.watches.saturating_sub(1);
+                    }
                 }
+            }
+            if self.poller.due().is_some_and(|due| due <= Instant::now()) {
+                self.promote(index, &mut polled);
+                self.poller.scan(&self.root, &mut polled);
+                let now = Instant::now();
+                for change in polled.drain(..) {
+                    Self::take(change, &mut pending, now);
+                }
+                self.report(index);
             }
             match status {
                 Status::Ok => {}
@@ -272,6 +392,7 @@ impl Watcher {
             index.refresh(&rel);
             settled.push(rel);
         }
+        self.report(index);
         // After the index: the forecast asks the graph about the files just re-read.
         for rel in settled {
             index.settled(&rel);

@@ -1,0 +1,185 @@
+//! The larger scale point (issue 31, `--large`): the code-graph scenario's generated
+//! repository at 50,000 files (1,000 packages), committed, with a second checkout (a git
+//! worktree). Measured: the cold index (time, rate, and `ping` and `lock.acquire` answered
+//! while it builds: no request waits on the index), the daemon's memory once indexed,
+//! `lock.acquire` p50 on indexed files, `wit guard` as a whole process, and save →
+//! forecast with the second checkout's daemon running. Per-file figures go beside the
+//! totals so that they compare with the 10,000-file scenario's (`graph.rs`): linear or
+//! better is the expectation.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use serde_json::json;
+
+use crate::Options;
+use crate::client::Conn;
+use crate::daemon::Daemon;
+use crate::forecast::{committed_repo, git, save_to_forecast, wait_checkouts};
+use crate::report::Report;
+use crate::scenarios::{guard_payload, guard_walls, timed_acquire};
+use crate::stats::{Memory, Samples};
+
+/// Files of the large repository (`--quick`: a tenth).
+const FILES: usize = 50_000;
+
+/// Runs the scenario.
+pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let top = dir.path().canonicalize()?;
+    let (root, written) = committed_repo(&top, FILES / opts.scale_down)?;
+    let other = top.join("wt1");
+    git(
+        &root,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            other.to_str().context("path")?,
+            "-b",
+            "b1",
+        ],
+    )?;
+    eprintln!("large: {written} files, main + 1 worktree");
+    let label = |what: &str| format!("large ({written} files): {what}");
+
+    // The cold index, with a client asking meanwhile.
+    let daemon = Daemon::start(&opts.wit, &root)?;
+    let (status, during) = build_under_load(&daemon)?;
+    let build_ms = status["buildMs"].as_u64().unwrap_or(1).max(1);
+    let indexed = status["files"].as_u64().unwrap_or(0);
+    report.row(
+        &label("cold index"),
+        format!(
+            "{:.1} s, {:.0} files/s ({indexed} files; {:.2} ms per 1,000 files)",
+            build_ms as f64 / 1000.0,
+            indexed as f64 * 1000.0 / build_ms as f64,
+            build_ms as f64 * 1000.0 / indexed.max(1) as f64,
+        ),
+        "linear or better",
+        json!({"build_ms": build_ms, "files": indexed}),
+        build_ms as f64,
+    );
+    for (what, samples) in [("ping", &during.0), ("lock.acquire", &during.1)] {
+        report.latency_row(
+            &label(&format!("{what} while the index builds")),
+            samples,
+            "no request waits on the index",
+        );
+    }
+    let memory = Memory::of(daemon.pid()).unwrap_or_default();
+    let mut json = memory.json();
+    json["kib_per_file"] = json!(memory.private() as f64 / indexed.max(1) as f64);
+    report.row(
+        &label("memory indexed"),
+        format!(
+            "{} ({:.1} KiB private per file)",
+            memory.describe(),
+            memory.private() as f64 / indexed.max(1) as f64
+        ),
+        "linear or better",
+        json,
+        memory.private() as f64 / 1024.0,
+    );
+
+    // lock.acquire on indexed files: a first pass, then the same files again.
+    let mut c = daemon.connect()?;
+    let rounds = (300 / opts.scale_down).max(30);
+    let packages = (written / 50).max(1);
+    let acquire = |c: &mut Conn| -> Result<Samples> {
+        let mut s = Samples::default();
+        for i in 0..rounds {
+            let (pkg, m) = ((i * 7) % packages, i % 25);
+            let path = format!("packages/p{pkg}/src/m{m}.ts:f{m}_0");
+            s.0.push(timed_acquire(c, &path)?);
+        }
+        Ok(s)
+    };
+    acquire(&mut c)?;
+    report.latency_row(&label("lock.acquire, warm"), &acquire(&mut c)?, "reported");
+    report.latency_row(
+        &label("wit guard, edit allowed (whole process)"),
+        &guard(opts, &root, (40 / opts.scale_down).max(5))?,
+        "reported",
+    );
+
+    // Save → forecast with the second checkout's daemon.
+    let second = Daemon::start(&opts.wit, &other)?;
+    wait_checkouts(&daemon, 2)?;
+    wait_checkouts(&second, 2)?;
+    let (appear, clear) = save_to_forecast(&mut c, &root, &other, (40 / opts.scale_down).max(8))?;
+    let mut both = appear;
+    both.0.extend(clear.0);
+    report.latency_row(&label("save → forecast, 2 checkouts"), &both, "reported");
+    // The worktree's daemon stops first: it shares the main checkout's state.
+    drop(second);
+    Ok(())
+}
+
+/// Waits for the first build of `daemon`'s index while one client pings and another
+/// acquires and releases a lock every few milliseconds; the final `graph.status` and the
+/// two clients' latencies.
+fn build_under_load(daemon: &Daemon) -> Result<(serde_json::Value, (Samples, Samples))> {
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let pinger = s.spawn(|| -> Result<Samples> {
+            let mut c = daemon.connect()?;
+            let mut pings = Samples::default();
+            while !done.load(Ordering::Relaxed) {
+                let t = Instant::now();
+                c.ok("ping", json!({}))?;
+                pings.0.push(t.elapsed());
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Ok(pings)
+        });
+        let locker = s.spawn(|| -> Result<Samples> {
+            let mut c = daemon.connect()?;
+            let mut locks = Samples::default();
+            let mut i = 0usize;
+            while !done.load(Ordering::Relaxed) {
+                let path = format!("packages/p{}/src/m1.ts:f1_0", i % 100);
+                locks.0.push(timed_acquire(&mut c, &path)?);
+                i += 1;
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Ok(locks)
+        });
+        let waited = (|| -> Result<serde_json::Value> {
+            let mut c = daemon.connect()?;
+            let t0 = Instant::now();
+            loop {
+                let st = c.ok("graph.status", json!({}))?;
+                if st["state"] == "ready" {
+                    return Ok(st);
+                }
+                if t0.elapsed() > Duration::from_secs(1800) {
+                    bail!("the index was not built within 30 minutes");
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        })();
+        done.store(true, Ordering::Relaxed);
+        let pings = pinger.join().expect("ping thread")?;
+        let locks = locker.join().expect("lock thread")?;
+        Ok((waited?, (pings, locks)))
+    })
+}
+
+/// `wit guard` (the agents' pre-edit hook) as a whole process: a Claude Code `PreToolUse`
+/// Edit of a function nobody locked (allowed), `runs` times.
+fn guard(opts: &Options, root: &Path, runs: usize) -> Result<Samples> {
+    let path = root.join(".wit/guard-payload.json");
+    guard_payload(
+        root,
+        &root.join("packages/p0/src/m1.ts"),
+        (
+            "const parts: string[] = [];",
+            "const parts: string[] = ['guarded'];",
+        ),
+        &path,
+    )?;
+    guard_walls(opts, root, ("bench-guard", &path), 0, runs)
+}
