@@ -167,12 +167,26 @@ fn completions_are_generated_for_each_shell_and_help_points_to_them() {
     assert!(help.stdout.contains("wit completions"), "{}", help.stdout);
 }
 
+/// Deletes `dir` as `rm -rf` would while a daemon may still be writing into its `.wit/`
+/// (its index, the forecast's store): a directory that gains an entry during the removal
+/// is removed again.
+fn remove_while_written(dir: &std::path::Path) {
+    for _ in 0..50 {
+        match std::fs::remove_dir_all(dir) {
+            Ok(()) => return,
+            Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => continue,
+            Err(e) => panic!("remove {}: {e}", dir.display()),
+        }
+    }
+    panic!("{} kept gaining entries", dir.display());
+}
+
 #[test]
 fn a_daemon_of_a_deleted_repository_leaves_the_socket_of_the_one_made_again_alone() {
     let repo = TempRepo::new();
     let root = repo.path().to_owned();
     let mut old = Daemon::start(&root);
-    std::fs::remove_dir_all(&root).unwrap();
+    remove_while_written(&root);
     std::fs::create_dir_all(&root).unwrap();
     let new = Daemon::start(&root);
     wait_until("the old daemon exits", Duration::from_secs(30), || {
@@ -194,7 +208,7 @@ fn a_daemon_whose_repository_is_deleted_exits() {
     let pids = r.daemon_pids();
     assert_eq!(pids.len(), 1);
     let pid = pids[0];
-    std::fs::remove_dir_all(r.path()).unwrap();
+    remove_while_written(r.path());
     wait_until("the daemon exits", Duration::from_secs(30), || {
         !std::path::Path::new(&format!("/proc/{pid}")).exists()
             || std::fs::read_to_string(format!("/proc/{pid}/stat"))
