@@ -70,18 +70,10 @@ pub(crate) fn git(root: &Path) -> Command {
 /// files git does not ignore that it does not track), sorted; `None` when git cannot
 /// answer.
 pub(crate) fn changed_since(root: &Path, base: &str) -> Option<Vec<String>> {
-    let list = |args: &[&str]| -> Option<Vec<String>> {
-        let out = git(root).args(args).output().ok()?;
-        if !out.status.success() {
-            return None;
-        }
-        Some(
-            out.stdout
-                .split(|b| *b == 0)
-                .filter(|s| !s.is_empty())
-                .filter_map(|s| String::from_utf8(s.to_vec()).ok())
-                .collect(),
-        )
+    let list = |args: &[&str]| {
+        let mut cmd = git(root);
+        cmd.args(args);
+        nul_separated(cmd, usize::MAX)
     };
     let mut names = list(&[
         "diff",
@@ -105,6 +97,12 @@ pub(crate) fn git_files(root: &Path, only: &[&str]) -> Option<Vec<String>> {
     let mut cmd = git(root);
     cmd.args(["ls-files", "-z", "-c", "-o", "--exclude-standard", "--"]);
     cmd.args(only);
+    nul_separated(cmd, MAX_FILES)
+}
+
+/// The paths a `-z` git command prints (at most `max`; a name that is not UTF-8 is left
+/// out), or `None` when it fails.
+fn nul_separated(mut cmd: Command, max: usize) -> Option<Vec<String>> {
     let out = cmd.output().ok()?;
     if !out.status.success() {
         return None;
@@ -114,7 +112,7 @@ pub(crate) fn git_files(root: &Path, only: &[&str]) -> Option<Vec<String>> {
             .split(|b| *b == 0)
             .filter(|f| !f.is_empty())
             .filter_map(|f| std::str::from_utf8(f).ok())
-            .take(MAX_FILES)
+            .take(max)
             .map(str::to_owned)
             .collect(),
     )
