@@ -121,11 +121,7 @@ pub(crate) async fn forecast(
         {
             continue;
         }
-        let paths: Vec<&str> = body["symbolPaths"]
-            .as_array()
-            .map(|v| v.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        if !touches(&paths, symbol.as_deref(), file.as_deref()) {
+        if !forecast_passes(&body, symbol.as_deref(), file.as_deref()) {
             continue;
         }
         if let Some(sides) = body["sides"].as_array_mut() {
@@ -163,11 +159,7 @@ pub(crate) async fn forecast(
         {
             continue;
         }
-        let paths: Vec<&str> = body["symbolPaths"]
-            .as_array()
-            .map(|v| v.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        if !touches(&paths, symbol.as_deref(), file.as_deref()) {
+        if !forecast_passes(&body, symbol.as_deref(), file.as_deref()) {
             continue;
         }
         if let Some(sides) = body["sides"].as_array_mut() {
@@ -253,6 +245,16 @@ pub(crate) async fn forecast(
         answer["pending"] = pending(state, &read, &me, &file).await?;
     }
     Ok(answer)
+}
+
+/// Whether a stored forecast body passes the `symbolPath` and `file` filters, by the
+/// `symbolPaths` it names (see [`touches`]).
+fn forecast_passes(forecast: &Value, symbol: Option<&str>, file: Option<&str>) -> bool {
+    let paths: Vec<&str> = forecast["symbolPaths"]
+        .as_array()
+        .map(|v| v.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    touches(&paths, symbol, file)
 }
 
 /// Whether a forecast (or claim) naming `paths` passes the `symbolPath` and `file`
