@@ -315,6 +315,21 @@ struct Search<'a> {
     statements: bool,
 }
 
+/// Whether a node of `kind` inside a method is a scope of its own, where `this`/`self`
+/// is not the instance (arrows keep TypeScript's `this`, so they are not).
+pub(crate) fn opens_own_scope(kind: &str) -> bool {
+    matches!(
+        kind,
+        "function_definition"
+            | "class_definition"
+            | "function_declaration"
+            | "function_expression"
+            | "class_declaration"
+            | "class"
+            | "lambda"
+    )
+}
+
 /// Assignments to `me.field` anywhere in a method's statements (not in nested functions
 /// or classes, where `me` may be another object): `me.field = …` (TypeScript's `this`,
 /// Python's `self`), an annotated one in Python. Any other assignment to `me.field`
@@ -328,15 +343,7 @@ fn assignments(node: Node, source: &str, search: &Search, fields: &mut Fields, d
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
         match child.kind() {
-            // Scopes of their own: `this`/`self` there is not the instance (arrows keep
-            // TypeScript's `this`, so they are walked).
-            "function_definition"
-            | "class_definition"
-            | "function_declaration"
-            | "function_expression"
-            | "class_declaration"
-            | "class"
-            | "lambda" => continue,
+            kind if opens_own_scope(kind) => continue,
             "assignment"
             | "assignment_expression"
             | "augmented_assignment"

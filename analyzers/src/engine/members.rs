@@ -12,7 +12,7 @@ use tree_sitter::Node;
 use wit_core::Member;
 use wit_core::signature::canonicalize;
 
-use super::fields::{member_of, name as plain, named_children, text};
+use super::fields::{member_of, name as plain, named_children, opens_own_scope, text};
 
 /// How deep into a method's statements assignments are looked for.
 const MAX_DEPTH: usize = 12;
@@ -194,13 +194,7 @@ fn assigned(node: Node, me: &str, source: &str, members: &mut Members, depth: us
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
         match child.kind() {
-            "function_definition"
-            | "class_definition"
-            | "function_declaration"
-            | "function_expression"
-            | "class_declaration"
-            | "class"
-            | "lambda" => continue,
+            kind if opens_own_scope(kind) => continue,
             "assignment" | "assignment_expression" => {
                 if let Some(left) = child.child_by_field_name("left")
                     && let Some(name) = member_of(left, me, source)
