@@ -85,6 +85,11 @@ pub(crate) async fn forecast(
             .any(|r| r.checkout == c && read.now - r.seen_at < STALE_MS)
     };
     let row = |c: &str| read.checkouts.iter().find(|r| r.checkout == c);
+    // Pairs are compared only while both checkouts are ready; one that has just gone
+    // rebasing, merging or indexing has its changes withdrawn, and its pairs' rows are
+    // cleared by its daemon right after it writes that state: a reader in between must
+    // not see them.
+    let ready = |c: &str| row(c).is_some_and(|r| r.state == "ready");
     // A checkout by its name, its path (without the clone's id a PostgreSQL store adds),
     // its directory's name or its branch.
     let names = |c: &str, q: &str| {
@@ -105,6 +110,9 @@ pub(crate) async fn forecast(
     for f in &read.forecasts {
         if !live(&f.a) || !live(&f.b) {
             continue; // a silent checkout's: cleared at the next heartbeat
+        }
+        if !ready(&f.a) || !ready(&f.b) {
+            continue;
         }
         let Ok(mut body) = serde_json::from_str::<Value>(&f.body) else {
             continue;
