@@ -6,6 +6,12 @@
 //! from which the built-ins reanalyse the next version incrementally. It is bounded in
 //! files, estimated bytes and kept states.
 //!
+//! A content that is not the file's (an edit the guard is asked about, staged content)
+//! does not make the cache forget the version on disk: that one stays beside it, analysis
+//! only, until the disk changes. Otherwise every check of an edit that is then not made
+//! (refused, failed, or asked about again) would pay a reanalysis of the unchanged file
+//! on its answer's path.
+//!
 //! Reading and parsing are blocking: async callers go through `AppState::analyse_disk`,
 //! which runs [`AnalysisService::analyse_disk`] (the read, the cache comparison and, on a miss,
 //! the analysis) on the blocking pool. A file is read through `wit_boundary` only, under a
@@ -86,6 +92,27 @@ struct CacheEntry {
     used: u64,
     /// SHA-256 of `source`, computed when first asked for (by the repository index).
     hash: Option<[u8; 32]>,
+    /// Whether `source` was read from the file (not a content analysed as if it were).
+    on_disk: bool,
+    /// The version on disk, when the entry's own is a content that is not (yet) the
+    /// file's.
+    disk: Option<Kept>,
+}
+
+/// A version of a file kept for its analysis only (no analyzer state).
+struct Kept {
+    source: Box<[u8]>,
+    analysis: Arc<Analysis>,
+    hash: Option<[u8; 32]>,
+}
+
+/// Where the bytes an analysis is made from came from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// Read from the file.
+    Disk,
+    /// Given by a caller as what the file would hold (a proposed edit, staged content).
+    Given,
 }
 
 impl CacheEntry {
@@ -123,6 +150,15 @@ impl CacheEntry {
         std::mem::size_of::<Self>() + source.len() + symbols + calls + state
     }
 
+    /// [`CacheEntry::cost`] of the entry's own version plus the kept disk version's.
+    fn total_cost(&self, has_state: bool) -> usize {
+        Self::cost(&self.source, &self.analysis, has_state)
+            + self
+                .disk
+                .as_ref()
+                .map_or(0, |k| Self::cost(&k.source, &k.analysis, false))
+    }
+
     fn state_cost(source: &[u8]) -> usize {
         source.len() * STATE_BYTES_PER_SOURCE_BYTE
     }
@@ -147,14 +183,26 @@ pub(crate) struct Cache {
 
 impl Cache {
     /// The cached analysis of `key` if it was made from exactly `content`.
-    fn hit(&mut self, key: &Path, content: &[u8]) -> Option<Arc<Analysis>> {
+    /// A read of the file (`origin`) finding the entry's own version makes that the
+    /// version on disk: the one kept beside it is let go.
+    fn hit(&mut self, key: &Path, content: &[u8], origin: Origin) -> Option<Arc<Analysis>> {
         self.clock += 1;
         let entry = self.entries.get_mut(key)?;
-        if *entry.source != *content {
-            return None;
-        }
         entry.used = self.clock;
-        Some(entry.analysis.clone())
+        if *entry.source != *content {
+            let kept = entry.disk.as_ref().filter(|k| *k.source == *content)?;
+            return Some(kept.analysis.clone());
+        }
+        let analysis = entry.analysis.clone();
+        if origin == Origin::Disk && !entry.on_disk {
+            entry.on_disk = true;
+            if entry.disk.take().is_some() {
+                let cost = entry.total_cost(entry.state.is_some());
+                self.bytes = self.bytes - entry.cost + cost;
+                entry.cost = cost;
+            }
+        }
+        Some(analysis)
     }
 
     /// Takes the analyzer state of `key` for a reanalysis by `analyzer`.
@@ -164,7 +212,7 @@ impl Cache {
             return None;
         }
         let state = entry.state.take()?;
-        let cost = CacheEntry::cost(&entry.source, &entry.analysis, false);
+        let cost = entry.total_cost(false);
         self.bytes = self.bytes - entry.cost + cost;
         entry.cost = cost;
         self.states -= 1;
@@ -173,7 +221,8 @@ impl Cache {
     }
 
     /// Remembers the analysis of `content` (and the state for the next version), then
-    /// evicts down to the bounds.
+    /// evicts down to the bounds. A content given (`origin`) keeps the version on disk
+    /// beside it.
     fn insert(
         &mut self,
         key: PathBuf,
@@ -181,22 +230,37 @@ impl Cache {
         analysis: Arc<Analysis>,
         state: Option<IncrementalState>,
         analyzer: &str,
+        origin: Origin,
     ) {
         self.clock += 1;
-        let cost = CacheEntry::cost(content, &analysis, state.is_some());
-        let entry = CacheEntry {
+        let old = self.entries.remove(&key);
+        if let Some(old) = &old {
+            self.add_counts(old, -1);
+        }
+        let disk = match (origin, old) {
+            (Origin::Disk, _) | (Origin::Given, None) => None,
+            (Origin::Given, Some(old)) if old.on_disk => Some(Kept {
+                source: old.source,
+                analysis: old.analysis,
+                hash: old.hash,
+            }),
+            (Origin::Given, Some(old)) => old.disk,
+        }
+        .filter(|k| *k.source != *content);
+        let mut entry = CacheEntry {
             source: content.into(),
             analysis,
             state,
             analyzer: analyzer.to_owned(),
-            cost,
+            cost: 0,
             used: self.clock,
             hash: None,
+            on_disk: origin == Origin::Disk,
+            disk,
         };
+        entry.cost = entry.total_cost(entry.state.is_some());
         self.add_counts(&entry, 1);
-        if let Some(old) = self.entries.insert(key, entry) {
-            self.add_counts(&old, -1);
-        }
+        self.entries.insert(key, entry);
         self.evict();
     }
 
@@ -223,7 +287,7 @@ impl Cache {
                 .map(|(_, e)| e);
             let Some(entry) = oldest else { break };
             entry.state = None;
-            let cost = CacheEntry::cost(&entry.source, &entry.analysis, false);
+            let cost = entry.total_cost(false);
             self.bytes = self.bytes - entry.cost + cost;
             entry.cost = cost;
             self.states -= 1;
@@ -304,7 +368,7 @@ impl AnalysisService {
             }
             Err(e) => return FileOutcome::Failed(e.to_string()),
         };
-        self.analyse_bytes(rel, self.root.join(rel), &bytes)
+        self.analyse_bytes(rel, self.root.join(rel), &bytes, Origin::Disk)
     }
 
     /// Analyses `bytes`, the content of `rel` its caller has just read from disk (through
@@ -312,14 +376,14 @@ impl AnalysisService {
     /// for the repository index, which has hashed these very bytes, so that the analysis
     /// and the hash it records always describe the same content (no second read).
     pub fn analyse_read(&self, rel: &str, bytes: &[u8]) -> FileOutcome {
-        self.analyse_bytes(rel, self.root.join(rel), bytes)
+        self.analyse_bytes(rel, self.root.join(rel), bytes, Origin::Disk)
     }
 
     /// Analyses `content` as if it were the file `rel`, never touching the disk. Shares
     /// the cache with disk analyses: the same bytes under the same path give the same
-    /// analysis wherever they came from.
+    /// analysis wherever they came from, and the version on disk stays cached beside it.
     pub fn analyse_content(&self, rel: &str, content: &str) -> FileOutcome {
-        self.analyse_bytes(rel, self.root.join(rel), content.as_bytes())
+        self.analyse_bytes(rel, self.root.join(rel), content.as_bytes(), Origin::Given)
     }
 
     /// The cached analysis of `content` as the file `rel`, if these bytes were analysed
@@ -327,7 +391,7 @@ impl AnalysisService {
     pub fn cached_content(&self, rel: &str, content: &str) -> Option<Arc<Analysis>> {
         self.registry.for_path(rel)?;
         self.cache_lock()
-            .hit(&self.root.join(rel), content.as_bytes())
+            .hit(&self.root.join(rel), content.as_bytes(), Origin::Given)
     }
 
     /// The SHA-256 of the bytes `analysis` was made from, when it is the cache's current
@@ -336,18 +400,20 @@ impl AnalysisService {
         use sha2::Digest;
         let mut cache = self.cache_lock();
         let entry = cache.entries.get_mut(&self.root.join(rel))?;
-        if !Arc::ptr_eq(&entry.analysis, analysis) {
-            return None;
-        }
+        let (source, hash) = if Arc::ptr_eq(&entry.analysis, analysis) {
+            (&entry.source, &mut entry.hash)
+        } else {
+            let kept = entry
+                .disk
+                .as_mut()
+                .filter(|k| Arc::ptr_eq(&k.analysis, analysis))?;
+            (&kept.source, &mut kept.hash)
+        };
         // Once per content: every request on an unchanged file asks again.
-        Some(
-            *entry
-                .hash
-                .get_or_insert_with(|| sha2::Sha256::digest(&entry.source).into()),
-        )
+        Some(*hash.get_or_insert_with(|| sha2::Sha256::digest(source).into()))
     }
 
-    fn analyse_bytes(&self, rel: &str, key: PathBuf, bytes: &[u8]) -> FileOutcome {
+    fn analyse_bytes(&self, rel: &str, key: PathBuf, bytes: &[u8], origin: Origin) -> FileOutcome {
         let Some(analyzer) = self.registry.for_path(rel) else {
             return FileOutcome::Unsupported;
         };
@@ -360,7 +426,7 @@ impl AnalysisService {
             // from the state the first one puts back. The wait is bounded by the
             // analysis's own time budget.
             loop {
-                if let Some(hit) = cache.hit(&key, bytes) {
+                if let Some(hit) = cache.hit(&key, bytes, origin) {
                     return FileOutcome::Analysed(hit);
                 }
                 if !cache.busy.contains(&key) {
@@ -392,6 +458,7 @@ impl AnalysisService {
                     analysis.clone(),
                     state,
                     analyzer.id(),
+                    origin,
                 );
                 FileOutcome::Analysed(analysis)
             }
@@ -619,6 +686,37 @@ mod tests {
         assert_eq!(names(&analysis.analyse_disk("a.ts", LIMIT)), ["disk"]);
     }
 
+    /// Issue 30: the guard's check of an edit analyses the edited content; the version
+    /// on disk stays cached beside it (the next check of another edit reads the file and
+    /// must not reanalyse it), until the edit is written and read back.
+    #[test]
+    fn a_content_analysed_as_the_file_keeps_the_disk_version_until_the_disk_changes() {
+        let (dir, analysis) = service();
+        let path = dir.path().join("a.ts");
+        std::fs::write(&path, "function disk() {}\n").unwrap();
+        let on_disk = analysis.analyse_disk("a.ts", LIMIT);
+        let on_disk = on_disk.analysis().unwrap().clone();
+        let edit = "function edited() {}\n";
+        assert_eq!(names(&analysis.analyse_content("a.ts", edit)), ["edited"]);
+        let other = analysis.analyse_content("a.ts", "function other() {}\n");
+        assert_eq!(names(&other), ["other"]);
+        // Two contents later, the file's own analysis is still the one made of it.
+        let again = analysis.analyse_disk("a.ts", LIMIT);
+        assert!(Arc::ptr_eq(again.analysis().unwrap(), &on_disk));
+        assert!(analysis.source_hash_of("a.ts", &on_disk).is_some());
+        // The edit written: its analysis is reused, and the old disk version let go.
+        let proposed = analysis.analyse_content("a.ts", edit);
+        std::fs::write(&path, edit).unwrap();
+        let written = analysis.analyse_disk("a.ts", LIMIT);
+        assert!(Arc::ptr_eq(
+            written.analysis().unwrap(),
+            proposed.analysis().unwrap()
+        ));
+        let cache = analysis.cache_lock();
+        let entry = &cache.entries[&dir.path().canonicalize().unwrap().join("a.ts")];
+        assert!(entry.on_disk && entry.disk.is_none());
+    }
+
     #[test]
     fn the_cache_stays_within_its_bounds_over_many_files() {
         let (dir, analysis) = service();
@@ -644,7 +742,14 @@ mod tests {
         let mut cache = Cache::default();
         let analysis = Arc::new(Analysis::default());
         let big = vec![b'x'; CACHE_MAX_BYTES + 1];
-        cache.insert(PathBuf::from("big.ts"), &big, analysis, None, "typescript");
+        cache.insert(
+            PathBuf::from("big.ts"),
+            &big,
+            analysis,
+            None,
+            "typescript",
+            Origin::Disk,
+        );
         let (_, bytes, _) = cache.usage();
         assert!(bytes <= CACHE_MAX_BYTES);
     }

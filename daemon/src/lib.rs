@@ -41,7 +41,7 @@
 //! `lifecycle` (directory, single instance, pid, signals) → `server` (socket, HTTP) →
 //! `envelope` (validation order) → `router` → `methods::*` → `store` (SQLite) and
 //! `analysis` (files read through `wit_boundary`, paths normalized by `paths`, analyzers
-//! off the async threads).
+//! off the async threads; `prepare` analyses ahead of need at a lower priority).
 
 mod analysis;
 mod claims;
@@ -60,6 +60,7 @@ mod methods;
 mod others;
 mod params;
 mod paths;
+mod prepare;
 mod purge;
 mod queues;
 mod router;

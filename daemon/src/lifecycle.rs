@@ -150,6 +150,7 @@ async fn serve(
         wit: wit.clone(),
         config,
         store: store.clone(),
+        prepare: crate::prepare::Prepare::start(Arc::downgrade(&analysis)),
         analysis,
         started_at_ms: now_ms(),
         openrpc,

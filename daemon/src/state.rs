@@ -26,6 +26,8 @@ pub(crate) struct AppState {
     pub store: Backend,
     /// Analyzers and parse cache.
     pub analysis: Arc<AnalysisService>,
+    /// Analyses made ahead of need, at a lower priority (see [`crate::prepare`]).
+    pub prepare: crate::prepare::Prepare,
     /// Unix ms at startup.
     pub started_at_ms: i64,
     /// The parsed `openrpc.json`.

@@ -11,8 +11,9 @@
 //! conflict forecast (`conflicts.forecast {file}`): when another checkout (git worktree)
 //! of the repository changed that file, or a standing forecast touches it, the edit goes
 //! through with a warning (see below) — never a refusal, since uncommitted work elsewhere
-//! binds nobody. One connection, at most four calls, no git of its own: the common case
-//! (nobody else holds a lock in the file) is three.
+//! binds nobody. Other sessions' claims are checked too (`claims.check`, see
+//! [`claims_check`]). The locks and leases, the claims and the forecast are asked at once,
+//! on three connections, and weighed in that order; no git of its own.
 //!
 //! **Answer.** Every supported agent (Claude Code, Codex, Gemini CLI) blocks a tool call
 //! when its hook exits 2, and shows the hook's stderr to the model as the reason; exit 0
@@ -443,18 +444,79 @@ async fn check(
     paths: &[String],
     started: Instant,
 ) -> Verdict {
-    let mut client = match Client::connect(&repo.socket(), LIMIT).await {
-        Ok(c) => c,
-        Err(ConnectError::Missing | ConnectError::Refused) => {
-            return Verdict::Unchecked("no wit daemon is running".into());
+    let connect = || async {
+        match Client::connect(&repo.socket(), LIMIT).await {
+            Ok(c) => Ok(c),
+            Err(ConnectError::Missing | ConnectError::Refused) => {
+                Err("no wit daemon is running".to_owned())
+            }
+            Err(e) => Err(e.to_string()),
         }
-        Err(e) => return Verdict::Unchecked(e.to_string()),
+    };
+    let mut client = match connect().await {
+        Ok(c) => c,
+        Err(why) => return Verdict::Unchecked(why),
     };
     let identity = Identity::resolve(payload);
-    let me = identity.acting.clone();
+    // Other sessions' uncommitted changes of the code the edit changes (their claims).
+    // The shared identity is read only without one of the agent's own: reading it checks
+    // that `.wit/` is not committed, which runs git.
+    let me = match identity.acting.clone() {
+        Some(me) => Some(me),
+        None => crate::session::read_shared(repo).ok().flatten(),
+    };
+    // The three questions are asked at once, each on a connection of its own, and their
+    // answers weighed in order: locks and leases refuse first, then claims, then the
+    // forecast warns. Asked one after the other, the guard waited for each round trip
+    // in turn, and most of its time on the daemon's claims check, which now runs beside
+    // the others. A refused edit's claims check is not wasted work for the daemon: what
+    // it remembers of the edit (its content, expected from this session) lapses unseen.
+    let claims = async {
+        let Some(me) = me.as_deref() else {
+            return Ok(ClaimsVerdict::Nothing);
+        };
+        let mut client = connect().await?;
+        claims_check(repo, &mut client, payload, touched, me).await
+    };
+    let forecast = async {
+        let mut client = connect().await.ok()?;
+        forecast_warning(&mut client, paths, started).await
+    };
+    let (held, claimed, forecast) = tokio::join!(
+        held_elsewhere(repo, &mut client, &identity, touched, paths),
+        claims,
+        forecast
+    );
+    if let Err(verdict) = held {
+        return verdict;
+    }
+    let mut warnings = Vec::new();
+    match claimed {
+        Ok(ClaimsVerdict::Refuse(text)) => return Verdict::Refuse(text),
+        Ok(ClaimsVerdict::Warn(text)) => warnings.push(text),
+        Ok(ClaimsVerdict::Nothing) => {}
+        Err(why) => return Verdict::Unchecked(why),
+    }
+    warnings.extend(forecast);
+    if warnings.is_empty() {
+        Verdict::Allow(None)
+    } else {
+        Verdict::Warn(warnings.join("\n"))
+    }
+}
+
+/// Refuses (`Err`) an edit of a definition another session has locked or of a file
+/// another session has leased exclusively.
+async fn held_elsewhere(
+    repo: &Repo,
+    client: &mut Client,
+    identity: &Identity,
+    touched: &[Touched],
+    paths: &[String],
+) -> Result<(), Verdict> {
     let locks: Vec<LockRecord> = match client.call("lock.query", json!({})).await {
         Ok(l) => l,
-        Err(e) => return Verdict::Unchecked(call_failure("lock.query", e)),
+        Err(e) => return Err(Verdict::Unchecked(call_failure("lock.query", e))),
     };
     let mut conflicts: Vec<LockRecord> = Vec::new();
     for file in touched {
@@ -477,7 +539,7 @@ async fn check(
             .await
         {
             Ok(at) => at,
-            Err(e) => return Verdict::Unchecked(call_failure("symbols.at", e)),
+            Err(e) => return Err(Verdict::Unchecked(call_failure("symbols.at", e))),
         };
         if at.status != "analysed" {
             // A file wit cannot analyse has no symbols to protect.
@@ -501,7 +563,7 @@ async fn check(
     {
         Ok(v) => serde_json::from_value(v["leases"].clone()).unwrap_or_default(),
         Err(CallError::Rpc(e)) if e.kind() == Some(ErrorCode::MethodNotFound) => Vec::new(),
-        Err(e) => return Verdict::Unchecked(call_failure("lease.query", e)),
+        Err(e) => return Err(Verdict::Unchecked(call_failure("lease.query", e))),
     };
     leases.retain(|l| l.is_exclusive() && !identity.mine.contains(&l.session_id));
     if (!conflicts.is_empty() || !leases.is_empty()) && !identity.explicit {
@@ -513,29 +575,9 @@ async fn check(
         }
     }
     match (conflicts.is_empty(), leases.is_empty()) {
-        (false, _) => return Verdict::Refuse(refusal(&conflicts)),
-        (true, false) => return Verdict::Refuse(lease_refusal(&leases)),
-        (true, true) => {}
-    }
-    // Other sessions' uncommitted changes of the code the edit changes (their claims).
-    let me = match me {
-        Some(me) => Some(me),
-        None => crate::session::read_shared(repo).ok().flatten(),
-    };
-    let mut warnings = Vec::new();
-    if let Some(me) = me {
-        match claims_check(repo, &mut client, payload, touched, &me).await {
-            Ok(ClaimsVerdict::Refuse(text)) => return Verdict::Refuse(text),
-            Ok(ClaimsVerdict::Warn(text)) => warnings.push(text),
-            Ok(ClaimsVerdict::Nothing) => {}
-            Err(why) => return Verdict::Unchecked(why),
-        }
-    }
-    warnings.extend(forecast_warning(&mut client, paths, started).await);
-    if warnings.is_empty() {
-        Verdict::Allow(None)
-    } else {
-        Verdict::Warn(warnings.join("\n"))
+        (false, _) => Err(Verdict::Refuse(refusal(&conflicts))),
+        (true, false) => Err(Verdict::Refuse(lease_refusal(&leases))),
+        (true, true) => Ok(()),
     }
 }
 

@@ -29,7 +29,7 @@ pub(crate) mod worker;
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 
 use sha2::{Digest, Sha256};
@@ -76,7 +76,19 @@ pub(crate) struct Claims {
     reported: Mutex<HashMap<String, [u8; 32]>>,
     /// One observation at a time: each reads a file's claims and writes them back.
     observing: Mutex<()>,
+    /// The definitions of each file's last checked version, by the analysis they were
+    /// computed from (see [`Claims::definitions`]).
+    definitions: Mutex<HashMap<String, KeptDefinitions>>,
 }
+
+/// The definitions of one version of a file, by key.
+type Defs = std::collections::BTreeMap<String, wit_forecast::Definition>;
+
+/// A file's definitions with the analysis (of one version) they were computed from.
+type KeptDefinitions = (Weak<Analysis>, Arc<Defs>);
+
+/// Most files whose definitions [`Claims::definitions`] keeps (it starts afresh past it).
+const DEFINITIONS_KEPT: usize = 64;
 
 /// Most files [`Claims::reported`] remembers (a bound on memory; it starts afresh past it).
 const REPORTED_KEPT: usize = 4096;
@@ -158,6 +170,7 @@ impl Claims {
             pending: Mutex::new(Pending::default()),
             reported: Mutex::new(HashMap::new()),
             observing: Mutex::new(()),
+            definitions: Mutex::new(HashMap::new()),
         }
     }
 
@@ -412,10 +425,10 @@ impl Claims {
         let current_version = current
             .as_ref()
             .map(|(source, analysis)| Version { source, analysis });
-        let defs = current_version
-            .as_ref()
-            .map(wit_forecast::definitions_of)
-            .unwrap_or_default();
+        let defs = match (&current, &current_version) {
+            (Some((_, analysis)), Some(v)) => self.definitions(rel, v, analysis),
+            _ => Arc::default(),
+        };
         // Where the edit lands, when the caller's ranges rebuild exactly the content it
         // sent (else the file changed since it read it, or the ranges are wrong).
         let quick = match (current_version.as_ref(), edited, edits) {
@@ -542,10 +555,10 @@ impl Claims {
         Some((after, touches))
     }
 
-    /// The edited content's analysis (`Ok(None)`: the edit deletes the file), made here,
-    /// not through the service's cache, whose one version of the file is the one on
-    /// disk while the agent waits (the answer's handler analyses the edited content into
-    /// the cache afterwards, in the background). `Err`: it does not analyse.
+    /// The edited content's analysis (`Ok(None)`: the edit deletes the file), through the
+    /// service's cache: reanalysed incrementally from the file's, kept for the post-edit
+    /// hook and the watcher once the edit is written, and leaving the version on disk
+    /// cached beside it. `Err`: it does not analyse.
     fn analyse_edited<'t>(
         &self,
         rel: &str,
@@ -554,11 +567,29 @@ impl Claims {
         let Some(text) = edited else {
             return Ok(None);
         };
-        let analyzer = self.analysis.registry().for_path(rel).ok_or(())?;
-        match analyzer.analyze_full(text) {
-            Ok(a) => Ok(Some((text, Arc::new(a)))),
-            Err(_) => Err(()),
+        match self.analysis.analyse_content(rel, text) {
+            FileOutcome::Analysed(a) => Ok(Some((text, a))),
+            _ => Err(()),
         }
+    }
+
+    /// The definitions of `version` of `rel` ([`wit_forecast::definitions_of`]), computed
+    /// once per analysis: every check of an edit of a file compares against its current
+    /// version, and digesting each definition's own text was most of a check's work on a
+    /// 2,200-line file.
+    fn definitions(&self, rel: &str, version: &Version<'_>, analysis: &Arc<Analysis>) -> Arc<Defs> {
+        let mut kept = lock(&self.definitions);
+        if let Some((of, defs)) = kept.get(rel)
+            && Weak::ptr_eq(of, &Arc::downgrade(analysis))
+        {
+            return defs.clone();
+        }
+        let defs = Arc::new(wit_forecast::definitions_of(version));
+        if kept.len() >= DEFINITIONS_KEPT && !kept.contains_key(rel) {
+            kept.clear();
+        }
+        kept.insert(rel.to_owned(), (Arc::downgrade(analysis), defs.clone()));
+        defs
     }
 
     /// The signature-vs-callers and member-vs-uses collisions between the edit (its

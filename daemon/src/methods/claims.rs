@@ -90,13 +90,11 @@ pub(crate) async fn check(
         }
         // Most checked edits are made at once: the edited content is analysed now, while
         // the agent writes it, so that the watcher's re-read and the post-edit hook find
-        // the analysis made (after the answer: the agent does not wait for it).
-        let analysis = state.analysis.clone();
-        tokio::task::spawn_blocking(move || {
-            for (rel, content) in expected {
-                analysis.analyse_content(&rel, &content);
-            }
-        });
+        // the analysis made (after the answer, at a lower priority: the agent does not
+        // wait for it, see `crate::prepare`).
+        for (rel, content) in expected {
+            state.prepare.later(rel, content);
+        }
         Ok(json!({ "files": out }))
     })
     .await
