@@ -135,7 +135,13 @@ async fn serve(
         config.parsed.analysis.max_file_bytes,
         &config.parsed.graph,
     ));
-    index.start(wit.clone());
+    index.start(
+        wit.clone(),
+        placement
+            .main_worktree
+            .is_some()
+            .then(|| placement.state.clone()),
+    );
     let claims = Arc::new(crate::claims::Claims::new(
         root.clone(),
         checkout.clone(),

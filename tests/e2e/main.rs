@@ -59,3 +59,4 @@ mod security_wit_dir;
 mod shared_store;
 mod store_backends;
 mod worktrees;
+mod worktrees_shared_index;

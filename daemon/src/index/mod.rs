@@ -5,8 +5,10 @@
 //! - **Build**: a dedicated thread lists the files ([`files::list`]: what git does not
 //!   ignore, narrowed by `wit.toml` `[graph]`), then worker threads (one per core, at a
 //!   lower scheduling priority than the request threads) read each file through
-//!   `wit_boundary`, hash it, and reuse the stored analysis when the hash matches or
-//!   analyse it otherwise. Files enter the graph one at a time (the database saves them
+//!   `wit_boundary`, hash it, and reuse the stored analysis when the hash matches (in
+//!   this checkout's index, or for a linked worktree in the main worktree's, read
+//!   beneath it: a second checkout parses only the files that differ) or analyse it
+//!   otherwise. Files enter the graph one at a time (the database saves them
 //!   in batches), so queries made during the build see the files indexed so far and wait
 //!   for one file's insert at most; the daemon answers throughout.
 //! - **Watcher** ([`watch`]): inotify (or `notify`) on the directories holding indexed
@@ -140,8 +142,10 @@ impl RepoIndex {
         }
     }
 
-    /// Starts the background build, then the watcher, on a thread of their own.
-    pub(crate) fn start(self: &Arc<Self>, wit: WitDir) {
+    /// Starts the background build, then the watcher, on a thread of their own. The
+    /// index in `base` (the main worktree's `.wit/`, for a linked worktree) is read beneath
+    /// this checkout's own (see [`IndexDb::attach_base`]).
+    pub(crate) fn start(self: &Arc<Self>, wit: WitDir, base: Option<WitDir>) {
         let index = self.clone();
         let spawned = std::thread::Builder::new()
             .name("wit-index".into())
@@ -153,11 +157,27 @@ impl RepoIndex {
                 // between the build's end (`ready`) and the watcher's loop, is lost (its
                 // events wait until the build is over).
                 let mut events = watch::Watcher::start(&index);
+                let started = std::time::Instant::now();
                 match IndexDb::open(&wit) {
-                    Ok(db) => *index.db_lock() = Some(db),
+                    Ok(mut db) => {
+                        if let Some(base) = &base {
+                            match db.attach_base(base) {
+                                Ok(true) => tracing::info!(
+                                    "the index reuses the main worktree's ({})",
+                                    escape(&base.dir().display().to_string())
+                                ),
+                                Ok(false) => {}
+                                Err(e) => tracing::warn!(
+                                    "the main worktree's index is not used ({}); analysing \
+                                     this checkout's files",
+                                    escape(&e)
+                                ),
+                            }
+                        }
+                        *index.db_lock() = Some(db);
+                    }
                     Err(e) => tracing::warn!("the index is not persisted: {}", escape(&e)),
                 }
-                let started = std::time::Instant::now();
                 let all = files::list(&index.root);
                 if let Some(w) = events.as_mut() {
                     let watched: Vec<String> = all
@@ -229,10 +249,10 @@ impl RepoIndex {
         for rel in all.iter().filter(|f| self.config_file(f)) {
             self.load_config(rel);
         }
-        let stored = self
+        let (stored, base) = self
             .db_lock()
             .as_ref()
-            .map(IndexDb::hashes)
+            .map(|db| (db.hashes(), db.base_hashes()))
             .unwrap_or_default();
         let next = AtomicUsize::new(0);
         let workers = std::thread::available_parallelism()
@@ -247,7 +267,9 @@ impl RepoIndex {
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(rel) = listed.get(i) else { break };
-                        if let Some((h, analysis, row)) = self.load_one(rel, stored.get(rel)) {
+                        if let Some((h, analysis, row)) =
+                            self.load_one(rel, stored.get(rel), base.get(rel))
+                        {
                             batch.push((rel.clone(), h, analysis));
                             if let Some(row) = row {
                                 rows.push((rel.clone(), row));
@@ -314,6 +336,7 @@ impl RepoIndex {
         &self,
         rel: &str,
         stored: Option<&[u8; 32]>,
+        base: Option<&[u8; 32]>,
     ) -> Option<([u8; 32], Arc<Analysis>, Option<persist::Row>)> {
         let bytes = match wit_boundary::read_repo_file(&self.root, rel, self.limit) {
             Ok(b) => b,
@@ -328,6 +351,17 @@ impl RepoIndex {
         let h = hash(&bytes);
         if stored == Some(&h)
             && let Some(json) = self.db_lock().as_ref().and_then(|db| db.analysis(rel))
+            && let Ok(analysis) = serde_json::from_slice::<Analysis>(&json)
+        {
+            self.progress.reused.fetch_add(1, Ordering::Relaxed);
+            return Some((h, Arc::new(analysis), None));
+        }
+        // The main worktree's analysis of the same content (its row read again: the
+        // other daemon may have rewritten it since its hash was listed).
+        if base == Some(&h)
+            && let Some((stored, json)) =
+                self.db_lock().as_ref().and_then(|db| db.base_analysis(rel))
+            && stored == h
             && let Ok(analysis) = serde_json::from_slice::<Analysis>(&json)
         {
             self.progress.reused.fetch_add(1, Ordering::Relaxed);

@@ -10,7 +10,8 @@
 use std::collections::HashMap;
 
 use rusqlite::{Connection, OpenFlags, params};
-use wit_boundary::WitDir;
+use wit_boundary::witdir::Access;
+use wit_boundary::{WitDir, WitDirError};
 
 /// The file name under `.wit/`.
 pub(crate) const FILE: &str = "index.db";
@@ -29,6 +30,27 @@ pub(crate) type Row = ([u8; 32], Vec<u8>);
 /// The open index database.
 pub(crate) struct IndexDb {
     conn: Connection,
+    /// The main worktree's index, read beneath this one (see [`IndexDb::attach_base`]).
+    base: Option<Connection>,
+}
+
+/// The stored content hash of every file of the index `conn`.
+fn hashes_in(conn: &Connection) -> HashMap<String, [u8; 32]> {
+    let mut out = HashMap::new();
+    let Ok(mut stmt) = conn.prepare("SELECT path, hash FROM files") else {
+        return out;
+    };
+    let rows = stmt.query_map([], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
+    });
+    if let Ok(rows) = rows {
+        for (path, hash) in rows.flatten() {
+            if let Ok(hash) = <[u8; 32]>::try_from(hash.as_slice()) {
+                out.insert(path, hash);
+            }
+        }
+    }
+    out
 }
 
 impl IndexDb {
@@ -61,13 +83,13 @@ impl IndexDb {
             Ok(conn)
         };
         match open() {
-            Ok(conn) => Ok(Self { conn }),
+            Ok(conn) => Ok(Self { conn, base: None }),
             Err(first) => {
                 tracing::warn!("index database unusable ({first}); starting a new one");
                 let _ = wit.remove(FILE);
                 let _ = wit.remove("index.db-wal");
                 let _ = wit.remove("index.db-shm");
-                open().map(|conn| Self { conn })
+                open().map(|conn| Self { conn, base: None })
             }
         }
     }
@@ -75,21 +97,7 @@ impl IndexDb {
     /// The stored content hash of every file (the analyses stay on disk until asked
     /// for, so that a warm start never holds all of them at once).
     pub(crate) fn hashes(&self) -> HashMap<String, [u8; 32]> {
-        let mut out = HashMap::new();
-        let Ok(mut stmt) = self.conn.prepare("SELECT path, hash FROM files") else {
-            return out;
-        };
-        let rows = stmt.query_map([], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
-        });
-        if let Ok(rows) = rows {
-            for (path, hash) in rows.flatten() {
-                if let Ok(hash) = <[u8; 32]>::try_from(hash.as_slice()) {
-                    out.insert(path, hash);
-                }
-            }
-        }
-        out
+        hashes_in(&self.conn)
     }
 
     /// The stored analysis JSON of `path`.
@@ -123,6 +131,77 @@ impl IndexDb {
         if let Err(e) = result {
             tracing::warn!("saving the index failed: {e}");
         }
+    }
+
+    /// Adds the index of another checkout of the repository (the main worktree's `.wit/`,
+    /// `from`, whose state this daemon already shares) as a base read beneath this one:
+    /// a new worktree reuses the analyses of every file whose content is the same there
+    /// instead of parsing the whole repository again, and its own index stores only what
+    /// it analysed itself (issue 31). Nothing is trusted from the base beyond what the
+    /// build verifies anyway: a stored analysis is used only for a file whose content has
+    /// the SHA-256 stored with it, so a file that differs between the checkouts is
+    /// analysed afresh and every answer stays this checkout's own.
+    ///
+    /// The base is opened read-only, never created or written: its file and companions
+    /// must be regular files of ours (never through a symlink, as for our own database)
+    /// and of this format; otherwise `Err` says why and there is no base (a cold build).
+    /// `Ok(false)`: the main worktree has no index (yet).
+    pub(crate) fn attach_base(&mut self, from: &WitDir) -> Result<bool, String> {
+        match from.open(FILE, Access::Read) {
+            Ok(_) => {}
+            Err(WitDirError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                return Ok(false);
+            }
+            Err(e) => return Err(e.to_string()),
+        }
+        for suffix in ["-wal", "-shm", "-journal"] {
+            let companion = format!("{FILE}{suffix}");
+            if std::fs::symlink_metadata(from.file(&companion)).is_ok() {
+                from.open(&companion, Access::Read)
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        let sqlite = |e: rusqlite::Error| e.to_string();
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NOFOLLOW
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let base = Connection::open_with_flags(from.file(FILE), flags).map_err(sqlite)?;
+        base.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(sqlite)?;
+        let version: i64 = base
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(sqlite)?;
+        if version != FORMAT {
+            return Err(format!("of another format ({version}, not {FORMAT})"));
+        }
+        base.query_row("SELECT count(*) FROM files", [], |r| r.get::<_, i64>(0))
+            .map_err(sqlite)?;
+        self.base = Some(base);
+        Ok(true)
+    }
+
+    /// The content hash of every file of the base (see [`IndexDb::attach_base`]); empty
+    /// without one, or when it cannot be read.
+    pub(crate) fn base_hashes(&self) -> HashMap<String, [u8; 32]> {
+        self.base.as_ref().map(hashes_in).unwrap_or_default()
+    }
+
+    /// The analysis JSON the base stores for `path`, with the hash stored beside it (the
+    /// base is another daemon's to write: the row read is checked as one).
+    pub(crate) fn base_analysis(&self, path: &str) -> Option<Row> {
+        let mut stmt = self
+            .base
+            .as_ref()?
+            .prepare_cached("SELECT hash, analysis FROM files WHERE path = ?1")
+            .ok()?;
+        let (hash, json) = stmt
+            .query_row(params![path], |r| {
+                Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, Vec<u8>>(1)?))
+            })
+            .ok()?;
+        Some((<[u8; 32]>::try_from(hash.as_slice()).ok()?, json))
     }
 
     /// Bytes of the database (for `graph.status`).
