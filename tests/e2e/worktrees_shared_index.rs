@@ -128,11 +128,30 @@ fn a_new_worktree_reuses_the_main_index_and_its_answers_are_its_own() {
 }
 
 #[test]
-fn a_main_index_that_is_garbage_or_a_symlink_is_not_used_and_the_build_is_cold() {
-    for broken in ["garbage", "symlink"] {
+fn a_main_index_that_is_garbage_a_symlink_or_another_users_is_not_used_and_the_build_is_cold() {
+    let other = crate::support::fake_peer::other_user();
+    if other.is_none() {
+        eprintln!("the case of another user's index is skipped: it needs root to create a user");
+    }
+    let cases = ["garbage", "symlink", "foreign"];
+    for broken in cases.iter().filter(|c| **c != "foreign" || other.is_some()) {
+        let broken = *broken;
         let main = main_repo();
         main.wit(None, &["daemon", "stop"]).ok();
         let db = main.path().join(".wit/index.db");
+        if broken == "foreign" {
+            // A sound index of the right format, but not ours: never read.
+            let (uid, gid) = other.unwrap();
+            std::os::unix::fs::chown(&db, Some(uid), Some(gid)).unwrap();
+            let wt = Worktree::add(&main, "wt-b");
+            wt.wit(None, &["daemon", "start"]).ok();
+            let st = ready(&wt.path);
+            assert_eq!(st["reused"], 0, "{broken}: {st}");
+            assert_eq!(st["analysed"], 3, "{broken}: {st}");
+            let log = std::fs::read_to_string(wt.path.join(".wit/daemon.log")).unwrap();
+            assert!(log.contains("belongs to uid"), "{broken}: {log}");
+            continue;
+        }
         for companion in ["index.db-wal", "index.db-shm"] {
             let _ = std::fs::remove_file(main.path().join(".wit").join(companion));
         }

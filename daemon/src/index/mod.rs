@@ -295,6 +295,9 @@ impl RepoIndex {
                 .collect()
         };
         self.save(Vec::new(), &gone);
+        if let Some(db) = self.db_lock().as_mut() {
+            db.detach_base();
+        }
         // The build's transient buffers (sources, trees, JSON) go back to the system.
         crate::footprint::trim_heap();
         let ms = t0.elapsed().as_millis() as u64;

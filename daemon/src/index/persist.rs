@@ -182,6 +182,11 @@ impl IndexDb {
         Ok(true)
     }
 
+    /// Closes the base (once the build is over: only the build reads it).
+    pub(crate) fn detach_base(&mut self) {
+        self.base = None;
+    }
+
     /// The content hash of every file of the base (see [`IndexDb::attach_base`]); empty
     /// without one, or when it cannot be read.
     pub(crate) fn base_hashes(&self) -> HashMap<String, [u8; 32]> {
