@@ -75,6 +75,19 @@ fn main_repo() -> CliRepo {
     main
 }
 
+/// A linked worktree of `main` (with `auth` as its `src/auth.ts` when given), its daemon
+/// started and its index built: the worktree, `graph.status` and the daemon's log.
+fn linked(main: &CliRepo, auth: Option<&str>) -> (Worktree, Value, String) {
+    let wt = Worktree::add(main, "wt-b");
+    if let Some(auth) = auth {
+        wt.write("src/auth.ts", auth);
+    }
+    wt.wit(None, &["daemon", "start"]).ok();
+    let st = ready(&wt.path);
+    let log = std::fs::read_to_string(wt.path.join(".wit/daemon.log")).unwrap();
+    (wt, st, log)
+}
+
 /// `auth.ts` as the linked worktree has it: `validateToken` moved below `handler` and
 /// its signature changed, so its bytes, its callers' view and its signature all differ.
 fn changed_auth() -> String {
@@ -90,16 +103,12 @@ fn changed_auth() -> String {
 #[test]
 fn a_new_worktree_reuses_the_main_index_and_its_answers_are_its_own() {
     let main = main_repo();
-    let wt = Worktree::add(&main, "wt-b");
     let auth = changed_auth();
-    wt.write("src/auth.ts", &auth);
-    wt.wit(None, &["daemon", "start"]).ok();
-    let st = ready(&wt.path);
+    let (wt, st, log) = linked(&main, Some(&auth));
     // The two files the checkouts share come from the main index; the changed one is
     // analysed from this checkout's content.
     assert_eq!(st["reused"], 2, "{st}");
     assert_eq!(st["analysed"], 1, "{st}");
-    let log = std::fs::read_to_string(wt.path.join(".wit/daemon.log")).unwrap();
     assert!(
         log.contains("the index reuses the main worktree's"),
         "{log}"
@@ -143,12 +152,9 @@ fn a_main_index_that_is_garbage_a_symlink_or_another_users_is_not_used_and_the_b
             // A sound index of the right format, but not ours: never read.
             let (uid, gid) = other.unwrap();
             std::os::unix::fs::chown(&db, Some(uid), Some(gid)).unwrap();
-            let wt = Worktree::add(&main, "wt-b");
-            wt.wit(None, &["daemon", "start"]).ok();
-            let st = ready(&wt.path);
+            let (_wt, st, log) = linked(&main, None);
             assert_eq!(st["reused"], 0, "{broken}: {st}");
             assert_eq!(st["analysed"], 3, "{broken}: {st}");
-            let log = std::fs::read_to_string(wt.path.join(".wit/daemon.log")).unwrap();
             assert!(log.contains("belongs to uid"), "{broken}: {log}");
             continue;
         }
@@ -170,12 +176,9 @@ fn a_main_index_that_is_garbage_a_symlink_or_another_users_is_not_used_and_the_b
                 std::os::unix::fs::symlink(&target, &db).unwrap();
             }
         }
-        let wt = Worktree::add(&main, "wt-b");
-        wt.wit(None, &["daemon", "start"]).ok();
-        let st = ready(&wt.path);
+        let (wt, st, log) = linked(&main, None);
         assert_eq!(st["reused"], 0, "{broken}: {st}");
         assert_eq!(st["analysed"], 3, "{broken}: {st}");
-        let log = std::fs::read_to_string(wt.path.join(".wit/daemon.log")).unwrap();
         assert!(
             log.contains("the main worktree's index is not used"),
             "{broken}: {log}"
