@@ -142,7 +142,8 @@ impl IndexDb {
     /// the SHA-256 stored with it, so a file that differs between the checkouts is
     /// analysed afresh and every answer stays this checkout's own.
     ///
-    /// The base is opened read-only, never created or written: its file and companions
+    /// The base is opened read-only, never created or written (only a loose mode of it is
+    /// tightened to 0600, as for our own files): its file and companions
     /// must be regular files of ours (never through a symlink, as for our own database)
     /// and of this format; otherwise `Err` says why and there is no base (a cold build).
     /// `Ok(false)`: the main worktree has no index (yet).
