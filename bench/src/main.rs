@@ -90,7 +90,7 @@ fn parse_args() -> Result<Options> {
         baseline: None,
         oracles: true,
     };
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).peekable();
     while let Some(a) = args.next() {
         match a.as_str() {
             "--quick" => opts.scale_down = 10,
@@ -120,7 +120,15 @@ fn parse_args() -> Result<Options> {
             "--generate" => {
                 // For profiling by hand: the code-graph scenario's repository, nothing else.
                 let dir: PathBuf = args.next().context("--generate needs a directory")?.into();
-                let files = graph::generate(&dir, 10_000)?;
+                // An optional size after the directory (`--large` is 50,000).
+                let size = match args.peek().and_then(|a| a.parse::<usize>().ok()) {
+                    Some(n) => {
+                        args.next();
+                        n
+                    }
+                    None => 10_000,
+                };
+                let files = graph::generate(&dir, size)?;
                 println!("{files} files written under {}", dir.display());
                 std::process::exit(0);
             }
@@ -147,7 +155,7 @@ fn parse_args() -> Result<Options> {
             }
             "-h" | "--help" => {
                 println!(
-                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph] [--no-oracles] [--graph-cost] [--forecast] [--claims] [--large|--large-only] [--baseline WIT] [--generate DIR] [--generate-fixture DIR] [--parse-only DIR]\n\n\
+                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph] [--no-oracles] [--graph-cost] [--forecast] [--claims] [--large|--large-only] [--baseline WIT] [--generate DIR [FILES]] [--generate-fixture DIR] [--parse-only DIR]\n\n\
                      Benchmarks the real wit daemon on a generated repository.\n\
                      --quick      run a tenth of the iterations (smoke test)\n\
                      --liveness   run only the liveness measures (heavy declares, wake-ups, idle waiters)\n\
@@ -164,7 +172,7 @@ fn parse_args() -> Result<Options> {
                      --large      also the larger scale point: 50,000 generated files (5,000 with --quick) and a second worktree: cold index, memory, lock.acquire, guard, save → forecast\n\
                      --large-only only that scale point\n\
                      --baseline WIT  also compare with that wit binary there (e.g. a build from before the graph)\n\
-                     --generate DIR  write the code-graph scenario's repository into DIR and exit (for profiling)\n\
+                     --generate DIR [FILES]  write the code-graph scenario's repository (about FILES files, 10,000 by default) into DIR and exit (for profiling)\n\
                      --generate-fixture DIR  the same for the 2,200-line TypeScript and Python fixture\n\
                      --parse-only DIR  parse every file git lists in DIR with the built-in grammars, nothing else (the index's floor)"
                 );
