@@ -354,7 +354,7 @@ impl RepoIndex {
         let h = hash(&bytes);
         if stored == Some(&h)
             && let Some(json) = self.db_lock().as_ref().and_then(|db| db.analysis(rel))
-            && let Ok(analysis) = serde_json::from_slice::<Analysis>(&json)
+            && let Some(analysis) = persist::decode(&json)
         {
             self.progress.reused.fetch_add(1, Ordering::Relaxed);
             return Some((h, Arc::new(analysis), None));
@@ -365,14 +365,14 @@ impl RepoIndex {
             && let Some((stored, json)) =
                 self.db_lock().as_ref().and_then(|db| db.base_analysis(rel))
             && stored == h
-            && let Ok(analysis) = serde_json::from_slice::<Analysis>(&json)
+            && let Some(analysis) = persist::decode(&json)
         {
             self.progress.reused.fetch_add(1, Ordering::Relaxed);
             return Some((h, Arc::new(analysis), None));
         }
         let analysis = self.analyse(rel, &bytes)?;
         self.progress.analysed.fetch_add(1, Ordering::Relaxed);
-        let json = serde_json::to_vec(&*analysis).ok()?;
+        let json = persist::encode(&analysis)?;
         Some((h, analysis, Some((h, json))))
     }
 
@@ -483,7 +483,7 @@ impl RepoIndex {
         // takes the service's analysis as it is; only the stored row needs the index's
         // view, and only when there is one to store.
         let row = store
-            .then(|| serde_json::to_vec(&graph_view((**fresh).clone())).ok())
+            .then(|| persist::encode(&graph_view((**fresh).clone())))
             .flatten()
             .map(|json| (h, json));
         self.commit(vec![(rel.to_owned(), h, fresh.clone())]);

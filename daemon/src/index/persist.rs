@@ -1,5 +1,5 @@
 //! The persisted index: `.wit/index.db`, one row per indexed file (path, SHA-256 of the
-//! content analysed, the analysis as JSON), so that a restart re-analyses only the files
+//! content analysed, the analysis encoded by [`encode`]), so that a restart re-analyses only the files
 //! whose content changed.
 //!
 //! A file of its own rather than tables in `state.db`: it is a cache (deleting it only
@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use rusqlite::{Connection, OpenFlags, params};
 use wit_boundary::witdir::Access;
 use wit_boundary::{WitDir, WitDirError};
+use wit_core::Analysis;
 
 /// The file name under `.wit/`.
 pub(crate) const FILE: &str = "index.db";
@@ -21,10 +22,25 @@ pub(crate) const FILE: &str = "index.db";
 /// (`new:Class`), locals of unknown class (`""`), top-level values and class fields of
 /// evident class (`values`). 3: Java type bodies (`bodies`) and argument types, Java and
 /// Go receivers of declared type, Go generic calls and conversions, JavaScript chains of
-/// assignments, containers of Rust `impl`s for slices and tuples.
-const FORMAT: i64 = 3;
+/// assignments, containers of Rust `impl`s for slices and tuples. 4: MessagePack instead
+/// of JSON ([`encode`]).
+const FORMAT: i64 = 4;
 
-/// A stored row: the content hash and the analysis JSON.
+/// An analysis as stored: MessagePack with named fields. Self-describing like JSON (the
+/// analysis's optional fields are left out when empty, which a format without field
+/// names cannot read back), about half the size, and decoded in a fraction of the time:
+/// decoding the stored analyses was a third of a warm start's and of a new worktree's
+/// build (perf, 10,400 files).
+pub(crate) fn encode(analysis: &Analysis) -> Option<Vec<u8>> {
+    rmp_serde::to_vec_named(analysis).ok()
+}
+
+/// A stored analysis ([`encode`]); `None` when the bytes are not one.
+pub(crate) fn decode(bytes: &[u8]) -> Option<Analysis> {
+    rmp_serde::from_slice(bytes).ok()
+}
+
+/// A stored row: the content hash and the encoded analysis ([`encode`]).
 pub(crate) type Row = ([u8; 32], Vec<u8>);
 
 /// The open index database.
