@@ -709,6 +709,15 @@ fn churn_with_waiters_hang_ups_renewals_and_ends_replays_as_answered() {
                 );
                 continue;
             };
+            // An acquisition or renewal the session hung up on has an unknown outcome, and
+            // it may land after requests sent later (its expiry is reckoned when it
+            // arrives, its write comes after its file's analysis): the row shown may be
+            // its, with an expiry that equals an answered one's to the millisecond. Seen
+            // once in CI: the shown row's expiry was an answered 16 ms acquisition's,
+            // answered before an acquisition of 53 ms that the table did not show.
+            if hung_up_on(h, *sym) {
+                continue;
+            }
             for a in &history[h][i + 1..] {
                 let ends = !a.hung_up
                     && (a.method == "session.end" && a.ok
