@@ -61,6 +61,7 @@ mod others;
 mod params;
 mod paths;
 mod prepare;
+mod priority;
 mod purge;
 mod queues;
 mod router;

@@ -7,10 +7,9 @@
 //! blocking pool right after the guard's answer, such an analysis took a core the guard
 //! still needed (on two cores, the guard's time with another session's claim in a
 //! 2,200-line file went from 5 to 8 ms p50 in `wit-bench --claims`). So they run on one
-//! thread of their own at a lower priority (nice 10 on Linux): they use the CPU nobody
-//! else is asking for, yet still progress on a busy machine (a lower share, never none),
-//! since a request for the same file waits for an analysis under way rather than parse it
-//! twice.
+//! thread of their own at a lower priority ([`crate::priority`]): a request for the same
+//! file waits for an analysis under way rather than parse it twice, and the thread still
+//! progresses on a busy machine.
 //!
 //! At most [`QUEUED`] wait; past that a preparation is dropped, which costs only the time
 //! it would have saved.
@@ -22,10 +21,6 @@ use crate::analysis::AnalysisService;
 
 /// Most preparations waiting at once.
 const QUEUED: usize = 16;
-
-/// How much lower than the daemon's the preparing thread's priority is (a nice value).
-#[cfg(target_os = "linux")]
-const NICER_BY: libc::c_int = 10;
 
 /// The preparing thread's queue.
 pub(crate) struct Prepare {
@@ -66,32 +61,12 @@ impl Prepare {
 }
 
 fn run(analysis: &Weak<AnalysisService>, queue: &Receiver<(String, String)>) {
-    lower_priority();
+    crate::priority::lower_this_thread();
     while let Ok((rel, content)) = queue.recv() {
         let Some(analysis) = analysis.upgrade() else {
             return;
         };
         analysis.analyse_content(&rel, &content);
-    }
-}
-
-/// Lowers this thread's priority (only this thread's: on Linux `setpriority` with a
-/// thread id applies to that thread).
-fn lower_priority() {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: plain system calls on the calling thread, no pointers involved.
-        let result = unsafe {
-            let tid = libc::gettid();
-            let now = libc::getpriority(libc::PRIO_PROCESS, tid as libc::id_t);
-            libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, now + NICER_BY)
-        };
-        if result != 0 {
-            tracing::debug!(
-                "the preparing thread keeps the daemon's priority: {}",
-                std::io::Error::last_os_error()
-            );
-        }
     }
 }
 

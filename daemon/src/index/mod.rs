@@ -261,7 +261,7 @@ impl RepoIndex {
         std::thread::scope(|scope| {
             for _ in 0..workers {
                 scope.spawn(|| {
-                    lower_priority();
+                    crate::priority::lower_this_thread();
                     let mut batch: Vec<(String, [u8; 32], Arc<Analysis>)> = Vec::new();
                     let mut rows = Vec::new();
                     loop {
@@ -839,18 +839,6 @@ fn graph_view(mut a: Analysis) -> Analysis {
         a.calls = Vec::new();
     }
     a
-}
-
-/// Lowers the calling thread's scheduling priority (nice 10), so that the index build
-/// never competes on equal terms with the threads answering requests.
-fn lower_priority() {
-    // SAFETY: setpriority with PRIO_PROCESS and a thread id changes only that thread's
-    // nice value (Linux semantics); it takes no pointers.
-    #[cfg(target_os = "linux")]
-    unsafe {
-        let tid = libc::gettid();
-        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
-    }
 }
 
 #[cfg(test)]
