@@ -63,7 +63,7 @@ use super::guard_config::{LIMIT, guard_config};
 use super::guard_payload::{self as payload, Agent, Change, Payload};
 use super::guard_ranges::{self as ranges, Range, Replaced};
 use crate::args::GuardArgs;
-use crate::client::{CallError, Client, ConnectError};
+use crate::client::{CallError, Client};
 use crate::duration::human_span;
 use crate::forecast;
 use crate::hooks::{runtime, with_deadline};
@@ -444,15 +444,7 @@ async fn check(
     paths: &[String],
     started: Instant,
 ) -> Verdict {
-    let connect = || async {
-        match Client::connect(&repo.socket(), LIMIT).await {
-            Ok(c) => Ok(c),
-            Err(ConnectError::Missing | ConnectError::Refused) => {
-                Err("no wit daemon is running".to_owned())
-            }
-            Err(e) => Err(e.to_string()),
-        }
-    };
+    let connect = || super::connect_daemon(repo, LIMIT);
     let mut client = match connect().await {
         Ok(c) => c,
         Err(why) => return Verdict::Unchecked(why),
