@@ -319,10 +319,31 @@ impl WitDir {
     /// from creating it with the umask's mode.
     pub fn check_database(&self, name: &str) -> Result<(), WitDirError> {
         drop(self.open(name, Access::ReadWrite)?);
+        self.check_companions(name, Access::ReadWrite)
+    }
+
+    /// [`WitDir::check_database`] for a database only to be read, never created:
+    /// `Ok(false)` when `name` does not exist.
+    pub fn check_existing_database(&self, name: &str) -> Result<bool, WitDirError> {
+        match self.open(name, Access::Read) {
+            Ok(_) => {}
+            Err(WitDirError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                return Ok(false);
+            }
+            Err(e) => return Err(e),
+        }
+        self.check_companions(name, Access::Read)?;
+        Ok(true)
+    }
+
+    /// Checks each companion file SQLite may already have beside the database `name`.
+    fn check_companions(&self, name: &str, access: Access) -> Result<(), WitDirError> {
         for suffix in ["-wal", "-shm", "-journal"] {
             let companion = format!("{name}{suffix}");
             if std::fs::symlink_metadata(self.file(&companion)).is_ok() {
-                drop(self.open(&companion, Access::ReadWrite)?);
+                drop(self.open(&companion, access)?);
             }
         }
         Ok(())
@@ -501,6 +522,26 @@ mod tests {
 
     fn mode(p: &Path) -> u32 {
         std::fs::symlink_metadata(p).unwrap().mode() & 0o777
+    }
+
+    /// A database only read (another checkout's index) is never created, and neither it
+    /// nor a companion of it is opened through a symlink.
+    #[test]
+    fn an_existing_database_is_checked_without_creating_it_or_following_symlinks() {
+        let (d, w) = repo();
+        w.ensure().unwrap();
+        assert!(!w.check_existing_database("index.db").unwrap());
+        assert!(!w.file("index.db").exists(), "created");
+        std::fs::write(w.file("index.db"), b"").unwrap();
+        assert!(w.check_existing_database("index.db").unwrap());
+        let outside = d.path().join("elsewhere");
+        std::fs::write(&outside, b"").unwrap();
+        symlink(&outside, w.file("index.db-wal")).unwrap();
+        assert!(w.check_existing_database("index.db").is_err());
+        std::fs::remove_file(w.file("index.db-wal")).unwrap();
+        std::fs::remove_file(w.file("index.db")).unwrap();
+        symlink(&outside, w.file("index.db")).unwrap();
+        assert!(w.check_existing_database("index.db").is_err());
     }
 
     #[test]

@@ -10,8 +10,7 @@
 use std::collections::HashMap;
 
 use rusqlite::{Connection, OpenFlags, params};
-use wit_boundary::witdir::Access;
-use wit_boundary::{WitDir, WitDirError};
+use wit_boundary::WitDir;
 use wit_core::Analysis;
 
 /// The file name under `.wit/`.
@@ -164,21 +163,11 @@ impl IndexDb {
     /// and of this format; otherwise `Err` says why and there is no base (a cold build).
     /// `Ok(false)`: the main worktree has no index (yet).
     pub(crate) fn attach_base(&mut self, from: &WitDir) -> Result<bool, String> {
-        match from.open(FILE, Access::Read) {
-            Ok(_) => {}
-            Err(WitDirError::Io { source, .. })
-                if source.kind() == std::io::ErrorKind::NotFound =>
-            {
-                return Ok(false);
-            }
-            Err(e) => return Err(e.to_string()),
-        }
-        for suffix in ["-wal", "-shm", "-journal"] {
-            let companion = format!("{FILE}{suffix}");
-            if std::fs::symlink_metadata(from.file(&companion)).is_ok() {
-                from.open(&companion, Access::Read)
-                    .map_err(|e| e.to_string())?;
-            }
+        if !from
+            .check_existing_database(FILE)
+            .map_err(|e| e.to_string())?
+        {
+            return Ok(false);
         }
         let sqlite = |e: rusqlite::Error| e.to_string();
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
