@@ -298,7 +298,7 @@ impl RepoIndex {
         if let Some(db) = self.db_lock().as_mut() {
             db.detach_base();
         }
-        // The build's transient buffers (sources, trees, JSON) go back to the system.
+        // The build's transient buffers (sources, trees, encoded rows) go back to the system.
         crate::footprint::trim_heap();
         let ms = t0.elapsed().as_millis() as u64;
         self.progress.build_ms.store(ms, Ordering::Relaxed);
@@ -353,8 +353,8 @@ impl RepoIndex {
         };
         let h = hash(&bytes);
         if stored == Some(&h)
-            && let Some(json) = self.db_lock().as_ref().and_then(|db| db.analysis(rel))
-            && let Some(analysis) = persist::decode(&json)
+            && let Some(encoded) = self.db_lock().as_ref().and_then(|db| db.analysis(rel))
+            && let Some(analysis) = persist::decode(&encoded)
         {
             self.progress.reused.fetch_add(1, Ordering::Relaxed);
             return Some((h, Arc::new(analysis), None));
@@ -362,18 +362,18 @@ impl RepoIndex {
         // The main worktree's analysis of the same content (its row read again: the
         // other daemon may have rewritten it since its hash was listed).
         if base == Some(&h)
-            && let Some((stored, json)) =
+            && let Some((stored, encoded)) =
                 self.db_lock().as_ref().and_then(|db| db.base_analysis(rel))
             && stored == h
-            && let Some(analysis) = persist::decode(&json)
+            && let Some(analysis) = persist::decode(&encoded)
         {
             self.progress.reused.fetch_add(1, Ordering::Relaxed);
             return Some((h, Arc::new(analysis), None));
         }
         let analysis = self.analyse(rel, &bytes)?;
         self.progress.analysed.fetch_add(1, Ordering::Relaxed);
-        let json = persist::encode(&analysis)?;
-        Some((h, analysis, Some((h, json))))
+        let encoded = persist::encode(&analysis)?;
+        Some((h, analysis, Some((h, encoded))))
     }
 
     fn analyse(&self, rel: &str, bytes: &[u8]) -> Option<Arc<Analysis>> {
@@ -485,7 +485,7 @@ impl RepoIndex {
         let row = store
             .then(|| persist::encode(&graph_view((**fresh).clone())))
             .flatten()
-            .map(|json| (h, json));
+            .map(|encoded| (h, encoded));
         self.commit(vec![(rel.to_owned(), h, fresh.clone())]);
         if let Some(row) = row {
             self.save(vec![(rel.to_owned(), row)], &[]);

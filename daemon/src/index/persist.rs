@@ -1,6 +1,6 @@
 //! The persisted index: `.wit/index.db`, one row per indexed file (path, SHA-256 of the
-//! content analysed, the analysis encoded by [`encode`]), so that a restart re-analyses only the files
-//! whose content changed.
+//! content analysed, the analysis encoded by [`encode`]), so that a restart re-analyses
+//! only the files whose content changed.
 //!
 //! A file of its own rather than tables in `state.db`: it is a cache (deleting it only
 //! costs one cold build), it is written in bulk by the index thread while the state
@@ -115,7 +115,7 @@ impl IndexDb {
         hashes_in(&self.conn)
     }
 
-    /// The stored analysis JSON of `path`.
+    /// The stored analysis of `path`, encoded ([`encode`]).
     pub(crate) fn analysis(&self, path: &str) -> Option<Vec<u8>> {
         let mut stmt = self
             .conn
@@ -133,8 +133,8 @@ impl IndexDb {
                 let mut put = tx.prepare_cached(
                     "INSERT OR REPLACE INTO files (path, hash, analysis) VALUES (?1, ?2, ?3)",
                 )?;
-                for (path, (hash, json)) in rows {
-                    put.execute(params![path, &hash[..], json])?;
+                for (path, (hash, encoded)) in rows {
+                    put.execute(params![path, &hash[..], encoded])?;
                 }
                 let mut del = tx.prepare_cached("DELETE FROM files WHERE path = ?1")?;
                 for path in gone {
@@ -199,7 +199,7 @@ impl IndexDb {
         self.base.as_ref().map(hashes_in).unwrap_or_default()
     }
 
-    /// The analysis JSON the base stores for `path`, with the hash stored beside it (the
+    /// The encoded analysis the base stores for `path`, with the hash stored beside it (the
     /// base is another daemon's to write: the row read is checked as one).
     pub(crate) fn base_analysis(&self, path: &str) -> Option<Row> {
         let mut stmt = self
@@ -207,12 +207,12 @@ impl IndexDb {
             .as_ref()?
             .prepare_cached("SELECT hash, analysis FROM files WHERE path = ?1")
             .ok()?;
-        let (hash, json) = stmt
+        let (hash, encoded) = stmt
             .query_row(params![path], |r| {
                 Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, Vec<u8>>(1)?))
             })
             .ok()?;
-        Some((<[u8; 32]>::try_from(hash.as_slice()).ok()?, json))
+        Some((<[u8; 32]>::try_from(hash.as_slice()).ok()?, encoded))
     }
 
     /// Bytes of the database (for `graph.status`).
