@@ -425,9 +425,9 @@ impl Claims {
         let current_version = current
             .as_ref()
             .map(|(source, analysis)| Version { source, analysis });
-        let defs = match (&current, &current_version) {
-            (Some((_, analysis)), Some(v)) => self.definitions(rel, v, analysis),
-            _ => Arc::default(),
+        let defs = match &current {
+            Some((source, analysis)) => self.definitions(rel, source, analysis),
+            None => Arc::default(),
         };
         // Where the edit lands, when the caller's ranges rebuild exactly the content it
         // sent (else the file changed since it read it, or the ranges are wrong).
@@ -573,18 +573,18 @@ impl Claims {
         }
     }
 
-    /// The definitions of `version` of `rel` ([`wit_forecast::definitions_of`]), computed
-    /// once per analysis: every check of an edit of a file compares against its current
-    /// version, and digesting each definition's own text was most of a check's work on a
-    /// 2,200-line file.
-    fn definitions(&self, rel: &str, version: &Version<'_>, analysis: &Arc<Analysis>) -> Arc<Defs> {
+    /// The definitions of the version `source` of `rel`, analysed as `analysis`
+    /// ([`wit_forecast::definitions_of`]), computed once per analysis: every check of an
+    /// edit of a file compares against its current version, and digesting each
+    /// definition's own text was most of a check's work on a 2,200-line file.
+    fn definitions(&self, rel: &str, source: &str, analysis: &Arc<Analysis>) -> Arc<Defs> {
         let mut kept = lock(&self.definitions);
         if let Some((of, defs)) = kept.get(rel)
             && Weak::ptr_eq(of, &Arc::downgrade(analysis))
         {
             return defs.clone();
         }
-        let defs = Arc::new(wit_forecast::definitions_of(version));
+        let defs = Arc::new(wit_forecast::definitions_of(&Version { source, analysis }));
         if kept.len() >= DEFINITIONS_KEPT && !kept.contains_key(rel) {
             kept.clear();
         }
