@@ -341,6 +341,15 @@ pub struct Touch {
 pub fn touches(current: Option<Version<'_>>, edited: Option<Version<'_>>) -> Vec<Touch> {
     let was = current.as_ref().map(definitions_of).unwrap_or_default();
     let will = edited.as_ref().map(definitions_of).unwrap_or_default();
+    touches_between(&was, &will)
+}
+
+/// [`touches`] from the two versions' definitions ([`definitions_of`]; empty for a file
+/// absent in that version), for a caller that has them already.
+pub fn touches_between(
+    was: &BTreeMap<String, Definition>,
+    will: &BTreeMap<String, Definition>,
+) -> Vec<Touch> {
     let touch = |key: &str, a: Option<&Definition>, b: Option<&Definition>| {
         let shown = b.or(a)?;
         let digest = |d: Option<&Definition>| d.map_or(ABSENT.to_owned(), |d| d.digest.clone());
@@ -367,7 +376,7 @@ pub fn touches(current: Option<Version<'_>>, edited: Option<Version<'_>>) -> Vec
     // A definition gone under its key whose own text is there under a key the edit adds
     // (its enclosing definition renamed, or it moved into another) lives on: the edit
     // does not remove it.
-    let appeared = moved_digests(&was, &will);
+    let appeared = moved_digests(was, will);
     out.extend(
         was.iter()
             .filter(|(k, d)| !will.contains_key(*k) && !appeared.contains(d.digest.as_str()))

@@ -444,7 +444,7 @@ impl Claims {
         let mut after: Option<(&str, Arc<Analysis>)> = None;
         let touches = match quick {
             Some(t) => t,
-            None => match self.touches_whole(rel, current_version, edited) {
+            None => match self.touches_whole(rel, &defs, edited) {
                 Some((a, t)) => {
                     after = a;
                     t
@@ -496,7 +496,7 @@ impl Claims {
                     .any(|u| u.member.starts_with(&in_this_file))
             });
         let touches = if after.is_none() && edited.is_some() && (removed_here || callers) {
-            match self.touches_whole(rel, current_version, edited) {
+            match self.touches_whole(rel, &defs, edited) {
                 Some((a, t)) => {
                     after = a;
                     t
@@ -515,7 +515,7 @@ impl Claims {
         // the edit lands tells cheaply that it runs into nobody, but its text after the
         // edit is its pieces with the edit spliced in, which a parse may not agree with.
         let touches = if after.is_none() && !hits.is_empty() && edited.is_some() {
-            match self.touches_whole(rel, current_version, edited) {
+            match self.touches_whole(rel, &defs, edited) {
                 Some((a, t)) => {
                     after = a;
                     hits = rules::check(&t, &in_file, me);
@@ -534,25 +534,29 @@ impl Claims {
         Ok(EditCheck { hits, collisions })
     }
 
-    /// What the edit touches from whole analyses of the current and the edited version,
-    /// with the edited version's analysis (`None` in it: the edit deletes the file);
-    /// `None` when the edited content does not analyse.
+    /// What the edit touches from whole analyses of the current and the edited version
+    /// (`current`: the current version's definitions, as [`Claims::definitions`] keeps
+    /// them; empty for a file that does not exist), with the edited version's analysis
+    /// (`None` in it: the edit deletes the file); `None` when the edited content does not
+    /// analyse.
     #[allow(clippy::type_complexity)]
     fn touches_whole<'t>(
         &self,
         rel: &str,
-        current: Option<Version<'_>>,
+        current: &Defs,
         edited: Option<&'t str>,
     ) -> Option<(Option<(&'t str, Arc<Analysis>)>, Vec<Touch>)> {
         let after = self.analyse_edited(rel, edited).ok()?;
-        let touches = rules::touches(
-            current,
-            after.as_ref().map(|(source, analysis)| Version {
-                source,
-                analysis: analysis.as_ref(),
-            }),
-        );
-        Some((after, touches))
+        let will = after
+            .as_ref()
+            .map(|(source, analysis)| {
+                wit_forecast::definitions_of(&Version {
+                    source,
+                    analysis: analysis.as_ref(),
+                })
+            })
+            .unwrap_or_default();
+        Some((after, rules::touches_between(current, &will)))
     }
 
     /// The edited content's analysis (`Ok(None)`: the edit deletes the file), through the
