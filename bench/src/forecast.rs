@@ -263,9 +263,23 @@ pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let memory: Vec<Memory> = daemons
+    // Every process wit started: each `wit daemon run` and the process serving its
+    // worktree (the same one for the first; with one daemon per repository, the first's
+    // for all of them, the others' only holding their worktree).
+    let mut pids: Vec<u32> = Vec::new();
+    for d in &daemons {
+        let served = d.connect()?.ok("daemon.status", json!({}))?["pid"]
+            .as_u64()
+            .map(|p| p as u32);
+        for pid in served.into_iter().chain([d.pid()]) {
+            if !pids.contains(&pid) {
+                pids.push(pid);
+            }
+        }
+    }
+    let memory: Vec<Memory> = pids
         .iter()
-        .map(|d| Memory::of(d.pid()).unwrap_or_default())
+        .map(|&pid| Memory::of(pid).unwrap_or_default())
         .collect();
     let mib = |k: u64| k as f64 / 1024.0;
     let total: u64 = memory.iter().map(Memory::private).sum();
@@ -279,16 +293,17 @@ pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
     report.row(
         "forecast: daemon memory, 4 checkouts",
         format!(
-            "private {} MiB (total {:.1}, {:.2}× one daemon alone); RSS {} MiB; one daemon alone before any other checkout: {}",
+            "{} processes, private {} MiB (total {:.1}, {:.2}× one daemon alone); RSS {} MiB; one daemon alone before any other checkout: {}",
+            memory.len(),
             list(Memory::private),
             mib(total),
             total as f64 / alone.private().max(1) as f64,
             list(|m| m.rss),
             alone.describe()
         ),
-        "bounded",
+        "≤ 1.5× one daemon alone",
         json!({
-            "daemons": memory.iter().map(Memory::json).collect::<Vec<_>>(),
+            "processes": memory.iter().map(Memory::json).collect::<Vec<_>>(),
             "total_private_kib": total,
             "alone": alone.json(),
         }),

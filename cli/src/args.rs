@@ -751,13 +751,25 @@ pub struct MergeArgs {
 /// `wit daemon …`.
 #[derive(Subcommand, Debug)]
 pub enum DaemonCmd {
-    /// Serve the repository in the foreground until SIGINT/SIGTERM.
-    #[command(after_help = "Example:\n  wit daemon run")]
-    Run,
+    /// Serve the repository in the foreground until SIGINT/SIGTERM. When the repository's
+    /// daemon already runs (started in another worktree), it serves this worktree too and
+    /// this command stays until SIGINT/SIGTERM, then stops the serving: one process per
+    /// repository serves every worktree, holding the files they share once.
+    #[command(
+        after_help = "Example:\n  wit daemon run\n  wit daemon run --alone   # a process of its own, shared with no other worktree"
+    )]
+    Run {
+        /// Serve this worktree in a process of its own, never another worktree's
+        /// (isolation, debugging). Costs the memory and index build the sharing saves.
+        #[arg(long)]
+        alone: bool,
+    },
     /// Start the daemon in the background (no-op when it runs).
     #[command(after_help = "Example:\n  wit daemon start")]
     Start,
-    /// Stop the daemon (SIGTERM, then wait for it to exit).
+    /// Stop serving this worktree and wait until it is stopped. The process exits unless
+    /// it serves other worktrees of the repository (daemons without `daemon.stop` get
+    /// SIGTERM).
     #[command(after_help = "Example:\n  wit daemon stop")]
     Stop,
     /// Stop the daemon and start it again (e.g. after upgrading wit).

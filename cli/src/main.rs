@@ -103,7 +103,7 @@ fn run(cli: Cli) -> u8 {
     // The roles that must not go through the normal path: the daemon itself, and the
     // hooks, which have their own deadlines and never start a daemon.
     match &cli.command {
-        Command::Daemon(DaemonCmd::Run) => return daemon_run(),
+        Command::Daemon(DaemonCmd::Run { alone }) => return daemon_run(*alone),
         Command::Hook(HookCmd::Merge(args)) => return hooks::merge_driver::run(args),
         Command::Hook(HookCmd::Run { hook, args }) => {
             return match hook {
@@ -159,7 +159,7 @@ fn run(cli: Cli) -> u8 {
     }
 }
 
-fn daemon_run() -> u8 {
+fn daemon_run(alone: bool) -> u8 {
     let repo = match root::discover_or_cwd() {
         Ok(r) => r,
         Err(f) => {
@@ -167,7 +167,12 @@ fn daemon_run() -> u8 {
             return f.exit_code();
         }
     };
-    match wit_daemon::run_blocking(&repo.root) {
+    let mode = if alone {
+        wit_daemon::Mode::Alone
+    } else {
+        wit_daemon::Mode::Shared
+    };
+    match wit_daemon::run_blocking(&repo.root, mode) {
         Ok(()) => exit::OK,
         Err(e) => {
             eprintln!(

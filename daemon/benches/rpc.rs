@@ -17,7 +17,7 @@ const DAEMON_ROOT_ENV: &str = "WIT_BENCH_DAEMON_ROOT";
 
 fn main() {
     if let Some(root) = std::env::var_os(DAEMON_ROOT_ENV) {
-        if let Err(e) = wit_daemon::run_blocking(Path::new(&root)) {
+        if let Err(e) = wit_daemon::run_blocking(Path::new(&root), wit_daemon::Mode::Alone) {
             eprintln!("bench daemon: {e}");
             std::process::exit(1);
         }

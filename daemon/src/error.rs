@@ -42,6 +42,9 @@ pub enum DaemonError {
     /// it by host and database only.
     #[error("{0}")]
     SharedStore(String),
+    /// The repository's daemon, asked to serve this worktree too, failed to.
+    #[error("the repository's daemon could not serve this worktree: {0}")]
+    Hosted(String),
 }
 
 impl DaemonError {

@@ -1,12 +1,15 @@
 //! `wit-daemon`: the per-repository coordination daemon (protocol v1, `openrpc.json`).
 //!
-//! One daemon serves one repository at `<repo>/.wit/daemon.sock`: HTTP/1.1 `POST /rpc`
-//! carrying JSON-RPC 2.0 with `witVersion: "1"`. State lives in SQLite (`.wit/state.db`).
+//! The daemon serves each worktree of a repository at `<worktree>/.wit/daemon.sock`:
+//! HTTP/1.1 `POST /rpc` carrying JSON-RPC 2.0 with `witVersion: "1"`. State lives in
+//! SQLite (the main worktree's `.wit/state.db`). One process per repository and user
+//! serves every worktree that asks it (`host`), each with its own socket and answers.
 //!
 //! # Public API (used by the `wit` CLI)
-//! - [`run_blocking`]: serve a repository in the foreground until SIGTERM/SIGINT
-//!   (`wit daemon run`). Returns [`DaemonError::AlreadyRunning`] when another daemon holds
-//!   the repository's lock file, so the CLI can tell "already running" from a failure.
+//! - [`run_blocking`]: serve a worktree in the foreground until SIGTERM/SIGINT
+//!   (`wit daemon run`), handed to the repository's daemon when one runs ([`Mode`]).
+//!   Returns [`DaemonError::AlreadyRunning`] when another daemon holds the worktree's lock
+//!   file, so the CLI can tell "already running" from a failure.
 //! - [`WitDir`]: where the daemon's files live (`.wit/daemon.sock`, `.wit/daemon.pid`,
 //!   `.wit/daemon.lock`, `.wit/daemon.log`, `.wit/state.db`).
 //! - [`BODY_LIMIT_BYTES`]: the request body limit (16 MiB); larger bodies get HTTP 413 with
@@ -38,7 +41,10 @@
 //! violation (`actual`: symbol not found) for contracts in that file.
 //!
 //! # Layout
-//! `lifecycle` (directory, single instance, pid, signals) → `server` (socket, HTTP) →
+//! `lifecycle` (directory, logging, signals; ask the repository's daemon) → `host` (one
+//! process serving several worktrees; `host::attach` the asking side) → `site` (one
+//! worktree: single instance, pid, store, index; `process` what its worktrees share) →
+//! `server` (socket, HTTP) →
 //! `envelope` (validation order) → `router` → `methods::*` → `store` (SQLite) and
 //! `analysis` (files read through `wit_boundary`, paths normalized by `paths`, analyzers
 //! off the async threads; `prepare` analyses ahead of need at a lower priority).
@@ -53,6 +59,7 @@ mod error;
 mod expiry;
 mod footprint;
 mod forecast;
+mod host;
 mod index;
 mod leases;
 mod lifecycle;
@@ -62,10 +69,12 @@ mod params;
 mod paths;
 mod prepare;
 mod priority;
+mod process;
 mod purge;
 mod queues;
 mod router;
 mod server;
+mod site;
 mod sse;
 mod state;
 mod store;
@@ -130,7 +139,7 @@ pub struct Analyzers {
 /// # Errors
 /// [`DaemonError::AlreadyRunning`] when another daemon serves this repository (it is left
 /// alone); other variants when the directory, database or socket cannot be set up.
-pub fn run_blocking(root: &Path) -> Result<(), DaemonError> {
+pub fn run_blocking(root: &Path, mode: Mode) -> Result<(), DaemonError> {
     limit_malloc_arenas();
     // One async thread: requests are a few microseconds of work each (parsing runs on the
     // blocking pool, capped so a burst of parses cannot grow memory without bound), and on
@@ -148,9 +157,20 @@ pub fn run_blocking(root: &Path) -> Result<(), DaemonError> {
     // within its budget, a slow read): dropping the runtime would wait for it, keeping a
     // process alive beside the next daemon, so it gets a short grace and is then left to
     // end with the process.
-    let result = runtime.block_on(lifecycle::run(root));
+    let result = runtime.block_on(lifecycle::run(root, mode));
     runtime.shutdown_timeout(BLOCKING_SHUTDOWN_GRACE);
     result
+}
+
+/// How a `wit daemon run` serves its worktree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Handed to the repository's daemon when one runs (one process serves every
+    /// worktree of the repository and user, sharing what their indexes hold of equal
+    /// files); otherwise this process serves it and becomes that daemon.
+    Shared,
+    /// In a process of its own, which serves no other worktree.
+    Alone,
 }
 
 /// How long shutdown waits for busy blocking-pool threads once the daemon's files are

@@ -53,6 +53,7 @@ pub(crate) const METHODS: &[&str] = &[
     "claims.record",
     "claims.query",
     "claims.end",
+    "daemon.stop",
 ];
 
 /// Whether `method` exists (step 4).
@@ -110,6 +111,7 @@ pub(crate) async fn call(
         "check-contracts" => methods::checks::check_contracts(&state, &params).await,
         "rpc.discover" => Ok(state.openrpc.clone()),
         "daemon.status" => methods::status::status(&state).await,
+        "daemon.stop" => Ok(methods::status::stop(&state)),
         "store.status" => methods::status::store_status(&state).await,
         "analyzers.list" => methods::status::analyzers_list(&state).await,
         "symbols.at" => methods::symbols::at(&state, &params).await,

@@ -49,6 +49,10 @@ pub(crate) struct AppState {
     /// Requests answered so far: the heap is trimmed only while it stands still
     /// ([`crate::footprint::Trimmer`]).
     pub served: std::sync::atomic::AtomicU64,
+    /// Notified by `daemon.stop`: this worktree stops being served.
+    pub stop: tokio::sync::Notify,
+    /// The process serving this worktree (and maybe others of the repository).
+    pub process: Arc<crate::process::Process>,
 }
 
 impl AppState {

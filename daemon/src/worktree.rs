@@ -1,7 +1,8 @@
 //! Git worktrees share one coordination state.
 //!
 //! Agents most often run one git worktree each (`git worktree add ../wt-b`). Every
-//! worktree of a repository (the same `git rev-parse --git-common-dir`) has its own daemon
+//! worktree of a repository (the same `git rev-parse --git-common-dir`) is served on its
+//! own socket, with its own index (one process usually serves them all, `crate::host`)
 //! — each analyses the files of its own checkout, so byte ranges and signatures are the
 //! ones that worktree sees — but all of them keep their locks, intents, contracts,
 //! leases, events and audit log in **one** SQLite database: the main worktree's

@@ -234,27 +234,38 @@ impl<'a> From<&'a CallSite> for SiteRef<'a> {
     }
 }
 
-/// Names shared by many files (called names, receivers, callers), stored once.
+/// Names shared by many files (called names, receivers, callers), stored once. The
+/// graphs of one [`Shared`] use one interner, from several threads: names are only ever
+/// added, so a name read is never moved or freed while the interner lives, and reading
+/// one takes no lock (`boxcar`); looking an id up takes a read lock.
 #[derive(Default)]
 struct Interner {
-    ids: HashMap<Arc<str>, u32>,
-    names: Vec<Arc<str>>,
+    ids: std::sync::RwLock<HashMap<Arc<str>, u32>>,
+    names: boxcar::Vec<Arc<str>>,
 }
 
 impl Interner {
-    fn id(&mut self, name: &str) -> u32 {
-        if let Some(&id) = self.ids.get(name) {
+    fn id(&self, name: &str) -> u32 {
+        if let Some(id) = self.get(name) {
             return id;
         }
-        let id = self.names.len() as u32;
+        let mut ids = self.ids.write().unwrap_or_else(|p| p.into_inner());
+        if let Some(&id) = ids.get(name) {
+            return id;
+        }
+        // Pushed under the write lock, so that the index boxcar gives is the next id.
         let name: Arc<str> = Arc::from(name);
-        self.names.push(name.clone());
-        self.ids.insert(name, id);
+        let id = self.names.push(name.clone()) as u32;
+        ids.insert(name, id);
         id
     }
 
     fn get(&self, name: &str) -> Option<u32> {
-        self.ids.get(name).copied()
+        self.ids
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(name)
+            .copied()
     }
 
     fn name(&self, id: u32) -> &str {
@@ -262,10 +273,66 @@ impl Interner {
     }
 }
 
-/// What the graph keeps of one file: its analysis without signatures, call edges and call
-/// sites (symbols, imports, exports, bases), the call sites in compact form, and where
-/// those sites were found to go.
+/// What the graphs of several checkouts of one repository share: the interned names,
+/// and so every file's [`FileBody`] (a file with the same content in two worktrees is
+/// held once). Clones share; [`Graph::new`] makes a graph with a `Shared` of its own.
+#[derive(Clone, Default)]
+pub struct Shared {
+    names: Arc<Interner>,
+}
+
+impl Shared {
+    /// A new, empty set of shared names.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// What a graph keeps of one file's content, shareable with the other graphs of the same
+/// [`Shared`] (see [`Graph::body`], [`Graph::insert_body`]). It depends on the file's
+/// path (its language) and content only: where its calls resolve is each graph's own.
+#[derive(Clone)]
+pub struct FileBody(Arc<Body>);
+
+/// A [`FileBody`] that does not keep it alive.
+#[derive(Clone)]
+pub struct WeakBody(std::sync::Weak<Body>);
+
+impl FileBody {
+    /// A handle that does not keep the body alive.
+    pub fn downgrade(&self) -> WeakBody {
+        WeakBody(Arc::downgrade(&self.0))
+    }
+}
+
+impl WeakBody {
+    /// The body, while some graph (or handle) still holds it.
+    pub fn upgrade(&self) -> Option<FileBody> {
+        self.0.upgrade().map(FileBody)
+    }
+}
+
+/// What the graph keeps of one file: its content's [`Body`] (shared with the other
+/// graphs holding the same content) and where its sites were found to go in this graph.
 struct Entry {
+    body: Arc<Body>,
+    memo: Mutex<Memo>,
+}
+
+impl std::ops::Deref for Entry {
+    type Target = Body;
+
+    fn deref(&self) -> &Body {
+        &self.body
+    }
+}
+
+/// What the graph keeps of one file's content: its analysis without signatures, call
+/// edges and call sites (symbols, imports, exports, bases), and the call sites in compact
+/// form, their names interned in the graph's [`Shared`].
+struct Body {
+    /// The interner the ids below are of (a body is inserted only into graphs using it).
+    names: std::sync::Weak<Interner>,
     analysis: Arc<Analysis>,
     callers: Box<[u32]>,
     sites: Box<[Site]>,
@@ -288,7 +355,6 @@ struct Entry {
     /// `hasNext` of two anonymous classes), sorted: a call of such a caller is told
     /// apart by its line.
     shared_callers: Box<[u32]>,
-    memo: Mutex<Memo>,
 }
 
 /// Where a file's call sites resolve, remembered until some file's interface changes
@@ -334,7 +400,7 @@ pub struct Overlay<'a> {
 #[derive(Default)]
 pub struct Graph {
     files: HashMap<Arc<str>, Entry>,
-    names: Interner,
+    names: Arc<Interner>,
     /// Interned called name → files with a call site of that name.
     by_callee: HashMap<u32, BTreeSet<Arc<str>>>,
     /// Name → the other names it is called by somewhere (`import {a as b}`: `a` → `b`;
@@ -384,6 +450,22 @@ impl Graph {
     /// An empty graph.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty graph whose files' bodies can be shared with the other graphs of
+    /// `shared` ([`Graph::body`], [`Graph::insert_body`]).
+    pub fn sharing(shared: &Shared) -> Self {
+        Self {
+            names: shared.names.clone(),
+            ..Self::default()
+        }
+    }
+
+    /// What the graph keeps of `file`'s content, to be inserted into another graph of the
+    /// same [`Shared`] holding the same content (the caller knows the contents are
+    /// equal: the daemon compares their hashes).
+    pub fn body(&self, file: &str) -> Option<FileBody> {
+        self.files.get(file).map(|e| FileBody(e.body.clone()))
     }
 
     /// Sets (`Some(text)`) or forgets (`None`) one of the project's configuration files:
@@ -450,13 +532,32 @@ impl Graph {
 
     /// Adds or replaces `file`. The graph keeps a compact copy (see [`Graph::get`]).
     pub fn insert(&mut self, file: &str, analysis: Arc<Analysis>) {
+        let body = Arc::new(self.make_body(file, &analysis));
+        self.link(file, body);
+    }
+
+    /// Adds or replaces `file` with `body`, what another graph of the same [`Shared`]
+    /// keeps of the same content ([`Graph::body`]). Returns `false`, leaving the graph
+    /// as it was, when the body comes from a graph of another `Shared` (its names are
+    /// not this graph's).
+    pub fn insert_body(&mut self, file: &str, body: FileBody) -> bool {
+        if !std::ptr::eq(body.0.names.as_ptr(), Arc::as_ptr(&self.names)) {
+            return false;
+        }
+        self.link(file, body.0);
+        true
+    }
+
+    /// Puts `body` in the graph as `file`'s, keeping the callee index, the aliases and
+    /// the generations right.
+    fn link(&mut self, file: &str, body: Arc<Body>) {
         self.generation += 1;
         match self.files.get(file) {
             None => {
                 self.forget_modules();
                 self.interface += 1;
             }
-            Some(old) if !same_interface(&old.analysis, &analysis) => self.interface += 1,
+            Some(old) if !same_interface(&old.analysis, &body.analysis) => self.interface += 1,
             Some(_) => {}
         }
         // The old version's distinct called names, to update `by_callee` by difference:
@@ -471,6 +572,40 @@ impl Graph {
             Some(key) => key,
             None => Arc::from(file),
         };
+        let new_callees = distinct_callees(&body.sites);
+        for id in old_callees
+            .iter()
+            .filter(|id| new_callees.binary_search(id).is_err())
+        {
+            self.drop_callee(*id, &key);
+        }
+        for &id in new_callees
+            .iter()
+            .filter(|id| old_callees.binary_search(id).is_err())
+        {
+            self.by_callee.entry(id).or_default().insert(key.clone());
+        }
+        for (from, to) in renames(&body.analysis) {
+            *self
+                .aliases
+                .entry(from.into())
+                .or_default()
+                .entry(to.into())
+                .or_default() += 1;
+        }
+        self.files.insert(
+            key,
+            Entry {
+                body,
+                memo: Mutex::default(),
+            },
+        );
+    }
+
+    /// What the graph keeps of `analysis`, the content of `file`: a function of the
+    /// file's path and content alone (its names interned), so that graphs sharing names
+    /// can share it.
+    fn make_body(&self, file: &str, analysis: &Analysis) -> Body {
         // Analyses without call sites (plugins of the first ABI) give one plain call per
         // call edge.
         let fallback: Vec<CallSite>;
@@ -516,19 +651,6 @@ impl Graph {
                 line: c.line.min(u32::MAX as usize) as u32,
             });
         }
-        let new_callees = distinct_callees(&compact);
-        for id in old_callees
-            .iter()
-            .filter(|id| new_callees.binary_search(id).is_err())
-        {
-            self.drop_callee(*id, &key);
-        }
-        for &id in new_callees
-            .iter()
-            .filter(|id| old_callees.binary_search(id).is_err())
-        {
-            self.by_callee.entry(id).or_default().insert(key.clone());
-        }
         // Signatures are not kept, but where overloads need them (Java).
         let signatures: Box<[Option<Box<str>>]> = if analysis.bodies.is_empty() {
             Box::default()
@@ -556,7 +678,7 @@ impl Graph {
         kept.bodies = analysis.bodies.clone();
         kept.members = analysis.members.clone();
         let parents = scopes::parents(&kept);
-        let mut defines: Vec<u32> = if Language::of(&key) == Language::Other {
+        let mut defines: Vec<u32> = if Language::of(file) == Language::Other {
             Vec::new()
         } else {
             kept.symbols
@@ -591,29 +713,18 @@ impl Graph {
             .map(|w| w[0])
             .collect();
         shared_callers.dedup();
-        for (from, to) in renames(&kept) {
-            *self
-                .aliases
-                .entry(from.into())
-                .or_default()
-                .entry(to.into())
-                .or_default() += 1;
+        Body {
+            names: Arc::downgrade(&self.names),
+            analysis: Arc::new(kept),
+            callers: callers.into(),
+            sites: compact.into(),
+            defines: defines.into(),
+            parents,
+            signatures,
+            arguments,
+            nested: nested.into(),
+            shared_callers: shared_callers.into(),
         }
-        self.files.insert(
-            key,
-            Entry {
-                analysis: Arc::new(kept),
-                callers: callers.into(),
-                sites: compact.into(),
-                defines: defines.into(),
-                parents,
-                signatures,
-                arguments,
-                nested: nested.into(),
-                shared_callers: shared_callers.into(),
-                memo: Mutex::default(),
-            },
-        );
     }
 
     /// Forgets `file` (deleted, renamed away, now ignored).

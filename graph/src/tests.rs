@@ -1503,3 +1503,85 @@ fn go_conversions_are_no_calls_generic_calls_are_and_receivers_have_their_declar
         ]
     );
 }
+
+/// Two checkouts' graphs sharing names: the second takes the first's bodies for the files
+/// they have in common and analyses only the one that differs; its answers are exactly
+/// those of a graph built alone from its own files, and the first's stay its own.
+#[test]
+fn a_graph_built_from_shared_bodies_answers_as_one_built_alone() {
+    let api = "import { query } from './db';\nexport function list() { return query('x'); }\n";
+    let api_b =
+        "import Repo from './repo';\nexport function list() { return new Repo().find('x'); }\n";
+    let repo = "import { query } from './db';\nexport default class Repo {\n  find(id: string) { return query(id); }\n}\n";
+    let registry = wit_analyzers::builtin_registry();
+    let analyse = |path: &str, source: &str| {
+        Arc::new(
+            registry
+                .for_path(path)
+                .unwrap()
+                .analyze_full(source)
+                .unwrap(),
+        )
+    };
+    let shared = Shared::new();
+    let mut first = Graph::sharing(&shared);
+    for (path, source) in [
+        ("src/db.ts", DB),
+        ("src/api.ts", api),
+        ("src/repo.ts", repo),
+    ] {
+        first.insert(path, analyse(path, source));
+    }
+    let mut second = Graph::sharing(&shared);
+    for path in ["src/db.ts", "src/repo.ts"] {
+        assert!(second.insert_body(path, first.body(path).unwrap()));
+    }
+    second.insert("src/api.ts", analyse("src/api.ts", api_b));
+    let alone = graph(&[
+        ("src/db.ts", DB),
+        ("src/api.ts", api_b),
+        ("src/repo.ts", repo),
+    ]);
+    for (g, want) in [
+        (&second, &alone),
+        (
+            &first,
+            &graph(&[
+                ("src/db.ts", DB),
+                ("src/api.ts", api),
+                ("src/repo.ts", repo),
+            ]),
+        ),
+    ] {
+        for path in [
+            "src/api.ts:list",
+            "src/repo.ts:Repo.find",
+            "src/db.ts:query",
+        ] {
+            assert_eq!(callees(g, path), callees(want, path), "callees of {path}");
+            assert_eq!(callers(g, path), callers(want, path), "callers of {path}");
+        }
+    }
+    assert_eq!(
+        callees(&second, "src/api.ts:list"),
+        ["src/repo.ts:Repo.find (resolved)"]
+    );
+    assert_eq!(
+        callees(&first, "src/api.ts:list"),
+        ["src/db.ts:query (resolved)"]
+    );
+    // The same content is held once.
+    assert!(Arc::ptr_eq(
+        &first.body("src/db.ts").unwrap().0,
+        &second.body("src/db.ts").unwrap().0
+    ));
+    // A body of another set of names is refused, the graph unchanged.
+    let mut other = Graph::new();
+    assert!(!other.insert_body("src/db.ts", first.body("src/db.ts").unwrap()));
+    assert!(other.is_empty());
+    // A weak handle lives as long as some graph holds the body.
+    let weak = first.body("src/api.ts").unwrap().downgrade();
+    assert!(weak.upgrade().is_some());
+    first.remove("src/api.ts");
+    assert!(weak.upgrade().is_none());
+}

@@ -28,6 +28,7 @@ mod daemon_lifecycle;
 mod daemon_liveness;
 mod daemon_locks;
 mod daemon_robustness;
+mod daemon_shared_process;
 mod daemon_stalls;
 mod daemon_symbol_names;
 mod daemon_waiting;

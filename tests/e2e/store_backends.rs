@@ -20,6 +20,7 @@ const SUITE: &[&str] = &[
     "daemon_liveness::",
     "daemon_locks::",
     "daemon_robustness::",
+    "daemon_shared_process::",
     "daemon_stalls::",
     "daemon_symbol_names::",
     "daemon_waiting::",

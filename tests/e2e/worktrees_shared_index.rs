@@ -1,4 +1,6 @@
-//! Issue 31: a new worktree's index starts from the main worktree's persisted one, so a
+//! Issue 31: a new worktree's index starts from what the main worktree's already holds:
+//! in memory when the repository's daemon serves it too (one process per repository), or
+//! from the main worktree's persisted index when it is served by a process of its own. A
 //! second checkout does not parse the whole repository again; each checkout's answers stay
 //! its own (a file that differs is analysed from its own content), equal to a lone
 //! daemon's on the same tree; and a main index that is not sound, or not ours to read, is
@@ -84,8 +86,23 @@ fn linked(main: &CliRepo, auth: Option<&str>) -> (Worktree, Value, String) {
     }
     wt.wit(None, &["daemon", "start"]).ok();
     let st = ready(&wt.path);
-    let log = std::fs::read_to_string(wt.path.join(".wit/daemon.log")).unwrap();
-    (wt, st, log)
+    (wt, st, logs(main))
+}
+
+/// The daemon logs of `main` and its worktree `wt-b`: the process serving the worktree
+/// logs to the log of the worktree it was started in.
+fn logs(main: &CliRepo) -> String {
+    let status = main.git(&["worktree", "list", "--porcelain"]);
+    let mut all = String::new();
+    for line in status.lines() {
+        if let Some(path) = line.strip_prefix("worktree ") {
+            all.push_str(
+                &std::fs::read_to_string(Path::new(path).join(".wit/daemon.log"))
+                    .unwrap_or_default(),
+            );
+        }
+    }
+    all
 }
 
 /// `auth.ts` as the linked worktree has it: `validateToken` moved below `handler` and
@@ -104,15 +121,20 @@ fn changed_auth() -> String {
 fn a_new_worktree_reuses_the_main_index_and_its_answers_are_its_own() {
     let main = main_repo();
     let auth = changed_auth();
-    let (wt, st, log) = linked(&main, Some(&auth));
-    // The two files the checkouts share come from the main index; the changed one is
-    // analysed from this checkout's content.
-    assert_eq!(st["reused"], 2, "{st}");
-    assert_eq!(st["analysed"], 1, "{st}");
-    assert!(
-        log.contains("the index reuses the main worktree's"),
-        "{log}"
+    let (wt, st, _) = linked(&main, Some(&auth));
+    // One process serves both checkouts.
+    let status = client(&wt.path).ok("daemon.status", json!({}));
+    let main_status = client(main.path()).ok("daemon.status", json!({}));
+    assert_eq!(status["pid"], main_status["pid"], "{status}");
+    assert_eq!(
+        status["servedWith"],
+        json!([main.path().canonicalize().unwrap().display().to_string()])
     );
+    // The two files the checkouts share are the main checkout's, in memory; the changed
+    // one is analysed from this checkout's content.
+    assert_eq!(st["reused"], 2, "{st}");
+    assert_eq!(st["shared"], 2, "{st}");
+    assert_eq!(st["analysed"], 1, "{st}");
 
     // The same tree served by a lone daemon (no worktree, no main index) answers the
     // same, byte ranges, signatures and callers included.
@@ -134,6 +156,35 @@ fn a_new_worktree_reuses_the_main_index_and_its_answers_are_its_own() {
     assert!(text.contains("strict: boolean"), "{text}");
     let mains = answers(main.path()).to_string();
     assert!(!mains.contains("strict: boolean"), "{mains}");
+}
+
+/// A worktree served by a process of its own (`wit daemon run --alone`) starts from the
+/// main worktree's persisted index, read beneath its own.
+#[test]
+fn a_worktree_served_alone_reuses_the_main_persisted_index_and_its_answers_are_its_own() {
+    let main = main_repo();
+    let auth = changed_auth();
+    let wt = Worktree::add(&main, "wt-b");
+    wt.write("src/auth.ts", &auth);
+    let mut cmd = crate::support::daemon::daemon_command(&wt.path);
+    cmd.arg("--alone");
+    let alone = crate::support::daemon::Daemon::start_with(&wt.path, cmd);
+    let st = ready(&wt.path);
+    assert_ne!(
+        client(&wt.path).ok("daemon.status", json!({}))["pid"],
+        client(main.path()).ok("daemon.status", json!({}))["pid"]
+    );
+    assert_eq!(st["reused"], 2, "{st}");
+    assert_eq!(st["shared"], 0, "{st}");
+    assert_eq!(st["analysed"], 1, "{st}");
+    let log = std::fs::read_to_string(wt.path.join(".wit/daemon.log")).unwrap();
+    assert!(
+        log.contains("the index reuses the main worktree's"),
+        "{log}"
+    );
+    let text = answers(&wt.path).to_string();
+    assert!(text.contains("strict: boolean"), "{text}");
+    drop(alone);
 }
 
 #[test]

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use crate::args::DaemonCmd;
 use crate::autostart;
-use crate::client::{Client, ConnectError};
+use crate::client::{CallError, Client, ConnectError};
 use crate::commands::analyzers::{ConfigState, FailedPlugin};
 use crate::context::{Ctx, failure};
 use crate::duration::human_span;
@@ -45,6 +45,9 @@ pub struct DaemonStatus {
     /// The worktree each active session works in (worktrees share one state).
     #[serde(default)]
     pub worktrees: std::collections::BTreeMap<String, String>,
+    /// The other worktrees of the repository the same process serves.
+    #[serde(default)]
+    pub served_with: Vec<String>,
     /// The index's file watcher (absent from older daemons).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watch: Option<WatchInfo>,
@@ -169,8 +172,13 @@ pub fn status_line(st: &DaemonStatus) -> String {
             human_span(w.poll_interval_ms as i64)
         ));
     }
+    let shared = match st.served_with.len() {
+        0 => String::new(),
+        1 => " (also serving 1 other worktree)".to_owned(),
+        n => format!(" (also serving {n} other worktrees)"),
+    };
     format!(
-        "daemon running · pid {} · wit {} · socket {} · up {} · {} locks, {} intents, {} contracts · analyzers: {}{problems}",
+        "daemon running · pid {}{shared} · wit {} · socket {} · up {} · {} locks, {} intents, {} contracts · analyzers: {}{problems}",
         st.pid,
         st.version,
         st.socket,
@@ -189,7 +197,7 @@ pub fn status_line(st: &DaemonStatus) -> String {
 /// Runs a `wit daemon` subcommand.
 pub async fn run(ctx: &Ctx, cmd: DaemonCmd) -> CmdResult {
     match cmd {
-        DaemonCmd::Run => unreachable!("handled in main"),
+        DaemonCmd::Run { .. } => unreachable!("handled in main"),
         DaemonCmd::Start => start(ctx).await,
         DaemonCmd::Stop => {
             let stopped = stop(&ctx.repo).await?;
@@ -251,14 +259,15 @@ async fn start(ctx: &Ctx) -> CmdResult {
     Ok(())
 }
 
-/// Stops the repository's daemon and waits until it has exited; returns its pid, or
-/// `None` when none was running.
+/// Stops serving this worktree and waits until it is stopped (its socket gone, and the
+/// process exited when it served no other worktree); returns the serving process's pid,
+/// or `None` when none was running.
 pub async fn stop(repo: &Repo) -> CmdResult<Option<u32>> {
     // The pid comes from the kernel (the connection's peer credentials), never from the
     // daemon's answer or the pid file: whatever listens on the socket could claim any pid
     // (pid 1, say) and have us signal it.
-    let pid = match autostart::connect_existing(repo, Duration::from_secs(5)).await {
-        Ok(client) => client.peer_pid(),
+    let mut client = match autostart::connect_existing(repo, Duration::from_secs(5)).await {
+        Ok(client) => client,
         Err(ConnectError::Refused) => {
             // A daemon that died without cleaning up; nothing to stop.
             let _ = repo.wit().remove("daemon.sock");
@@ -267,7 +276,7 @@ pub async fn stop(repo: &Repo) -> CmdResult<Option<u32>> {
         Err(ConnectError::Missing) => return Ok(None),
         Err(ConnectError::Other(m)) => return Err(Failure::Unreachable(m)),
     };
-    let Some(pid) = pid else {
+    let Some(pid) = client.peer_pid() else {
         return Err(Failure::other(
             "the daemon answers but the kernel did not report its pid; stop it by hand",
         ));
@@ -275,10 +284,42 @@ pub async fn stop(repo: &Repo) -> CmdResult<Option<u32>> {
     let Ok(pid_t) = libc::pid_t::try_from(pid) else {
         return Err(Failure::other(format!("invalid daemon pid {pid}")));
     };
-    signal(pid_t, libc::SIGTERM);
+    // `daemon.stop` stops this worktree only: the process may serve the repository's
+    // other worktrees too. A daemon from before it gets SIGTERM, as it always did.
+    let exiting = match client.call_value("daemon.stop", json!({})).await {
+        Ok(answer) => answer["exiting"].as_bool().unwrap_or(true),
+        Err(CallError::Rpc(e))
+            if e.code == wit_core::protocol::ErrorCode::MethodNotFound.code() =>
+        {
+            signal(pid_t, libc::SIGTERM);
+            true
+        }
+        Err(e) => {
+            return Err(Failure::Unreachable(format!(
+                "asking the daemon to stop: {e}"
+            )));
+        }
+    };
+    drop(client);
     let deadline = Instant::now() + Duration::from_secs(10);
-    while alive(pid_t) {
+    loop {
+        // Stopped once its socket is gone: removed last, after its checkout is withdrawn.
+        let served = match autostart::connect_existing(repo, Duration::from_secs(1)).await {
+            Ok(c) => c.peer_pid() == Some(pid),
+            Err(ConnectError::Missing) => false,
+            Err(_) => true,
+        };
+        let exiting_still = exiting && alive(pid_t);
+        if !served && !exiting_still {
+            break;
+        }
         if Instant::now() >= deadline {
+            if !exiting {
+                return Err(Failure::other(format!(
+                    "the daemon (pid {pid}) still serves this worktree after 10 s; it also \
+                     serves other worktrees, so it was not killed"
+                )));
+            }
             signal(pid_t, libc::SIGKILL);
             eprintln!("wit: the daemon (pid {pid}) did not exit within 10 s; killed it");
             break;

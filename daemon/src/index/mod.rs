@@ -25,6 +25,7 @@
 
 pub(crate) mod files;
 mod persist;
+pub(crate) mod shared;
 mod watch;
 
 use std::collections::HashMap;
@@ -37,11 +38,19 @@ use wit_boundary::WitDir;
 use wit_core::Analysis;
 use wit_core::analyzer::source_text;
 use wit_core::text::escape;
-use wit_graph::{Edge, Graph, Overlay, SymbolRef};
+use wit_graph::{Edge, FileBody, Graph, Overlay, SymbolRef};
 
 use crate::analysis::{AnalysisService, FileOutcome};
 use files::PathFilter;
 use persist::IndexDb;
+use shared::SharedIndex;
+
+/// A file's content as the build found it: what another checkout of the same daemon
+/// already holds, or an analysis (stored or made now).
+enum Loaded {
+    Body(FileBody),
+    Analysis(Arc<Analysis>),
+}
 
 /// Files per batch entering the graph (and the database) during the build.
 const BATCH: usize = 256;
@@ -53,6 +62,8 @@ struct Progress {
     listed: AtomicUsize,
     done: AtomicUsize,
     reused: AtomicUsize,
+    /// Of `reused`: taken from another checkout the daemon serves.
+    shared: AtomicUsize,
     analysed: AtomicUsize,
     failed: AtomicUsize,
     build_ms: AtomicU64,
@@ -64,6 +75,8 @@ pub(crate) struct RepoIndex {
     analysis: Arc<AnalysisService>,
     limit: u64,
     filter: PathFilter,
+    /// What this checkout's graph shares with the other checkouts the daemon serves.
+    shared: Arc<SharedIndex>,
     graph: RwLock<Graph>,
     /// Content hash of each indexed file.
     hashes: Mutex<HashMap<String, [u8; 32]>>,
@@ -82,6 +95,9 @@ pub(crate) struct RepoIndex {
     listeners: Mutex<Vec<Listener>>,
     /// What the watcher watches and polls (see [`watch::budget`]), for `daemon.status`.
     watching: watch::Gauge,
+    /// Set when the checkout stops being served ([`RepoIndex::stop`]): the build and the
+    /// watcher end, so that a daemon serving other worktrees keeps no thread for it.
+    stopped: AtomicBool,
 }
 
 /// What [`RepoIndex::listen`] takes.
@@ -124,13 +140,15 @@ impl RepoIndex {
         analysis: Arc<AnalysisService>,
         limit: u64,
         config: &wit_core::config::GraphConfig,
+        shared: Arc<SharedIndex>,
     ) -> Self {
         Self {
             root,
             analysis,
             limit,
             filter: PathFilter::new(config),
-            graph: RwLock::new(Graph::new()),
+            graph: RwLock::new(Graph::sharing(shared.graph())),
+            shared,
             hashes: Mutex::new(HashMap::new()),
             db: Mutex::new(None),
             progress: Progress::default(),
@@ -139,6 +157,7 @@ impl RepoIndex {
             watched: Mutex::default(),
             listeners: Mutex::new(Vec::new()),
             watching: watch::Gauge::default(),
+            stopped: AtomicBool::new(false),
         }
     }
 
@@ -188,13 +207,25 @@ impl RepoIndex {
                     w.watch_dirs_of(&index, &watched);
                 }
                 index.build(all, started);
-                if let Some(w) = events {
+                if let Some(w) = events
+                    && !index.stopped()
+                {
                     w.run(&index);
                 }
             });
         if let Err(e) = spawned {
             tracing::error!("the index thread did not start: {e}");
         }
+    }
+
+    /// Ends the build (between two files) and the watcher (within
+    /// [`watch::STOP_CHECK`]): the checkout is no longer served.
+    pub(crate) fn stop(&self) {
+        self.stopped.store(true, Ordering::Release);
+    }
+
+    fn stopped(&self) -> bool {
+        self.stopped.load(Ordering::Acquire)
     }
 
     fn db_lock(&self) -> std::sync::MutexGuard<'_, Option<IndexDb>> {
@@ -262,11 +293,14 @@ impl RepoIndex {
             for _ in 0..workers {
                 scope.spawn(|| {
                     crate::priority::lower_this_thread();
-                    let mut batch: Vec<(String, [u8; 32], Arc<Analysis>)> = Vec::new();
+                    let mut batch: Vec<(String, [u8; 32], Loaded)> = Vec::new();
                     let mut rows = Vec::new();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(rel) = listed.get(i) else { break };
+                        if self.stopped() {
+                            break;
+                        }
                         if let Some((h, analysis, row)) =
                             self.load_one(rel, stored.get(rel), base.get(rel))
                         {
@@ -306,6 +340,7 @@ impl RepoIndex {
         tracing::info!(
             files = listed.len(),
             reused = self.progress.reused.load(Ordering::Relaxed),
+            shared = self.progress.shared.load(Ordering::Relaxed),
             analysed = self.progress.analysed.load(Ordering::Relaxed),
             ms,
             "repository index built"
@@ -325,10 +360,25 @@ impl RepoIndex {
     /// Puts a batch of analyses into the graph, one file at a time: a request waiting to
     /// read the graph waits for one insert (tens of microseconds), never for a batch (256
     /// inserts took 5–10 ms, a request's whole budget several times over).
-    fn commit(&self, batch: impl IntoIterator<Item = (String, [u8; 32], Arc<Analysis>)>) {
-        for (rel, h, analysis) in batch {
+    /// An analysis's body is offered to the other checkouts; a body taken from them
+    /// is already theirs.
+    fn commit(&self, batch: impl IntoIterator<Item = (String, [u8; 32], Loaded)>) {
+        for (rel, h, loaded) in batch {
             let mut hashes = self.hashes_lock();
-            self.write().insert(&rel, analysis);
+            let mut graph = self.write();
+            match loaded {
+                Loaded::Body(body) => {
+                    // Always of this family's names (found in `self.shared`).
+                    graph.insert_body(&rel, body);
+                }
+                Loaded::Analysis(analysis) => {
+                    graph.insert(&rel, analysis);
+                    if let Some(body) = graph.body(&rel) {
+                        self.shared.keep(&rel, h, &body);
+                    }
+                }
+            }
+            drop(graph);
             hashes.insert(rel, h);
         }
     }
@@ -340,7 +390,7 @@ impl RepoIndex {
         rel: &str,
         stored: Option<&[u8; 32]>,
         base: Option<&[u8; 32]>,
-    ) -> Option<([u8; 32], Arc<Analysis>, Option<persist::Row>)> {
+    ) -> Option<([u8; 32], Loaded, Option<persist::Row>)> {
         let bytes = match wit_boundary::read_repo_file(&self.root, rel, self.limit) {
             Ok(b) => b,
             Err(e) => {
@@ -352,12 +402,19 @@ impl RepoIndex {
             }
         };
         let h = hash(&bytes);
+        // Another checkout of this daemon holds the same content: nothing to read or
+        // decode, and nothing held twice.
+        if let Some(body) = self.shared.find(rel, &h) {
+            self.progress.reused.fetch_add(1, Ordering::Relaxed);
+            self.progress.shared.fetch_add(1, Ordering::Relaxed);
+            return Some((h, Loaded::Body(body), None));
+        }
         if stored == Some(&h)
             && let Some(encoded) = self.db_lock().as_ref().and_then(|db| db.analysis(rel))
             && let Some(analysis) = persist::decode(&encoded)
         {
             self.progress.reused.fetch_add(1, Ordering::Relaxed);
-            return Some((h, Arc::new(analysis), None));
+            return Some((h, Loaded::Analysis(Arc::new(analysis)), None));
         }
         // The main worktree's analysis of the same content (its row read again: the
         // other daemon may have rewritten it since its hash was listed).
@@ -368,12 +425,12 @@ impl RepoIndex {
             && let Some(analysis) = persist::decode(&encoded)
         {
             self.progress.reused.fetch_add(1, Ordering::Relaxed);
-            return Some((h, Arc::new(analysis), None));
+            return Some((h, Loaded::Analysis(Arc::new(analysis)), None));
         }
         let analysis = self.analyse(rel, &bytes)?;
         self.progress.analysed.fetch_add(1, Ordering::Relaxed);
         let encoded = persist::encode(&analysis)?;
-        Some((h, analysis, Some((h, encoded))))
+        Some((h, Loaded::Analysis(analysis), Some((h, encoded))))
     }
 
     fn analyse(&self, rel: &str, bytes: &[u8]) -> Option<Arc<Analysis>> {
@@ -458,6 +515,13 @@ impl RepoIndex {
         if indexed == Some(h) {
             return Refresh::Unchanged;
         }
+        // Changed to a content another checkout holds (a checkout or merge that made the
+        // file what it is there): taken as it is. The stored row keeps the old hash, so a
+        // restart re-analyses this one file.
+        if let Some(body) = self.shared.find(rel, &h) {
+            self.commit([(rel.to_owned(), h, Loaded::Body(body))]);
+            return Refresh::Changed;
+        }
         // Changed: through the analysis service, which reanalyses a file being edited
         // incrementally (its cache keeps the last syntax tree), given the bytes just read
         // and hashed, so that hash and analysis always match without a second read (a
@@ -486,7 +550,7 @@ impl RepoIndex {
             .then(|| persist::encode(&graph_view((**fresh).clone())))
             .flatten()
             .map(|encoded| (h, encoded));
-        self.commit(vec![(rel.to_owned(), h, fresh.clone())]);
+        self.commit([(rel.to_owned(), h, Loaded::Analysis(fresh.clone()))]);
         if let Some(row) = row {
             self.save(vec![(rel.to_owned(), row)], &[]);
         }
@@ -806,6 +870,7 @@ impl RepoIndex {
             "listed": p.listed.load(Ordering::Relaxed),
             "processed": p.done.load(Ordering::Relaxed),
             "reused": p.reused.load(Ordering::Relaxed),
+            "shared": p.shared.load(Ordering::Relaxed),
             "analysed": p.analysed.load(Ordering::Relaxed),
             "failed": p.failed.load(Ordering::Relaxed),
             "buildMs": if ready { Some(p.build_ms.load(Ordering::Relaxed)) } else { None },

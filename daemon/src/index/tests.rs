@@ -16,7 +16,13 @@ fn index() -> (tempfile::TempDir, Arc<AnalysisService>, RepoIndex) {
         root.clone(),
         wit_analyzers::builtin_registry(),
     ));
-    let ix = RepoIndex::new(root, analysis.clone(), 1 << 20, &Default::default());
+    let ix = RepoIndex::new(
+        root,
+        analysis.clone(),
+        1 << 20,
+        &Default::default(),
+        Default::default(),
+    );
     assert_eq!(ix.refresh("src/a.ts"), Refresh::Changed);
     ix.watched_lock().insert("src".into());
     (dir, analysis, ix)
@@ -78,7 +84,7 @@ fn a_batch_enters_the_graph_one_file_at_a_time_and_the_graph_is_readable_between
             "the hashes are not locked either"
         );
         seen = i + 1;
-        (rel.clone(), [i as u8; 32], a)
+        (rel.clone(), [i as u8; 32], super::Loaded::Analysis(a))
     });
     ix.commit(batch);
     assert_eq!(seen, files.len());

@@ -73,6 +73,7 @@ pub(crate) async fn status(state: &AppState) -> Result<Value, Failure> {
         "analyzers": analyzers,
         "state": where_state,
         "worktrees": worktrees,
+        "servedWith": served_with(state),
         "watch": state.index.watch_status(),
         "config": config_json(state),
         "failed": failed_json(state),
@@ -247,4 +248,29 @@ fn store_identity(state: &AppState) -> Value {
             "sharedWith": Value::Null,
         }),
     }
+}
+
+/// `daemon.stop` → `{stopping: true, pid, exiting}`: this worktree stops being served once
+/// the answer is sent (its socket and pid file removed, its checkout withdrawn); the
+/// process exits with it (`exiting`) unless it serves other worktrees of the repository.
+pub(crate) fn stop(state: &AppState) -> Value {
+    let others = state
+        .process
+        .sites()
+        .iter()
+        .filter(|r| **r != state.root)
+        .count();
+    state.stop.notify_one();
+    json!({ "stopping": true, "pid": std::process::id(), "exiting": others == 0 })
+}
+
+/// The other worktrees this process serves, for `daemon.status` `servedWith`.
+pub(crate) fn served_with(state: &AppState) -> Vec<String> {
+    state
+        .process
+        .sites()
+        .iter()
+        .filter(|r| **r != state.root)
+        .map(|r| r.display().to_string())
+        .collect()
 }

@@ -39,6 +39,9 @@ use std::time::{Duration, Instant};
 
 use super::{RepoIndex, files};
 
+/// Longest wait for a change before the watcher looks whether its index was stopped (a
+/// daemon serving other worktrees ends a stopped one's watcher within this).
+pub(super) const STOP_CHECK: Duration = Duration::from_secs(2);
 /// How long a path must be free of events before it is re-read.
 const QUIET: Duration = Duration::from_millis(15);
 /// The longest a path that keeps changing waits to be re-read (from its first event).
@@ -305,18 +308,24 @@ impl Watcher {
         Pending::note(&mut pending.paths, rel, at);
     }
 
-    /// Serves changes until the source goes away (the daemon exits).
+    /// Serves changes until the source goes away or the index is stopped.
     pub(super) fn run(mut self, index: &RepoIndex) {
         let mut pending = Pending::default();
         let mut changes = Vec::new();
         let mut forgotten = Vec::new();
         let mut polled = Vec::new();
         loop {
+            if index.stopped() {
+                return;
+            }
             let next = match (pending.next(), self.poller.due()) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
-            let timeout = next.map(|due| due.saturating_duration_since(Instant::now()));
+            let timeout = Some(next.map_or(STOP_CHECK, |due| {
+                due.saturating_duration_since(Instant::now())
+                    .min(STOP_CHECK)
+            }));
             let status = self.source.wait(timeout, &mut changes, &mut forgotten);
             for (at, change) in changes.drain(..) {
                 Self::take(change, &mut pending, at);

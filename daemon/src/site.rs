@@ -1,0 +1,311 @@
+//! Serving one worktree: its single-instance lock, store, index, socket and pid file,
+//! until it is told to stop. A daemon process serves one or more worktrees of a
+//! repository this way ([`crate::host`]); each keeps its own socket, state and answers.
+
+use std::fs::{self, File, TryLockError};
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use std::io::IsTerminal;
+use tokio::net::UnixListener;
+
+use crate::analysis::{self, AnalysisService};
+use crate::clock::now_ms;
+use crate::config::Config;
+use crate::error::DaemonError;
+use crate::process::Process;
+use crate::purge;
+use crate::server;
+use crate::state::AppState;
+use crate::store::{Backend, Store};
+use crate::worktree::Placement;
+use wit_boundary::WitDir;
+use wit_boundary::witdir::Access;
+
+/// Serves the worktree at `root` (canonical; its `.wit/` verified, placed at
+/// `placement`) until `stop` resolves (with the reason to log), `daemon.stop` asks, or the
+/// worktree is deleted. `ready` is told the pid once the socket answers.
+pub(crate) async fn serve(
+    root: PathBuf,
+    wit: WitDir,
+    placement: Placement,
+    process: Arc<Process>,
+    stop: impl std::future::Future<Output = String>,
+    ready: Option<tokio::sync::oneshot::Sender<u32>>,
+) -> Result<(), DaemonError> {
+    // The lock is held for the life of the process; its file is never deleted, so that two
+    // starting daemons always contend for the same inode.
+    let lock = take_instance_lock(&wit)?;
+
+    // We hold the lock, so any socket or pid file present is a crashed daemon's leftover.
+    remove_stale(&wit, "daemon.sock")?;
+    remove_stale(&wit, "daemon.pid")?;
+
+    // wit.toml, then the store it and the environment name, then the registry (plugins
+    // need the file's list and the trust check).
+    let mut config = Config::load(&root);
+    // Worktrees of one checkout share one project: the main worktree's path is the key
+    // when nothing else names one.
+    let main_root = placement
+        .main_worktree
+        .clone()
+        .unwrap_or_else(|| root.clone());
+    let clone_id = || match crate::worktree::clone_id(&placement.state) {
+        Ok(id) => Some(id),
+        Err(e) => {
+            tracing::warn!(
+                "this clone has no id ({}): its checkouts are named by path alone",
+                wit_core::text::escape(&e.to_string())
+            );
+            None
+        }
+    };
+    let target = crate::store::target::resolve(&root, &main_root, &config.parsed, &clone_id);
+    // A checkout's name: its path, and on a store other machines share, its clone's id.
+    let checkout = match (&target, clone_id()) {
+        (crate::store::target::StoreTarget::Postgres { .. }, Some(id)) => {
+            format!("{}#{id}", root.display())
+        }
+        _ => root.display().to_string(),
+    };
+    let store = match target {
+        crate::store::target::StoreTarget::Sqlite => {
+            placement.state.check_database("state.db")?;
+            Backend::Sqlite(Arc::new(Store::open_in(&placement.state, now_ms())?))
+        }
+        crate::store::target::StoreTarget::Postgres { url, project } => {
+            let pg = crate::store::pg::PgStore::connect(&url, &project)
+                .await
+                .map_err(DaemonError::SharedStore)?;
+            tracing::info!(
+                "state shared in the PostgreSQL store {} (project {})",
+                pg.shown(),
+                wit_core::text::escape(&project)
+            );
+            Backend::Postgres(Arc::new(pg))
+        }
+    };
+    let (registry, plugins) = analysis::build_registry(&root, &config.parsed);
+    config.plugins = plugins;
+    // Worktrees with the same analyzers share what their indexes hold of equal files.
+    let shared = process
+        .families
+        .for_analyzers(&crate::index::shared::analyzers_key(&registry));
+    let openrpc = crate::discover::document();
+    let analysis = Arc::new(AnalysisService::new(root.clone(), registry));
+    let index = Arc::new(crate::index::RepoIndex::new(
+        root.clone(),
+        analysis.clone(),
+        config.parsed.analysis.max_file_bytes,
+        &config.parsed.graph,
+        shared,
+    ));
+    index.start(
+        wit.clone(),
+        placement
+            .main_worktree
+            .is_some()
+            .then(|| placement.state.clone()),
+    );
+    let claims = Arc::new(crate::claims::Claims::new(
+        root.clone(),
+        checkout.clone(),
+        placement.common_dir.clone(),
+        config.parsed.analysis.max_file_bytes,
+        analysis.clone(),
+        index.clone(),
+    ));
+    let state = Arc::new(AppState {
+        checkout,
+        root: root.clone(),
+        wit: wit.clone(),
+        config,
+        store: store.clone(),
+        prepare: crate::prepare::Prepare::start(Arc::downgrade(&analysis)),
+        analysis,
+        started_at_ms: now_ms(),
+        openrpc,
+        events: tokio::sync::watch::Sender::new(0),
+        lock_queues: Default::default(),
+        placement,
+        index,
+        claims,
+        lock_expiry: Default::default(),
+        served: Default::default(),
+        stop: Default::default(),
+        process: process.clone(),
+    });
+
+    let listener = UnixListener::bind(wit.socket())
+        .map_err(|e| DaemonError::io(format!("binding {}", wit.socket().display()), e))?;
+    fs::set_permissions(wit.socket(), fs::Permissions::from_mode(0o600))
+        .map_err(|e| DaemonError::io("setting the socket's mode", e))?;
+    write_pid_file(&wit)?;
+    // What we created, to remove only that at the end: a repository deleted and made
+    // again at the same path may have a new daemon whose socket and pid file are there.
+    let ours = [identity(&wit.socket()), identity(&wit.pid_file())];
+    let _served = process.serving(&root);
+    tracing::info!(root = %root.display(), pid = std::process::id(), "wit daemon serving");
+    if let Some(ready) = ready {
+        let _ = ready.send(std::process::id());
+    }
+    // A human who ran `wit daemon run` in a terminal sees that it works and where to look;
+    // detached daemons (stderr is /dev/null) and tests (a pipe) stay silent.
+    if std::io::stderr().is_terminal() {
+        eprintln!(
+            "wit daemon serving {} on {} (pid {}); log: {}; Ctrl-C to stop",
+            root.display(),
+            wit.socket().display(),
+            std::process::id(),
+            wit.log_file().display()
+        );
+    }
+
+    let purger = tokio::spawn(purge::run(state.clone()));
+    let forecaster = crate::forecast::Forecaster::start(state.clone());
+    crate::claims::worker::start(&state);
+    // Commits of other processes: other worktrees' daemons through SQLite's data
+    // version, other machines' daemons through PostgreSQL's notifications.
+    let others = match &state.store {
+        Backend::Sqlite(_) => tokio::spawn(crate::others::watch_others(state.clone())),
+        Backend::Postgres(pg) => {
+            tokio::spawn(crate::store::pg::listen(pg.clone(), state.events.clone()))
+        }
+    };
+    let gone = repository_gone(wit.clone());
+    let asked = state.clone();
+    server::serve(listener, state.clone(), async move {
+        tokio::select! {
+            why = stop => tracing::info!(root = %root.display(), "{why}, shutting down"),
+            () = asked.stop.notified() => tracing::info!(root = %root.display(), "daemon.stop asked, shutting down"),
+            why = gone => tracing::warn!("{why}, shutting down"),
+        }
+    })
+    .await;
+    purger.abort();
+    // Withdrawn while the store is open: the other checkouts' forecasts with this one
+    // clear now, not when its heartbeat is missed. Waited for off the runtime's thread,
+    // which answers the withdrawal's write, on a thread of its own: the blocking pool may
+    // be busy with requests the shutdown cut short, and stopping never waits for them.
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel();
+    let stopping = std::thread::Builder::new()
+        .name("wit-stop".into())
+        .spawn(move || {
+            forecaster.stop(std::time::Duration::from_secs(3));
+            let _ = done_tx.send(());
+        });
+    if stopping.is_ok() {
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(4), done_rx).await;
+    }
+    others.abort();
+    // Its connection must be closed before the store's, so that the last one out
+    // checkpoints and removes the WAL.
+    let _ = others.await;
+
+    for (path, created) in [wit.socket(), wit.pid_file()].iter().zip(ours) {
+        if created.is_some() && identity(path) == created {
+            let _ = fs::remove_file(path);
+        }
+    }
+    // Its threads end (the index's build and watcher, and with them the claims' thread
+    // and the preparing thread, whose channels close): the process may serve on.
+    state.index.stop();
+    drop(state);
+    store.close();
+    tracing::info!(root = %wit.root().display(), "wit daemon stopped");
+    drop(lock);
+    Ok(())
+}
+
+/// How often the daemon checks that its repository still exists.
+const ROOT_CHECK_INTERVAL: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Resolves when the repository root or its `.wit/` was deleted or replaced (another
+/// inode at the same path): throwaway clones and worktrees are deleted with their daemon
+/// still running, and such a daemon would otherwise serve nobody forever.
+async fn repository_gone(wit: WitDir) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let identity = |p: &Path| {
+        std::fs::symlink_metadata(p)
+            .ok()
+            .map(|m| (m.dev(), m.ino()))
+    };
+    let root = identity(wit.root());
+    let dir = identity(wit.dir());
+    let mut tick = tokio::time::interval(ROOT_CHECK_INTERVAL);
+    loop {
+        tick.tick().await;
+        if identity(wit.root()) != root {
+            return format!("the repository {} is gone", wit.root().display());
+        }
+        if identity(wit.dir()) != dir {
+            return format!("{} is gone", wit.dir().display());
+        }
+    }
+}
+
+/// How long a lock held after its daemon died is waited for (see [`take_instance_lock`]).
+const ORPHAN_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+fn take_instance_lock(wit: &WitDir) -> Result<File, DaemonError> {
+    let path = wit.lock_file();
+    let file = wit.open("daemon.lock", Access::ReadWrite)?;
+    let started = std::time::Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            // The lock is held, yet the daemon the pid file names is gone (killed): the
+            // holder is a child it forked for a `git` command that had not exec'd yet,
+            // which keeps the lock's descriptor until its exec closes it, moments later.
+            // Waited for, briefly, rather than refusing to start for a dead daemon.
+            Err(TryLockError::WouldBlock)
+                if !wit.read_pid().is_some_and(alive) && started.elapsed() < ORPHAN_LOCK_WAIT =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(TryLockError::WouldBlock) => {
+                return Err(DaemonError::AlreadyRunning {
+                    pid: wit.read_pid(),
+                    socket: wit.socket(),
+                });
+            }
+            Err(TryLockError::Error(e)) => {
+                return Err(DaemonError::io(format!("locking {}", path.display()), e));
+            }
+        }
+    }
+}
+
+/// Whether process `pid` exists (signal 0: no signal is sent).
+fn alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: kill(2) with signal 0 only checks that the process exists and may be
+    // signalled; it sends nothing and touches no memory of ours.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+fn remove_stale(wit: &WitDir, name: &str) -> Result<(), DaemonError> {
+    if std::fs::symlink_metadata(wit.file(name)).is_ok() {
+        wit.remove(name)?;
+        tracing::info!("removed stale {}", wit.file(name).display());
+    }
+    Ok(())
+}
+
+/// The device and inode of the file at `path` (not following a symlink), if any.
+fn identity(path: &std::path::Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    fs::symlink_metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+fn write_pid_file(wit: &WitDir) -> Result<(), DaemonError> {
+    let path = wit.pid_file();
+    let mut f = wit.open("daemon.pid", Access::Truncate)?;
+    writeln!(f, "{}", std::process::id())
+        .map_err(|e| DaemonError::io(format!("writing {}", path.display()), e))
+}
