@@ -121,12 +121,60 @@ pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
     let second = Daemon::start(&opts.wit, &other)?;
     wait_checkouts(&daemon, 2)?;
     wait_checkouts(&second, 2)?;
+    second_checkout(&daemon, &second, &memory, indexed, report, &label)?;
     let (appear, clear) = save_to_forecast(&mut c, &root, &other, (40 / opts.scale_down).max(8))?;
     let mut both = appear;
     both.0.extend(clear.0);
     report.latency_row(&label("save → forecast, 2 checkouts"), &both, "reported");
     // The worktree's daemon stops first: it shares the main checkout's state.
     drop(second);
+    Ok(())
+}
+
+/// The second checkout's time to a ready index beside the first's, and the memory of
+/// every process wit started for the two (the serving process and each `wit daemon run`)
+/// beside the first daemon's once indexed.
+fn second_checkout(
+    first: &Daemon,
+    second: &Daemon,
+    first_memory: &Memory,
+    indexed: u64,
+    report: &mut Report,
+    label: &dyn Fn(&str) -> String,
+) -> Result<()> {
+    let build = |d: &Daemon| -> Result<u64> {
+        Ok(d.connect()?.ok("graph.status", json!({}))?["buildMs"]
+            .as_u64()
+            .unwrap_or(0))
+    };
+    let (a, b) = (build(first)?, build(second)?);
+    let mut pids = Vec::new();
+    for d in [first, second] {
+        let served = d.connect()?.ok("daemon.status", json!({}))?["pid"].as_u64();
+        for pid in served.map(|p| p as u32).into_iter().chain([d.pid()]) {
+            if !pids.contains(&pid) {
+                pids.push(pid);
+            }
+        }
+    }
+    let total: u64 = pids
+        .iter()
+        .map(|&p| Memory::of(p).unwrap_or_default().private())
+        .sum();
+    let ratio = total as f64 / first_memory.private().max(1) as f64;
+    report.row(
+        &label("second checkout"),
+        format!(
+            "ready in {b} ms ({:.3}× the first's {a} ms); {} processes, private {:.1} MiB in all ({ratio:.2}× the first daemon's once indexed, {indexed} files)",
+            b as f64 / a.max(1) as f64,
+            pids.len(),
+            total as f64 / 1024.0
+        ),
+        "reported",
+        json!({"first_build_ms": a, "second_build_ms": b, "processes": pids.len(),
+               "total_private_kib": total, "over_first": ratio}),
+        ratio,
+    );
     Ok(())
 }
 

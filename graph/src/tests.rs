@@ -5,18 +5,22 @@ use std::sync::Arc;
 use super::*;
 
 fn graph(files: &[(&str, &str)]) -> Graph {
-    let registry = wit_analyzers::builtin_registry();
     let mut g = Graph::new();
     for (path, source) in files {
         if is_config_file(path) {
             g.set_config_file(path, Some(source));
             continue;
         }
-        let analyzer = registry.for_path(path).expect("supported");
-        let analysis = analyzer.analyze_full(source).expect("analyses");
-        g.insert(path, Arc::new(analysis));
+        g.insert(path, analyse(path, source));
     }
     g
+}
+
+/// `source` analysed as the file at `path` by the built-in analyzer of its language.
+fn analyse(path: &str, source: &str) -> Arc<Analysis> {
+    let registry = wit_analyzers::builtin_registry();
+    let analyzer = registry.for_path(path).expect("supported");
+    Arc::new(analyzer.analyze_full(source).expect("analyses"))
 }
 
 fn sym(g: &Graph, path: &str) -> SymbolRef {
@@ -389,16 +393,6 @@ fn callers_through_a_renamed_default_import_are_found() {
 /// it afterwards leaves nothing behind.
 #[test]
 fn a_reinserted_file_gains_and_loses_exactly_the_callers_its_edit_changed() {
-    let registry = wit_analyzers::builtin_registry();
-    let analyse = |path: &str, source: &str| {
-        Arc::new(
-            registry
-                .for_path(path)
-                .unwrap()
-                .analyze_full(source)
-                .unwrap(),
-        )
-    };
     let mut g = graph(&[("src/db.ts", DB)]);
     let v1 =
         "import { query, connect } from './db';\nexport function a() { query('x'); connect(); }\n";
@@ -507,16 +501,6 @@ const OVERLAY_FILES: [(&str, &str); 5] = [
 /// every file (the overlaid file's own sites, and other files' sites into it).
 #[test]
 fn an_overlay_of_a_body_edit_answers_as_the_reinserted_file_would() {
-    let registry = wit_analyzers::builtin_registry();
-    let analyse = |path: &str, source: &str| {
-        Arc::new(
-            registry
-                .for_path(path)
-                .unwrap()
-                .analyze_full(source)
-                .unwrap(),
-        )
-    };
     // Body edits: calls added, removed, moved to another function; lines shifted.
     let edits = [
         // `a` grows by four lines: its call of `walk` now stands on a line that was `b`'s.
@@ -574,16 +558,6 @@ fn an_overlay_of_a_body_edit_answers_as_the_reinserted_file_would() {
 /// body edit elsewhere leaves what was remembered in place.
 #[test]
 fn remembered_resolutions_are_forgotten_when_an_interface_changes() {
-    let registry = wit_analyzers::builtin_registry();
-    let analyse = |path: &str, source: &str| {
-        Arc::new(
-            registry
-                .for_path(path)
-                .unwrap()
-                .analyze_full(source)
-                .unwrap(),
-        )
-    };
     let impl_ = "export function parse(s: string) { return s; }\n";
     let mut g = graph(&[
         ("src/impl.ts", impl_),
@@ -1513,16 +1487,6 @@ fn a_graph_built_from_shared_bodies_answers_as_one_built_alone() {
     let api_b =
         "import Repo from './repo';\nexport function list() { return new Repo().find('x'); }\n";
     let repo = "import { query } from './db';\nexport default class Repo {\n  find(id: string) { return query(id); }\n}\n";
-    let registry = wit_analyzers::builtin_registry();
-    let analyse = |path: &str, source: &str| {
-        Arc::new(
-            registry
-                .for_path(path)
-                .unwrap()
-                .analyze_full(source)
-                .unwrap(),
-        )
-    };
     let shared = Shared::new();
     let mut first = Graph::sharing(&shared);
     for (path, source) in [
