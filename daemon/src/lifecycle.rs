@@ -60,17 +60,16 @@ pub(crate) async fn run(root: &Path, mode: crate::Mode) -> Result<(), DaemonErro
             loop {
                 match attach(&placement.state, &root).await? {
                     Attached::Served(hold) => {
-                        let pid = hold.pid;
+                        let (pid, log) = (hold.pid, hold.log.display().to_string());
+                        let log = wit_core::text::escape(&log);
                         tracing::info!(
-                            "served by the repository's daemon (pid {pid}), which logs to {}",
-                            placement.state.log_file().display()
+                            "served by the repository's daemon (pid {pid}), which logs to {log}"
                         );
                         if std::io::stderr().is_terminal() {
                             eprintln!(
                                 "wit daemon: {} is served by the repository's daemon (pid {pid}) \
-                                 with its other worktrees; log: {}; Ctrl-C to stop serving it",
-                                root.display(),
-                                placement.state.log_file().display()
+                                 with its other worktrees; log: {log}; Ctrl-C to stop serving it",
+                                wit_core::text::escape(&root.display().to_string()),
                             );
                         }
                         hold.until(async {

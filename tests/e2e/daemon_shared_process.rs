@@ -71,6 +71,13 @@ fn worktrees_share_one_process_and_stop_one_at_a_time() {
     assert_eq!(theirs["servedWith"], json!([canonical(&wt.path)]));
     let line = wt.wit(None, &["daemon", "status"]).ok().stdout;
     assert!(line.contains("also serving 1 other worktree"), "{line}");
+    // The worktree's own log says where the process serving it logs.
+    let log = std::fs::read_to_string(wt.path.join(".wit/daemon.log")).unwrap();
+    let host_log = main.path().canonicalize().unwrap().join(".wit/daemon.log");
+    assert!(
+        log.contains(&format!("which logs to {}", host_log.display())),
+        "{log}"
+    );
     let pid = ours["pid"].as_u64().unwrap();
 
     // Stopping the worktree stops it alone: the process serves the main worktree on,

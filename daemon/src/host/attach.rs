@@ -39,6 +39,8 @@ pub(crate) struct Hold {
     writer: OwnedWriteHalf,
     /// The serving process.
     pub pid: u32,
+    /// Where it logs.
+    pub log: std::path::PathBuf,
 }
 
 /// Asks the daemon listening on `state`'s `host.sock` to serve `root`.
@@ -80,10 +82,11 @@ pub(crate) async fn attach(state: &WitDir, root: &Path) -> Result<Attached, Daem
         .flatten()
         .and_then(|l| serde_json::from_str::<Reply>(&l).ok());
     match reply {
-        Some(Reply::Ready { pid }) => Ok(Attached::Served(Hold {
+        Some(Reply::Ready { pid, log }) => Ok(Attached::Served(Hold {
             reader,
             writer,
             pid,
+            log,
         })),
         Some(Reply::AlreadyRunning { pid }) => Err(DaemonError::AlreadyRunning {
             pid,

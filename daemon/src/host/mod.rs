@@ -111,6 +111,8 @@ fn identity(path: &std::path::Path) -> Option<(u64, u64)> {
 /// What every attach handler needs.
 struct Ctx {
     process: Arc<Process>,
+    /// Where this process logs: the log of the worktree it was started in.
+    log: PathBuf,
     state: WitDir,
     compat: Compat,
     shutdown: watch::Receiver<bool>,
@@ -132,6 +134,7 @@ pub(crate) async fn run(
     let (shutdown_tx, shutdown) = watch::channel(false);
     let (jobs_tx, mut jobs) = mpsc::channel::<Job>(8);
     let (first_tx, first_rx) = oneshot::channel();
+    let log = wit.log_file();
     let mut sites: JoinSet<()> = JoinSet::new();
     {
         let process = process.clone();
@@ -145,6 +148,7 @@ pub(crate) async fn run(
     let ctx = control.as_ref().map(|c| {
         Arc::new(Ctx {
             process: process.clone(),
+            log: log.clone(),
             state: c.state.clone(),
             compat: Compat::current(),
             shutdown: shutdown.clone(),
@@ -253,7 +257,10 @@ async fn handle(stream: UnixStream, ctx: Arc<Ctx>) {
         return;
     }
     let answer = match ready_rx.await {
-        Ok(pid) => Reply::Ready { pid },
+        Ok(pid) => Reply::Ready {
+            pid,
+            log: ctx.log.clone(),
+        },
         Err(_) => match (&mut done_rx).await {
             Ok(Err(DaemonError::AlreadyRunning { pid, .. })) => Reply::AlreadyRunning { pid },
             Ok(Err(e)) => Reply::Failed {
@@ -265,9 +272,9 @@ async fn handle(stream: UnixStream, ctx: Arc<Ctx>) {
         },
     };
     let serving = matches!(answer, Reply::Ready { .. });
-    if writer.write_all(&reply(answer)).await.is_err() && !serving {
-        return;
-    }
+    // (A starter gone before the answer reaches it ends the serving below, as its end
+    // always does.)
+    let _ = writer.write_all(&reply(answer)).await;
     if !serving {
         return;
     }

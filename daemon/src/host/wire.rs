@@ -101,8 +101,8 @@ impl Compat {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) enum Reply {
-    /// The worktree's socket answers; this process serves it.
-    Ready { pid: u32 },
+    /// The worktree's socket answers; this process serves it, and logs to `log`.
+    Ready { pid: u32, log: PathBuf },
     /// Another daemon serves the worktree already.
     AlreadyRunning { pid: Option<u32> },
     /// Not served here, for this reason: the starter serves it itself.
