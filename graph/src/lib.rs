@@ -316,6 +316,8 @@ impl WeakBody {
 /// graphs holding the same content) and where its sites were found to go in this graph.
 struct Entry {
     body: Arc<Body>,
+    /// The file's number in this graph ([`Graph::by_callee`]).
+    id: u32,
     memo: Mutex<Memo>,
 }
 
@@ -401,8 +403,15 @@ pub struct Overlay<'a> {
 pub struct Graph {
     files: HashMap<Arc<str>, Entry>,
     names: Arc<Interner>,
-    /// Interned called name → files with a call site of that name.
-    by_callee: HashMap<u32, BTreeSet<Arc<str>>>,
+    /// Interned called name → the numbers of the files with a call site of that name.
+    /// Numbers rather than paths: a checkout's graph holds one entry per (name, file
+    /// calling it), hundreds of thousands on a large repository, and a B-tree of `u32`s
+    /// takes a quarter of the memory of one of paths.
+    by_callee: HashMap<u32, BTreeSet<u32>>,
+    /// Each file number's path (`None`: free, in `free_ids`).
+    paths_by_id: Vec<Option<Arc<str>>>,
+    /// File numbers to reuse.
+    free_ids: Vec<u32>,
     /// Name → the other names it is called by somewhere (`import {a as b}`: `a` → `b`;
     /// `export {a as b}`: `a` → `b`; default imports and exports through `default`),
     /// with how many files say so.
@@ -568,22 +577,26 @@ impl Graph {
             .get(file)
             .map(|e| distinct_callees(&e.sites))
             .unwrap_or_default();
-        let key: Arc<str> = match self.unlink_keeping_callees(file) {
-            Some(key) => key,
-            None => Arc::from(file),
+        let (key, number) = match self.unlink_keeping_callees(file) {
+            Some(found) => found,
+            None => {
+                let key: Arc<str> = Arc::from(file);
+                let number = self.number(&key);
+                (key, number)
+            }
         };
         let new_callees = distinct_callees(&body.sites);
         for id in old_callees
             .iter()
             .filter(|id| new_callees.binary_search(id).is_err())
         {
-            self.drop_callee(*id, &key);
+            self.drop_callee(*id, number);
         }
         for &id in new_callees
             .iter()
             .filter(|id| old_callees.binary_search(id).is_err())
         {
-            self.by_callee.entry(id).or_default().insert(key.clone());
+            self.by_callee.entry(id).or_default().insert(number);
         }
         for (from, to) in renames(&body.analysis) {
             *self
@@ -597,6 +610,7 @@ impl Graph {
             key,
             Entry {
                 body,
+                id: number,
                 memo: Mutex::default(),
             },
         );
@@ -773,16 +787,32 @@ impl Graph {
         let Some(callees) = self.files.get(file).map(|e| distinct_callees(&e.sites)) else {
             return;
         };
-        if let Some(key) = self.unlink_keeping_callees(file) {
+        if let Some((_, number)) = self.unlink_keeping_callees(file) {
             for id in callees {
-                self.drop_callee(id, &key);
+                self.drop_callee(id, number);
+            }
+            self.paths_by_id[number as usize] = None;
+            self.free_ids.push(number);
+        }
+    }
+
+    /// A number for the new file `key`.
+    fn number(&mut self, key: &Arc<str>) -> u32 {
+        match self.free_ids.pop() {
+            Some(n) => {
+                self.paths_by_id[n as usize] = Some(key.clone());
+                n
+            }
+            None => {
+                self.paths_by_id.push(Some(key.clone()));
+                (self.paths_by_id.len() - 1) as u32
             }
         }
     }
 
-    /// Drops `file` and its aliases, but not its `by_callee` entries (the caller updates
-    /// them); returns the file's key.
-    fn unlink_keeping_callees(&mut self, file: &str) -> Option<Arc<str>> {
+    /// Drops `file` and its aliases, but neither its `by_callee` entries nor its number
+    /// (the caller updates or frees them); returns the file's key and number.
+    fn unlink_keeping_callees(&mut self, file: &str) -> Option<(Arc<str>, u32)> {
         let (key, old) = self.files.remove_entry(file)?;
         for (from, to) in renames(&old.analysis) {
             if let Some(map) = self.aliases.get_mut(from) {
@@ -797,13 +827,13 @@ impl Graph {
                 }
             }
         }
-        Some(key)
+        Some((key, old.id))
     }
 
-    /// `file` no longer calls the interned name `id`.
-    fn drop_callee(&mut self, id: u32, file: &Arc<str>) {
+    /// The file numbered `number` no longer calls the interned name `id`.
+    fn drop_callee(&mut self, id: u32, number: u32) {
         if let Some(set) = self.by_callee.get_mut(&id) {
-            set.remove(file);
+            set.remove(&number);
             if set.is_empty() {
                 self.by_callee.remove(&id);
             }
@@ -1789,6 +1819,7 @@ impl Graph {
             .iter()
             .filter_map(|id| self.by_callee.get(id))
             .flatten()
+            .filter_map(|&n| self.paths_by_id.get(n as usize)?.as_ref())
             .collect();
         // The overlaid file calls what its current sites say, whatever `by_callee` (made
         // from the graph's copy) says; its sites calling one of the names, found once.

@@ -436,11 +436,13 @@ fn a_reinserted_file_gains_and_loses_exactly_the_callers_its_edit_changed() {
         ["src/db.ts:Repo.load (resolved) L6"]
     );
     assert!(callers(&g, "src/db.ts:Repo.find").is_empty());
-    assert!(
-        g.by_callee
-            .values()
-            .all(|files| !files.iter().any(|f| f.as_ref() == "src/api.ts"))
-    );
+    assert!(g.by_callee.values().all(|files| {
+        !files
+            .iter()
+            .any(|&n| g.paths_by_id[n as usize].as_deref() == Some("src/api.ts"))
+    }));
+    // Its number is free again, and reused by the next file.
+    assert_eq!(g.free_ids.len(), 1);
 }
 
 /// Every edge of every symbol of `g`, to depth 2, both ways (with `overlay` when given),
