@@ -318,6 +318,9 @@ struct Entry {
     body: Arc<Body>,
     /// The file's number in this graph ([`Graph::by_callee`]).
     id: u32,
+    /// What the caller tagged this content with (the daemon: its SHA-256), see
+    /// [`Graph::tag`].
+    tag: [u8; 32],
     memo: Mutex<Memo>,
 }
 
@@ -541,25 +544,37 @@ impl Graph {
 
     /// Adds or replaces `file`. The graph keeps a compact copy (see [`Graph::get`]).
     pub fn insert(&mut self, file: &str, analysis: Arc<Analysis>) {
+        self.insert_tagged(file, analysis, [0; 32]);
+    }
+
+    /// [`Graph::insert`], the content tagged with `tag` (a hash of it, say), which
+    /// [`Graph::tag`] gives back: the daemon keeps what it indexed of a file here, not in
+    /// a map of its own beside the graph.
+    pub fn insert_tagged(&mut self, file: &str, analysis: Arc<Analysis>, tag: [u8; 32]) {
         let body = Arc::new(self.make_body(file, &analysis));
-        self.link(file, body);
+        self.link(file, body, tag);
     }
 
     /// Adds or replaces `file` with `body`, what another graph of the same [`Shared`]
-    /// keeps of the same content ([`Graph::body`]). Returns `false`, leaving the graph
-    /// as it was, when the body comes from a graph of another `Shared` (its names are
-    /// not this graph's).
-    pub fn insert_body(&mut self, file: &str, body: FileBody) -> bool {
+    /// keeps of the same content ([`Graph::body`]), tagged `tag`. Returns `false`,
+    /// leaving the graph as it was, when the body comes from a graph of another `Shared`
+    /// (its names are not this graph's).
+    pub fn insert_body(&mut self, file: &str, body: FileBody, tag: [u8; 32]) -> bool {
         if !std::ptr::eq(body.0.names.as_ptr(), Arc::as_ptr(&self.names)) {
             return false;
         }
-        self.link(file, body.0);
+        self.link(file, body.0, tag);
         true
+    }
+
+    /// The tag `file`'s content was inserted with ([`Graph::insert_tagged`]), if indexed.
+    pub fn tag(&self, file: &str) -> Option<[u8; 32]> {
+        self.files.get(file).map(|e| e.tag)
     }
 
     /// Puts `body` in the graph as `file`'s, keeping the callee index, the aliases and
     /// the generations right.
-    fn link(&mut self, file: &str, body: Arc<Body>) {
+    fn link(&mut self, file: &str, body: Arc<Body>, tag: [u8; 32]) {
         self.generation += 1;
         match self.files.get(file) {
             None => {
@@ -611,6 +626,7 @@ impl Graph {
             Entry {
                 body,
                 id: number,
+                tag,
                 memo: Mutex::default(),
             },
         );

@@ -1500,7 +1500,8 @@ fn a_graph_built_from_shared_bodies_answers_as_one_built_alone() {
     }
     let mut second = Graph::sharing(&shared);
     for path in ["src/db.ts", "src/repo.ts"] {
-        assert!(second.insert_body(path, first.body(path).unwrap()));
+        assert!(second.insert_body(path, first.body(path).unwrap(), [7; 32]));
+        assert_eq!(second.tag(path), Some([7; 32]));
     }
     second.insert("src/api.ts", analyse("src/api.ts", api_b));
     let alone = graph(&[
@@ -1543,7 +1544,7 @@ fn a_graph_built_from_shared_bodies_answers_as_one_built_alone() {
     ));
     // A body of another set of names is refused, the graph unchanged.
     let mut other = Graph::new();
-    assert!(!other.insert_body("src/db.ts", first.body("src/db.ts").unwrap()));
+    assert!(!other.insert_body("src/db.ts", first.body("src/db.ts").unwrap(), [0; 32]));
     assert!(other.is_empty());
     // A weak handle lives as long as some graph holds the body.
     let weak = first.body("src/api.ts").unwrap().downgrade();

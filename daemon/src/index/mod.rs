@@ -77,9 +77,9 @@ pub(crate) struct RepoIndex {
     filter: PathFilter,
     /// What this checkout's graph shares with the other checkouts the daemon serves.
     shared: Arc<SharedIndex>,
+    /// The graph; each file's entry is tagged with its content's SHA-256
+    /// ([`Graph::tag`]): what the index holds of it.
     graph: RwLock<Graph>,
-    /// Content hash of each indexed file.
-    hashes: Mutex<HashMap<String, [u8; 32]>>,
     db: Mutex<Option<IndexDb>>,
     progress: Progress,
     started: std::time::Instant,
@@ -149,7 +149,6 @@ impl RepoIndex {
             filter: PathFilter::new(config),
             graph: RwLock::new(Graph::sharing(shared.graph())),
             shared,
-            hashes: Mutex::new(HashMap::new()),
             db: Mutex::new(None),
             progress: Progress::default(),
             started: std::time::Instant::now(),
@@ -242,8 +241,9 @@ impl RepoIndex {
         self.watched_lock().contains(dir)
     }
 
-    fn hashes_lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, [u8; 32]>> {
-        self.hashes.lock().unwrap_or_else(|p| p.into_inner())
+    /// The content hash of `rel` as indexed.
+    fn indexed_hash(&self, rel: &str) -> Option<[u8; 32]> {
+        self.read(|g| g.tag(rel))
     }
 
     /// Runs `f` on the graph (read lock).
@@ -267,7 +267,7 @@ impl RepoIndex {
 
     /// Whether `rel` is indexed.
     pub(crate) fn contains(&self, rel: &str) -> bool {
-        self.hashes_lock().contains_key(rel)
+        self.read(|g| g.get(rel).is_some())
     }
 
     /// The cold (or warm) build of `all`, every file git lists (begun at `t0`, the
@@ -364,22 +364,19 @@ impl RepoIndex {
     /// is already theirs.
     fn commit(&self, batch: impl IntoIterator<Item = (String, [u8; 32], Loaded)>) {
         for (rel, h, loaded) in batch {
-            let mut hashes = self.hashes_lock();
             let mut graph = self.write();
             match loaded {
                 Loaded::Body(body) => {
                     // Always of this family's names (found in `self.shared`).
-                    graph.insert_body(&rel, body);
+                    graph.insert_body(&rel, body, h);
                 }
                 Loaded::Analysis(analysis) => {
-                    graph.insert(&rel, analysis);
+                    graph.insert_tagged(&rel, analysis, h);
                     if let Some(body) = graph.body(&rel) {
                         self.shared.keep(&rel, h, &body);
                     }
                 }
             }
-            drop(graph);
-            hashes.insert(rel, h);
         }
     }
 
@@ -494,7 +491,7 @@ impl RepoIndex {
             self.load_config(rel);
             return Refresh::Changed;
         }
-        let indexed = self.hashes_lock().get(rel).copied();
+        let indexed = self.indexed_hash(rel);
         if !self.indexable(rel) {
             return match indexed {
                 Some(_) => self.remove(rel),
@@ -565,7 +562,7 @@ impl RepoIndex {
             .filter(|f| self.indexable(f) || self.config_file(f))
             .collect();
         let mut all: std::collections::BTreeSet<String> = listed.into_iter().collect();
-        all.extend(self.hashes_lock().keys().cloned());
+        all.extend(self.read(|g| g.paths().map(|p| p.to_string()).collect::<Vec<_>>()));
         all.extend(self.read(|g| g.config_files().map(str::to_owned).collect::<Vec<_>>()));
         for rel in &all {
             self.refresh(rel);
@@ -573,7 +570,6 @@ impl RepoIndex {
     }
 
     fn remove(&self, rel: &str) -> Refresh {
-        self.hashes_lock().remove(rel);
         self.write().remove(rel);
         if let Some(db) = self.db_lock().as_mut() {
             db.save(&[], &[rel.to_owned()]);
@@ -662,7 +658,7 @@ impl RepoIndex {
                     // where the index has it; otherwise the contents differ for sure.
                     if self.read(|g| g.same_layout(file, f))
                         && let Some(h) = self.analysis.source_hash_of(file, f)
-                        && self.hashes_lock().get(file) == Some(&h)
+                        && self.indexed_hash(file) == Some(h)
                     {
                         self.remember(file, f, Sync::Current);
                         return None;
@@ -680,7 +676,7 @@ impl RepoIndex {
         // second read, no second parse).
         match fresh.and_then(|f| self.analysis.source_hash_of(file, f).map(|h| (f, h))) {
             Some((f, h)) => {
-                if self.hashes_lock().get(file) != Some(&h) {
+                if self.indexed_hash(file) != Some(h) {
                     self.adopt(file, h, f, false);
                 }
                 self.remember(file, f, Sync::Current);
