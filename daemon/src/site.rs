@@ -148,18 +148,21 @@ pub(crate) async fn serve(
     let ours = [identity(&wit.socket()), identity(&wit.pid_file())];
     let _served = process.serving(&root);
     tracing::info!(root = %root.display(), pid = std::process::id(), "wit daemon serving");
+    // A human who ran `wit daemon run` in a terminal sees that it works and where to look;
+    // detached daemons (stderr is /dev/null) and tests (a pipe) stay silent. A worktree
+    // another `wit daemon run` asked this process to serve (`ready`) is one line more.
+    let shown = wit_core::text::escape(&root.display().to_string()).into_owned();
     if let Some(ready) = ready {
         let _ = ready.send(std::process::id());
-    }
-    // A human who ran `wit daemon run` in a terminal sees that it works and where to look;
-    // detached daemons (stderr is /dev/null) and tests (a pipe) stay silent.
-    if std::io::stderr().is_terminal() {
+        if std::io::stderr().is_terminal() {
+            eprintln!("wit daemon: also serving {shown}");
+        }
+    } else if std::io::stderr().is_terminal() {
         eprintln!(
-            "wit daemon serving {} on {} (pid {}); log: {}; Ctrl-C to stop",
-            root.display(),
-            wit.socket().display(),
+            "wit daemon serving {shown} on {} (pid {}); log: {}; Ctrl-C to stop",
+            wit_core::text::escape(&wit.socket().display().to_string()),
             std::process::id(),
-            wit.log_file().display()
+            wit_core::text::escape(&wit.log_file().display().to_string())
         );
     }
 
