@@ -261,3 +261,31 @@ fn a_control_socket_not_of_this_user_is_never_spoken_to() {
         + &std::fs::read_to_string(wt.path.join(".wit/daemon.log")).unwrap();
     assert!(log.contains("is not a socket of this user"), "{log}");
 }
+
+/// `wit daemon run` in a terminal serves its worktree, says so once per worktree it takes
+/// on, and Ctrl-C there stops every worktree it serves.
+#[test]
+fn a_foreground_daemon_says_which_worktrees_it_serves_and_ctrl_c_stops_them_all() {
+    let main = CliRepo::new();
+    main.write("src/a.ts", "export function a() { return 1; }\n");
+    main.write(".gitignore", ".wit/\n");
+    main.git(&["add", "."]);
+    main.git(&["commit", "-q", "-m", "initial"]);
+    let mut pty = crate::support::pty::Pty::spawn(&crate::support::cli::wit_command(
+        main.path(),
+        None,
+        &["daemon", "run"],
+    ));
+    pty.wait_for("Ctrl-C to stop");
+    let wt = Worktree::add(&main, "wt-b");
+    wt.wit(None, &["daemon", "start"]).ok();
+    pty.wait_for(&format!("also serving {}", canonical(&wt.path)));
+    assert_eq!(status(&wt.path)["pid"], status(main.path())["pid"]);
+    pty.send(b"\x03");
+    let exit = pty.finish();
+    assert_eq!(exit.code, 0, "{exit:?}");
+    assert!(!served(main.path()));
+    wait_until("the other worktree to stop with it", SHOWS, || {
+        !wt.path.join(".wit/daemon.sock").exists()
+    });
+}

@@ -286,8 +286,13 @@ pub async fn stop(repo: &Repo) -> CmdResult<Option<u32>> {
     };
     // `daemon.stop` stops this worktree only: the process may serve the repository's
     // other worktrees too. A daemon from before it gets SIGTERM, as it always did.
+    // A daemon that does not confirm (`stopping: true`) is signalled, as before.
     let exiting = match client.call_value("daemon.stop", json!({})).await {
-        Ok(answer) => answer["exiting"].as_bool().unwrap_or(true),
+        Ok(answer) if answer["stopping"] == true => answer["exiting"].as_bool().unwrap_or(true),
+        Ok(_) => {
+            signal(pid_t, libc::SIGTERM);
+            true
+        }
         Err(CallError::Rpc(e))
             if e.code == wit_core::protocol::ErrorCode::MethodNotFound.code() =>
         {
@@ -322,6 +327,11 @@ pub async fn stop(repo: &Repo) -> CmdResult<Option<u32>> {
             }
             signal(pid_t, libc::SIGKILL);
             eprintln!("wit: the daemon (pid {pid}) did not exit within 10 s; killed it");
+            // SIGKILL cannot be caught, but it takes effect asynchronously.
+            let gone = Instant::now() + Duration::from_secs(2);
+            while alive(pid_t) && Instant::now() < gone {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
             break;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
