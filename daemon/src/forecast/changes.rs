@@ -64,8 +64,8 @@ enum Read {
 pub(crate) struct Base {
     /// The commit.
     pub id: String,
-    /// Its regular files: path → blob id.
-    tree: HashMap<String, String>,
+    /// Its regular files: path → blob id (shared with the process's other worktrees).
+    tree: Arc<crate::process::Tree>,
     /// The changed files as last published.
     pub files: BTreeMap<String, FileChange>,
 }
@@ -110,6 +110,8 @@ pub(crate) struct Tracker {
     analysed: Kept<Arc<Analysis>>,
     /// The published texts (and the merges of pairs).
     pub texts: Texts,
+    /// The serving process: its worktrees read a merge base's tree once.
+    process: Arc<crate::process::Process>,
 }
 
 /// The bytes of a version read under the limit, `None` when absent.
@@ -133,8 +135,10 @@ impl Tracker {
         index: Arc<RepoIndex>,
         limit: u64,
         texts: Texts,
+        process: Arc<crate::process::Process>,
     ) -> Self {
         Self {
+            process,
             root: root.to_owned(),
             analysis,
             index,
@@ -155,7 +159,7 @@ impl Tracker {
         if changed.len() > MAX_CHANGED {
             return Scan::TooMany(changed.len());
         }
-        let Some(tree) = git::tree(&self.root, id) else {
+        let Some(tree) = self.process.trees.get_or(id, || git::tree(&self.root, id)) else {
             return Scan::Failed;
         };
         let mut base = Base {

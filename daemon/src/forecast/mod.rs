@@ -199,6 +199,7 @@ impl Runner {
             state.index.clone(),
             limit,
             texts,
+            state.process.clone(),
         );
         Runner {
             own: CheckoutRow {
