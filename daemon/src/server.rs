@@ -86,7 +86,7 @@ pub(crate) async fn serve(
 /// Whether the peer runs as our effective uid (`SO_PEERCRED`). The socket is 0600 in a
 /// 0700 directory, so nobody else should reach it; this is the second wall, for a socket
 /// path made reachable some other way. Other peers are dropped without an answer.
-fn peer_is_us(stream: &tokio::net::UnixStream) -> bool {
+pub(crate) fn peer_is_us(stream: &tokio::net::UnixStream) -> bool {
     match stream.peer_cred() {
         Ok(cred) if cred.uid() == wit_boundary::identity::euid() => true,
         Ok(cred) => {

@@ -138,10 +138,7 @@ pub(crate) async fn serve(
         process: process.clone(),
     });
 
-    let listener = UnixListener::bind(wit.socket())
-        .map_err(|e| DaemonError::io(format!("binding {}", wit.socket().display()), e))?;
-    fs::set_permissions(wit.socket(), fs::Permissions::from_mode(0o600))
-        .map_err(|e| DaemonError::io("setting the socket's mode", e))?;
+    let listener = bind_private(&wit.socket())?;
     write_pid_file(&wit)?;
     // What we created, to remove only that at the end: a repository deleted and made
     // again at the same path may have a new daemon whose socket and pid file are there.
@@ -292,7 +289,9 @@ fn alive(pid: u32) -> bool {
     r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
-fn remove_stale(wit: &WitDir, name: &str) -> Result<(), DaemonError> {
+/// Removes `name` from `wit` if anything is there: a crashed process's leftover (the
+/// caller holds the lock that guards it).
+pub(crate) fn remove_stale(wit: &WitDir, name: &str) -> Result<(), DaemonError> {
     if std::fs::symlink_metadata(wit.file(name)).is_ok() {
         wit.remove(name)?;
         tracing::info!("removed stale {}", wit.file(name).display());
@@ -300,8 +299,23 @@ fn remove_stale(wit: &WitDir, name: &str) -> Result<(), DaemonError> {
     Ok(())
 }
 
+/// Binds a socket at `path` (in a verified `.wit/`) readable and writable by this user
+/// only (0600); a socket whose mode could not be set is removed again.
+pub(crate) fn bind_private(path: &Path) -> Result<UnixListener, DaemonError> {
+    let listener = UnixListener::bind(path)
+        .map_err(|e| DaemonError::io(format!("binding {}", path.display()), e))?;
+    if let Err(e) = fs::set_permissions(path, fs::Permissions::from_mode(0o600)) {
+        let _ = fs::remove_file(path);
+        return Err(DaemonError::io(
+            format!("setting the mode of {}", path.display()),
+            e,
+        ));
+    }
+    Ok(listener)
+}
+
 /// The device and inode of the file at `path` (not following a symlink), if any.
-fn identity(path: &std::path::Path) -> Option<(u64, u64)> {
+pub(crate) fn identity(path: &std::path::Path) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
     fs::symlink_metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }

@@ -289,3 +289,22 @@ fn a_foreground_daemon_says_which_worktrees_it_serves_and_ctrl_c_stops_them_all(
         !wt.path.join(".wit/daemon.sock").exists()
     });
 }
+
+/// A `host.sock` that is a symlink (to a listener elsewhere, even one of this user) is not
+/// the repository's daemon: nothing is sent to it, and the worktree is served on its own.
+#[test]
+fn a_symlinked_control_socket_is_never_spoken_to() {
+    let main = main_repo();
+    main.wit(None, &["daemon", "stop"]).ok();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let target = elsewhere.path().join("listener.sock");
+    let peer = crate::support::fake_peer::FakePeer::start(&target, 1, None);
+    std::os::unix::fs::symlink(&target, main.path().join(".wit/host.sock")).unwrap();
+    let wt = Worktree::add(&main, "wt-b");
+    wt.wit(None, &["daemon", "start"]).ok();
+    assert!(served(&wt.path));
+    assert_eq!(peer.received(), "", "nothing was sent through the symlink");
+    let log = std::fs::read_to_string(wt.path.join(".wit/daemon.log")).unwrap();
+    assert!(log.contains("is not a socket of this user"), "{log}");
+    assert!(log.contains("symlink"), "{log}");
+}

@@ -286,18 +286,16 @@ pub async fn stop(repo: &Repo) -> CmdResult<Option<u32>> {
     };
     // `daemon.stop` stops this worktree only: the process may serve the repository's
     // other worktrees too. A daemon from before it gets SIGTERM, as it always did.
-    // A daemon that does not confirm (`stopping: true`) is signalled, as before.
-    let exiting = match client.call_value("daemon.stop", json!({})).await {
-        Ok(answer) if answer["stopping"] == true => answer["exiting"].as_bool().unwrap_or(true),
-        Ok(_) => {
-            signal(pid_t, libc::SIGTERM);
-            true
+    // Whether the process exits, when the daemon confirms (`stopping: true`).
+    let confirmed = match client.call_value("daemon.stop", json!({})).await {
+        Ok(answer) if answer["stopping"] == true => {
+            Some(answer["exiting"].as_bool().unwrap_or(true))
         }
+        Ok(_) => None,
         Err(CallError::Rpc(e))
             if e.code == wit_core::protocol::ErrorCode::MethodNotFound.code() =>
         {
-            signal(pid_t, libc::SIGTERM);
-            true
+            None
         }
         Err(e) => {
             return Err(Failure::Unreachable(format!(
@@ -305,6 +303,11 @@ pub async fn stop(repo: &Repo) -> CmdResult<Option<u32>> {
             )));
         }
     };
+    // A daemon without `daemon.stop`, or that does not confirm it, is signalled, as before.
+    let exiting = confirmed.unwrap_or_else(|| {
+        signal(pid_t, libc::SIGTERM);
+        true
+    });
     drop(client);
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {

@@ -6,7 +6,6 @@
 //! owned by this user in the state's `.wit/` (verified private and ours by the caller),
 //! and the process answering must run as this user (the kernel's peer credentials).
 
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 use std::time::Duration;
 
@@ -14,6 +13,7 @@ use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use wit_boundary::WitDir;
+use wit_boundary::witdir::SocketState;
 
 use super::wire::{self, Attach, Compat, Reply};
 use crate::error::DaemonError;
@@ -46,23 +46,22 @@ pub(crate) struct Hold {
 /// Asks the daemon listening on `state`'s `host.sock` to serve `root`.
 pub(crate) async fn attach(state: &WitDir, root: &Path) -> Result<Attached, DaemonError> {
     let path = state.file(wire::SOCKET);
-    let Ok(meta) = std::fs::symlink_metadata(&path) else {
-        return Ok(Attached::NoHost);
-    };
-    // SAFETY: geteuid(2) cannot fail and touches no memory.
-    let uid = unsafe { libc::geteuid() };
-    if !meta.file_type().is_socket() || meta.uid() != uid {
-        return Ok(Attached::Refused(format!(
-            "{} is not a socket of this user",
-            path.display()
-        )));
+    match wit_boundary::witdir::check_socket(&path) {
+        Ok(SocketState::Missing) => return Ok(Attached::NoHost),
+        Ok(SocketState::Ours) => {}
+        Err(e) => {
+            return Ok(Attached::Refused(format!(
+                "{} is not a socket of this user: {e}",
+                path.display()
+            )));
+        }
     }
     let stream =
         match tokio::time::timeout(Duration::from_secs(2), UnixStream::connect(&path)).await {
             Ok(Ok(s)) => s,
             Ok(Err(_)) | Err(_) => return Ok(Attached::NoHost),
         };
-    if stream.peer_cred().map(|c| c.uid()).ok() != Some(uid) {
+    if stream.peer_cred().map(|c| c.uid()).ok() != Some(wit_boundary::identity::euid()) {
         return Ok(Attached::Refused(
             "the process on the repository's daemon socket is not this user's".into(),
         ));

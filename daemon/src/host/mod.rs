@@ -28,7 +28,6 @@ pub(crate) mod attach;
 mod wire;
 
 use std::fs::File;
-use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,6 +42,7 @@ use wit_boundary::witdir::Access;
 
 use crate::error::DaemonError;
 use crate::process::Process;
+use crate::site::identity;
 use crate::worktree::Placement;
 use wire::{Compat, Reply};
 
@@ -65,25 +65,16 @@ impl Control {
         let lock = state.open(wire::LOCK, Access::ReadWrite).ok()?;
         lock.try_lock().ok()?;
         // We hold the lock: a socket left there is a crashed host's.
-        if std::fs::symlink_metadata(state.file(wire::SOCKET)).is_ok() {
-            state.remove(wire::SOCKET).ok()?;
-        }
         let path = state.file(wire::SOCKET);
-        let listener = match UnixListener::bind(&path) {
+        let bound = crate::site::remove_stale(state, wire::SOCKET)
+            .and_then(|()| crate::site::bind_private(&path));
+        let listener = match bound {
             Ok(l) => l,
             Err(e) => {
-                tracing::warn!(
-                    "not hosting other worktrees: binding {}: {e}",
-                    path.display()
-                );
+                tracing::warn!("not hosting other worktrees: {e}");
                 return None;
             }
         };
-        if let Err(e) = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)) {
-            tracing::warn!("not hosting other worktrees: {}: {e}", path.display());
-            let _ = std::fs::remove_file(&path);
-            return None;
-        }
         Some(Self {
             identity: identity(&path),
             listener,
@@ -99,13 +90,6 @@ impl Control {
             let _ = std::fs::remove_file(&path);
         }
     }
-}
-
-fn identity(path: &std::path::Path) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::symlink_metadata(path)
-        .ok()
-        .map(|m| (m.dev(), m.ino()))
 }
 
 /// What every attach handler needs.
@@ -202,9 +186,7 @@ async fn stopping(mut shutdown: watch::Receiver<bool>) -> String {
 
 /// One worktree asking to be served: checked, served, held until its starter lets go.
 async fn handle(stream: UnixStream, ctx: Arc<Ctx>) {
-    // SAFETY: geteuid(2) cannot fail and touches no memory.
-    let uid = unsafe { libc::geteuid() };
-    if stream.peer_cred().map(|c| c.uid()).ok() != Some(uid) {
+    if !crate::server::peer_is_us(&stream) {
         return;
     }
     let (read, mut writer) = stream.into_split();

@@ -280,11 +280,25 @@ impl RepoIndex {
         for rel in all.iter().filter(|f| self.config_file(f)) {
             self.load_config(rel);
         }
-        let (stored, base) = self
+        let stored = self
             .db_lock()
             .as_ref()
-            .map(|db| (db.hashes(), db.base_hashes()))
+            .map(|db| db.hashes())
             .unwrap_or_default();
+        // The main worktree's hashes, listed the first time a file is neither another
+        // checkout's of this process nor in this checkout's own index: a later worktree
+        // served beside the main one never needs them.
+        let base = std::sync::OnceLock::new();
+        let base_of = |rel: &str| {
+            base.get_or_init(|| {
+                self.db_lock()
+                    .as_ref()
+                    .map(|db| db.base_hashes())
+                    .unwrap_or_default()
+            })
+            .get(rel)
+            .copied()
+        };
         let next = AtomicUsize::new(0);
         let workers = std::thread::available_parallelism()
             .map_or(2, |n| n.get())
@@ -302,7 +316,7 @@ impl RepoIndex {
                             break;
                         }
                         if let Some((h, analysis, row)) =
-                            self.load_one(rel, stored.get(rel), base.get(rel))
+                            self.load_one(rel, stored.get(rel), &base_of)
                         {
                             batch.push((rel.clone(), h, analysis));
                             if let Some(row) = row {
@@ -386,7 +400,7 @@ impl RepoIndex {
         &self,
         rel: &str,
         stored: Option<&[u8; 32]>,
-        base: Option<&[u8; 32]>,
+        base: &dyn Fn(&str) -> Option<[u8; 32]>,
     ) -> Option<([u8; 32], Loaded, Option<persist::Row>)> {
         let bytes = match wit_boundary::read_repo_file(&self.root, rel, self.limit) {
             Ok(b) => b,
@@ -415,7 +429,7 @@ impl RepoIndex {
         }
         // The main worktree's analysis of the same content (its row read again: the
         // other daemon may have rewritten it since its hash was listed).
-        if base == Some(&h)
+        if base(rel) == Some(h)
             && let Some((stored, encoded)) =
                 self.db_lock().as_ref().and_then(|db| db.base_analysis(rel))
             && stored == h

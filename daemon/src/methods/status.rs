@@ -254,14 +254,9 @@ fn store_identity(state: &AppState) -> Value {
 /// the answer is sent (its socket and pid file removed, its checkout withdrawn); the
 /// process exits with it (`exiting`) unless it serves other worktrees of the repository.
 pub(crate) fn stop(state: &AppState) -> Value {
-    let others = state
-        .process
-        .sites()
-        .iter()
-        .filter(|r| **r != state.root)
-        .count();
+    let exiting = served_with(state).is_empty();
     state.stop.notify_one();
-    json!({ "stopping": true, "pid": std::process::id(), "exiting": others == 0 })
+    json!({ "stopping": true, "pid": std::process::id(), "exiting": exiting })
 }
 
 /// The other worktrees this process serves, for `daemon.status` `servedWith`.
