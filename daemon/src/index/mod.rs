@@ -98,6 +98,9 @@ pub(crate) struct RepoIndex {
     /// Set when the checkout stops being served ([`RepoIndex::stop`]): the build and the
     /// watcher end, so that a daemon serving other worktrees keeps no thread for it.
     stopped: AtomicBool,
+    /// Wakes the watcher's wait, so that [`RepoIndex::stop`] ends an idle watcher at once
+    /// (`None` until the watcher has started, or when there is none).
+    waker: Mutex<Option<watch::Waker>>,
 }
 
 /// What [`RepoIndex::listen`] takes.
@@ -157,13 +160,19 @@ impl RepoIndex {
             listeners: Mutex::new(Vec::new()),
             watching: watch::Gauge::default(),
             stopped: AtomicBool::new(false),
+            waker: Mutex::new(None),
         }
     }
 
     /// Starts the background build, then the watcher, on a thread of their own. The
     /// index in `base` (the main worktree's `.wit/`, for a linked worktree) is read beneath
     /// this checkout's own (see [`IndexDb::attach_base`]).
-    pub(crate) fn start(self: &Arc<Self>, wit: WitDir, base: Option<WitDir>) {
+    /// The thread's handle (callers may drop it: the thread ends with the checkout).
+    pub(crate) fn start(
+        self: &Arc<Self>,
+        wit: WitDir,
+        base: Option<WitDir>,
+    ) -> Option<std::thread::JoinHandle<()>> {
         let index = self.clone();
         let spawned = std::thread::Builder::new()
             .name("wit-index".into())
@@ -212,15 +221,29 @@ impl RepoIndex {
                     w.run(&index);
                 }
             });
-        if let Err(e) = spawned {
-            tracing::error!("the index thread did not start: {e}");
+        spawned
+            .inspect_err(|e| tracing::error!("the index thread did not start: {e}"))
+            .ok()
+    }
+
+    /// Ends the build (between two files) and the watcher (woken from its wait): the
+    /// checkout is no longer served.
+    pub(crate) fn stop(&self) {
+        self.stopped.store(true, Ordering::Release);
+        // A watcher that registers its waker after this read sees `stopped` before it
+        // waits (it looks at the top of every round), so no stop goes unnoticed.
+        if let Some(wake) = self
+            .waker
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+        {
+            wake();
         }
     }
 
-    /// Ends the build (between two files) and the watcher (within
-    /// [`watch::STOP_CHECK`]): the checkout is no longer served.
-    pub(crate) fn stop(&self) {
-        self.stopped.store(true, Ordering::Release);
+    fn set_waker(&self, waker: watch::Waker) {
+        *self.waker.lock().unwrap_or_else(|p| p.into_inner()) = Some(waker);
     }
 
     fn stopped(&self) -> bool {

@@ -93,3 +93,37 @@ fn a_batch_enters_the_graph_one_file_at_a_time_and_the_graph_is_readable_between
     assert_eq!(seen, files.len());
     assert!(files.iter().all(|f| ix.contains(f)));
 }
+
+/// Stopping a checkout (`daemon.stop` of one worktree in a process serving others) ends
+/// its index thread even when no file ever changes: the watcher waits without a timeout,
+/// and `stop` wakes it. (Before, it looked every 2 s; without the wake-up it would now
+/// wait forever and this test would time out.)
+#[test]
+fn stopping_an_idle_index_ends_its_watcher() {
+    let (dir, analysis, _) = index();
+    let root = dir.path().canonicalize().unwrap();
+    let wit = wit_boundary::WitDir::new(&root);
+    wit.ensure().unwrap();
+    let ix = Arc::new(RepoIndex::new(
+        root,
+        analysis,
+        1 << 20,
+        &Default::default(),
+        Default::default(),
+    ));
+    let thread = ix.start(wit, None).expect("the index thread starts");
+    // Ready: the build is over, so the thread is in (or entering) the watcher's wait.
+    while !ix.ready() {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    ix.stop();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        thread.join().unwrap();
+        let _ = tx.send(());
+    });
+    assert!(
+        rx.recv_timeout(std::time::Duration::from_secs(60)).is_ok(),
+        "the index thread did not end after stop"
+    );
+}

@@ -9,13 +9,14 @@
 
 use std::collections::HashMap;
 use std::io::ErrorKind;
-use std::os::fd::{AsFd, AsRawFd};
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
 
-use super::{Change, Source, Status};
+use super::{Change, Source, Status, Waker};
 
 /// Content changes, creations, deletions and renames in a directory, and the directory's
 /// own removal. Never a symlink followed (`DONT_FOLLOW`), only directories (`ONLYDIR`).
@@ -32,38 +33,66 @@ fn mask() -> WatchMask {
         | WatchMask::ONLYDIR
 }
 
-/// inotify and the directory (relative) of each watch.
+/// inotify, the directory (relative) of each watch, and the eventfd its waker writes.
 pub(super) struct InotifySource {
     inotify: Inotify,
     dirs: HashMap<WatchDescriptor, String>,
     buffer: Vec<u8>,
+    wake: Arc<OwnedFd>,
 }
 
 impl InotifySource {
     pub(super) fn new() -> std::io::Result<Self> {
+        // SAFETY: eventfd takes no pointers; a non-negative result is a new descriptor
+        // that nothing else owns.
+        let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: `fd` was just opened and is owned by nothing else.
+        let wake = Arc::new(unsafe { OwnedFd::from_raw_fd(fd) });
         Ok(Self {
             inotify: Inotify::init()?,
             dirs: HashMap::new(),
             buffer: vec![0; 64 * 1024],
+            wake,
         })
     }
 
-    /// Waits until the descriptor is readable or `timeout` passes; whether it is readable.
+    /// Waits until inotify's descriptor is readable, the waker was called, or `timeout`
+    /// passes; whether inotify's descriptor is readable.
     fn readable(&self, timeout: Option<Duration>) -> bool {
         let ms = timeout.map_or(-1, |t| t.as_millis().min(i32::MAX as u128) as i32);
-        let mut fds = [libc::pollfd {
-            fd: self.inotify.as_fd().as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        }];
-        // SAFETY: one valid pollfd, for a descriptor this value owns, for the duration of
+        let mut fds =
+            [self.inotify.as_fd().as_raw_fd(), self.wake.as_raw_fd()].map(|fd| libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            });
+        // SAFETY: two valid pollfds, for descriptors this value owns, for the duration of
         // the call.
-        let n = unsafe { libc::poll(fds.as_mut_ptr(), 1, ms) };
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, ms) };
+        if n > 0 && fds[1].revents & libc::POLLIN != 0 {
+            // Reset the counter (non-blocking): the wake-up has been seen.
+            let mut count = 0u64;
+            // SAFETY: reads at most 8 bytes into `count`, which has 8.
+            unsafe { libc::read(self.wake.as_raw_fd(), (&raw mut count).cast(), 8) };
+        }
         n > 0 && fds[0].revents & libc::POLLIN != 0
     }
 }
 
 impl Source for InotifySource {
+    fn waker(&self) -> Waker {
+        let wake = self.wake.clone();
+        Box::new(move || {
+            let one = 1u64;
+            // SAFETY: writes the 8 bytes of `one` to an eventfd this closure keeps open.
+            // It cannot fail but by overflowing the counter, which still wakes the wait.
+            unsafe { libc::write(wake.as_raw_fd(), (&raw const one).cast(), 8) };
+        })
+    }
+
     fn watch(&mut self, root: &Path, rel: &str) -> Result<(), String> {
         let wd = self
             .inotify

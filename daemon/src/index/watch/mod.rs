@@ -39,9 +39,6 @@ use std::time::{Duration, Instant};
 
 use super::{RepoIndex, files};
 
-/// Longest wait for a change before the watcher looks whether its index was stopped (a
-/// daemon serving other worktrees ends a stopped one's watcher within this).
-pub(super) const STOP_CHECK: Duration = Duration::from_secs(2);
 /// How long a path must be free of events before it is re-read.
 const QUIET: Duration = Duration::from_millis(15);
 /// The longest a path that keeps changing waits to be re-read (from its first event).
@@ -66,8 +63,15 @@ pub(super) enum Status {
     Closed,
 }
 
+/// Wakes a watcher waiting in [`Source::wait`] (which then returns with nothing new):
+/// [`RepoIndex::stop`] ends an idle watcher at once, so the watcher waits without a
+/// timeout instead of waking every few seconds to look whether it was stopped.
+pub(crate) type Waker = Box<dyn Fn() + Send + Sync>;
+
 /// Where change events come from.
 pub(super) trait Source: Send {
+    /// What wakes this source's [`Source::wait`] from another thread.
+    fn waker(&self) -> Waker;
     /// Watches the directory `rel` of `root` (non-recursively).
     fn watch(&mut self, root: &Path, rel: &str) -> Result<(), String>;
     /// Waits up to `timeout` (`None`: until something happens) for changes; appends them
@@ -191,6 +195,7 @@ impl Watcher {
             .lock()
             .unwrap_or_else(|p| p.into_inner()) = (name, budget.source.clone());
         index.watching.cap.store(budget.cap, Ordering::Relaxed);
+        index.set_waker(source.waker());
         let mut watcher = Self {
             root: index.root.clone(),
             source,
@@ -322,10 +327,8 @@ impl Watcher {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
-            let timeout = Some(next.map_or(STOP_CHECK, |due| {
-                due.saturating_duration_since(Instant::now())
-                    .min(STOP_CHECK)
-            }));
+            // Nothing due: wait for a change or for `RepoIndex::stop`'s wake-up, however long.
+            let timeout = next.map(|due| due.saturating_duration_since(Instant::now()));
             let status = self.source.wait(timeout, &mut changes, &mut forgotten);
             for (at, change) in changes.drain(..) {
                 Self::take(change, &mut pending, at);
@@ -454,6 +457,38 @@ mod tests {
                 "{:?}",
                 changes.iter().map(|(_, c)| &c.rel).collect::<Vec<_>>()
             );
+        }
+    }
+
+    /// Either source's waker ends a wait that has no timeout (how `RepoIndex::stop` ends
+    /// an idle watcher), from another thread, and a wake-up given before the wait is not
+    /// lost.
+    #[test]
+    fn a_waker_ends_a_wait_without_timeout_on_both_sources() {
+        let repo = tempfile::tempdir().unwrap();
+        let root = repo.path();
+        let mut sources: Vec<Box<dyn Source>> =
+            vec![Box::new(portable::NotifySource::new(root).unwrap())];
+        #[cfg(target_os = "linux")]
+        sources.push(Box::new(linux::InotifySource::new().unwrap()));
+        for mut source in sources {
+            source.watch(root, "").unwrap();
+            let (mut changes, mut forgotten) = (Vec::new(), Vec::new());
+            // Given before the wait.
+            source.waker()();
+            let status = source.wait(None, &mut changes, &mut forgotten);
+            assert_eq!(status, Status::Ok);
+            // Given while the wait is under way, from another thread.
+            let wake = source.waker();
+            let waking = std::thread::spawn(move || {
+                // (Not a synchronisation: woken before or during the wait, it must end.)
+                std::thread::sleep(Duration::from_millis(20));
+                wake();
+            });
+            let status = source.wait(None, &mut changes, &mut forgotten);
+            assert_eq!(status, Status::Ok);
+            assert!(changes.is_empty() && forgotten.is_empty());
+            waking.join().unwrap();
         }
     }
 

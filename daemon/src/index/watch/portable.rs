@@ -3,24 +3,31 @@
 //! thread through a channel.
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
 use notify::event::{Flag, ModifyKind};
 use notify::{EventKind, RecursiveMode, Watcher as _};
 
-use super::{Change, Source, Status};
+use super::{Change, Source, Status, Waker};
 
-/// notify's watcher and the events its thread read, with the moment each was read.
+/// What notify's thread (an event, with the moment it was read) or the waker (`None`)
+/// hands to the waiting watcher.
+type Message = Option<(Instant, notify::Event)>;
+
+/// notify's watcher and the channel of its events.
 pub(super) struct NotifySource {
     root: PathBuf,
     inner: notify::RecommendedWatcher,
-    events: Receiver<(Instant, notify::Event)>,
+    events: Receiver<Message>,
+    /// The waker's end of the channel.
+    wake: Sender<Message>,
 }
 
 impl NotifySource {
     pub(super) fn new(root: &Path) -> notify::Result<Self> {
         let (tx, events) = channel();
+        let wake = tx.clone();
         // Only events that can change the index are passed on: every open and close in a
         // watched directory (the daemon's own reads included) would otherwise wake the
         // index thread for nothing.
@@ -28,13 +35,14 @@ impl NotifySource {
             if let Ok(e) = e
                 && !matches!(e.kind, EventKind::Access(_))
             {
-                let _ = tx.send((Instant::now(), e));
+                let _ = tx.send(Some((Instant::now(), e)));
             }
         })?;
         Ok(Self {
             root: root.to_owned(),
             inner,
             events,
+            wake,
         })
     }
 
@@ -58,6 +66,13 @@ impl NotifySource {
 }
 
 impl Source for NotifySource {
+    fn waker(&self) -> Waker {
+        let wake = self.wake.clone();
+        Box::new(move || {
+            let _ = wake.send(None);
+        })
+    }
+
     /// notify follows a symlink it is asked to watch: a directory that is a symlink (to
     /// anywhere, outside the repository included) is refused here instead.
     fn watch(&mut self, root: &Path, rel: &str) -> Result<(), String> {
@@ -84,12 +99,14 @@ impl Source for NotifySource {
             Some(t) => self.events.recv_timeout(t),
         };
         let mut status = match first {
-            Ok((at, event)) => self.take(at, event, out),
-            Err(RecvTimeoutError::Timeout) => Status::Ok,
+            Ok(Some((at, event))) => self.take(at, event, out),
+            Ok(None) | Err(RecvTimeoutError::Timeout) => Status::Ok,
             Err(RecvTimeoutError::Disconnected) => return Status::Closed,
         };
-        while let Ok((at, event)) = self.events.try_recv() {
-            if self.take(at, event, out) == Status::Overflow {
+        while let Ok(message) = self.events.try_recv() {
+            if let Some((at, event)) = message
+                && self.take(at, event, out) == Status::Overflow
+            {
                 status = Status::Overflow;
             }
         }
