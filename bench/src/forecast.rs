@@ -1,6 +1,6 @@
 //! The conflict forecast's scenario (issue 22): save-to-forecast latency on the generated
-//! 10,000-file repository with two checkouts (git worktrees), and the daemons' memory with
-//! four.
+//! 10,000-file repository with two checkouts (git worktrees), and with four (or
+//! `--checkouts N`) each one's time to a ready index and the daemons' memory.
 //!
 //! Each sample is one save: the main checkout rewrites a function that the other
 //! checkout has changed too (so a same-symbol forecast appears), or rewrites it back (so
@@ -70,6 +70,7 @@ pub(crate) fn wait_checkouts(d: &Daemon, n: usize) -> Result<()> {
 /// listing included), the first daemon's beside the later ones' (issue 31's target: a
 /// later checkout ≤ 0.10× the first), with how many files each analysed and reused.
 fn ready_index_times(daemons: &[Daemon], report: &mut Report) -> Result<()> {
+    let n = daemons.len();
     let mut builds = Vec::new();
     for d in daemons {
         let s = d.connect()?.ok("graph.status", json!({}))?;
@@ -83,7 +84,7 @@ fn ready_index_times(daemons: &[Daemon], report: &mut Report) -> Result<()> {
     let worst = builds[1..].iter().map(|b| b.0).max().unwrap_or(0);
     let ratio = worst as f64 / first as f64;
     report.row(
-        "forecast: time to a ready index, 4 checkouts one after another",
+        &format!("forecast: time to a ready index, {n} checkouts one after another"),
         format!(
             "{} ms (analysed / reused: {}); later ≤ {ratio:.2}× the first",
             builds
@@ -186,7 +187,9 @@ pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
     let dir = tempfile::tempdir()?;
     let top = dir.path().canonicalize()?;
     let (root, written) = committed_repo(&top, files)?;
-    let worktrees: Vec<std::path::PathBuf> = (1..=3).map(|i| top.join(format!("wt{i}"))).collect();
+    let checkouts = opts.checkouts;
+    let worktrees: Vec<std::path::PathBuf> =
+        (1..checkouts).map(|i| top.join(format!("wt{i}"))).collect();
     for (i, wt) in worktrees.iter().enumerate() {
         git(
             &root,
@@ -228,9 +231,9 @@ pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
     report.latency_row("forecast: save → forecast.appeared", &appear, "");
     report.latency_row("forecast: save → forecast.cleared", &clear, "");
 
-    // Four checkouts, each with a change of its own against the merge base. The later
-    // daemons start one after another, as the issue measured them: each build has the
-    // machine to itself, so the times compare.
+    // `checkouts` checkouts (four by default), each with a change of its own against the
+    // merge base. The later daemons start one after another, as the issue measured them:
+    // each build has the machine to itself, so the times compare.
     let mut daemons = vec![main, other];
     for wt in &worktrees[1..] {
         let d = Daemon::start(&opts.wit, wt)?;
@@ -245,9 +248,10 @@ pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
         )?;
     }
     for d in &daemons {
-        wait_checkouts(d, 4)?;
+        wait_checkouts(d, checkouts)?;
     }
-    // Every pair has its forecast (all four changed f0_0): C(4, 2) = 6, plus main's own.
+    // Every pair has its forecast (all of them changed f0_0): C(n, 2) of them (6 of four).
+    let pairs = checkouts * (checkouts - 1) / 2;
     std::fs::write(
         root.join(FILE),
         original.replacen(needle, "const parts: string[] = ['main'];", 1),
@@ -255,11 +259,11 @@ pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
     let t0 = Instant::now();
     loop {
         let a: Value = c.ok("conflicts.forecast", json!({}))?;
-        if a["forecasts"].as_array().map_or(0, Vec::len) >= 6 {
+        if a["forecasts"].as_array().map_or(0, Vec::len) >= pairs {
             break;
         }
         if t0.elapsed() > Duration::from_secs(60) {
-            bail!("the four checkouts' forecasts did not all appear: {a}");
+            bail!("the {checkouts} checkouts' forecasts did not all appear: {a}");
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -291,7 +295,7 @@ pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
             .join(" / ")
     };
     report.row(
-        "forecast: daemon memory, 4 checkouts",
+        &format!("forecast: daemon memory, {checkouts} checkouts"),
         format!(
             "{} processes, private {} MiB (total {:.1}, {:.2}× one daemon alone); RSS {} MiB; one daemon alone before any other checkout: {}",
             memory.len(),

@@ -53,6 +53,10 @@ pub struct Options {
     pub only_large: bool,
     /// `--claims`: only the claims on the edit path (`claims.rs`).
     pub only_claims: bool,
+    /// `--checkouts N`: how many checkouts the forecast scenario starts one after another
+    /// for their time to a ready index and memory (4 by default, as issue 31 measured;
+    /// users run three to eight agents).
+    pub checkouts: usize,
     /// Another `wit` binary to compare with in that scenario (`--baseline`).
     pub baseline: Option<PathBuf>,
     /// Whether the code-graph scenario also runs `graph-eval` (`--no-oracles` not).
@@ -87,6 +91,7 @@ fn parse_args() -> Result<Options> {
         large: false,
         only_large: false,
         only_claims: false,
+        checkouts: 4,
         baseline: None,
         oracles: true,
     };
@@ -102,6 +107,15 @@ fn parse_args() -> Result<Options> {
             "--large" => opts.large = true,
             "--large-only" => opts.only_large = true,
             "--claims" => opts.only_claims = true,
+            "--checkouts" => {
+                opts.checkouts = args
+                    .next()
+                    .context("--checkouts needs a count")?
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| (2..=16).contains(n))
+                    .context("--checkouts needs a count from 2 to 16")?;
+            }
             "--baseline" => {
                 opts.baseline = Some(args.next().context("--baseline needs a wit binary")?.into())
             }
@@ -155,7 +169,7 @@ fn parse_args() -> Result<Options> {
             }
             "-h" | "--help" => {
                 println!(
-                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph] [--no-oracles] [--graph-cost] [--forecast] [--claims] [--large|--large-only] [--baseline WIT] [--generate DIR [FILES]] [--generate-fixture DIR] [--parse-only DIR]\n\n\
+                    "wit-bench [--quick] [--liveness] [--store] [--repeat N] [--json PATH] [--wit PATH] [--graph-only|--no-graph] [--no-oracles] [--graph-cost] [--forecast [--checkouts N]] [--claims] [--large|--large-only] [--baseline WIT] [--generate DIR [FILES]] [--generate-fixture DIR] [--parse-only DIR]\n\n\
                      Benchmarks the real wit daemon on a generated repository.\n\
                      --quick      run a tenth of the iterations (smoke test)\n\
                      --liveness   run only the liveness measures (heavy declares, wake-ups, idle waiters)\n\
@@ -168,6 +182,7 @@ fn parse_args() -> Result<Options> {
                      --no-oracles without graph-eval's resolution against the TypeScript checker and jedi (run after the code graph)\n\
                      --graph-cost only the code graph's cost on the 2,200-line fixture (graph on / off)\n\
                      --forecast   only the conflict forecast (also part of the default run): save-to-forecast latency on the 10,000-file repository with two worktrees; with four, each one's time to a ready index and private memory\n\
+                     --checkouts N  how many checkouts that scenario starts for those two rows (2 to 16, default 4)\n\
                      --claims     only the claims on the edit path: the guard and the post-edit hook with another session's claim in the 2,200-line fixture\n\
                      --large      also the larger scale point: 50,000 generated files (5,000 with --quick) and a second worktree: cold index, memory, lock.acquire, guard, save → forecast\n\
                      --large-only only that scale point\n\
