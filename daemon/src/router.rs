@@ -109,7 +109,7 @@ pub(crate) async fn call(
         "lease.forceRelease" => methods::leases::force_release(&state, &params).await,
         "lease.query" => methods::leases::query(&state, &params).await,
         "check-contracts" => methods::checks::check_contracts(&state, &params).await,
-        "rpc.discover" => Ok(state.openrpc.clone()),
+        "rpc.discover" => Ok(crate::discover::document().clone()),
         "daemon.status" => methods::status::status(&state).await,
         "daemon.stop" => Ok(methods::status::stop(&state)),
         "store.status" => methods::status::store_status(&state).await,

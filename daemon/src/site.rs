@@ -93,7 +93,6 @@ pub(crate) async fn serve(
     let shared = process
         .families
         .for_analyzers(&crate::index::shared::analyzers_key(&registry));
-    let openrpc = crate::discover::document();
     let analysis = Arc::new(AnalysisService::new(root.clone(), registry));
     let index = Arc::new(crate::index::RepoIndex::new(
         root.clone(),
@@ -126,7 +125,6 @@ pub(crate) async fn serve(
         prepare: crate::prepare::Prepare::start(Arc::downgrade(&analysis)),
         analysis,
         started_at_ms: now_ms(),
-        openrpc,
         events: tokio::sync::watch::Sender::new(0),
         lock_queues: Default::default(),
         placement,

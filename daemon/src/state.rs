@@ -30,8 +30,6 @@ pub(crate) struct AppState {
     pub prepare: crate::prepare::Prepare,
     /// Unix ms at startup.
     pub started_at_ms: i64,
-    /// The parsed `openrpc.json`.
-    pub openrpc: serde_json::Value,
     /// Bumped after every committed write: `events.poll` waiters wake on it and read the
     /// event log again (cheaper and simpler than routing each event to each waiter).
     pub events: tokio::sync::watch::Sender<u64>,
