@@ -1491,17 +1491,25 @@ fn a_graph_built_from_shared_bodies_answers_as_one_built_alone() {
     let repo = "import { query } from './db';\nexport default class Repo {\n  find(id: string) { return query(id); }\n}\n";
     let shared = Shared::new();
     let mut first = Graph::sharing(&shared);
-    for (path, source) in [
+    for (k, (path, source)) in [
         ("src/db.ts", DB),
         ("src/api.ts", api),
         ("src/repo.ts", repo),
-    ] {
-        first.insert(path, analyse(path, source));
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        first.insert_tagged(path, analyse(path, source), [k as u8 + 1; 32]);
     }
     let mut second = Graph::sharing(&shared);
-    for path in ["src/db.ts", "src/repo.ts"] {
-        assert!(second.insert_body(path, first.body(path).unwrap(), [7; 32]));
-        assert_eq!(second.tag(path), Some([7; 32]));
+    for (path, tag) in [("src/db.ts", [1; 32]), ("src/repo.ts", [3; 32])] {
+        assert!(second.insert_body(path, first.body(path).unwrap()));
+        // The tag comes with the body, and so does the path: one allocation for both.
+        assert_eq!(second.tag(path), Some(tag));
+        assert!(Arc::ptr_eq(
+            &first.body(path).unwrap().0.path,
+            &second.body(path).unwrap().0.path
+        ));
     }
     second.insert("src/api.ts", analyse("src/api.ts", api_b));
     let alone = graph(&[
@@ -1544,8 +1552,12 @@ fn a_graph_built_from_shared_bodies_answers_as_one_built_alone() {
     ));
     // A body of another set of names is refused, the graph unchanged.
     let mut other = Graph::new();
-    assert!(!other.insert_body("src/db.ts", first.body("src/db.ts").unwrap(), [0; 32]));
+    assert!(!other.insert_body("src/db.ts", first.body("src/db.ts").unwrap()));
     assert!(other.is_empty());
+    // So is another file's body, which depends on its path.
+    let mut third = Graph::sharing(&shared);
+    assert!(!third.insert_body("src/db2.ts", first.body("src/db.ts").unwrap()));
+    assert!(third.is_empty());
     // A weak handle lives as long as some graph holds the body.
     let weak = first.body("src/api.ts").unwrap().downgrade();
     assert!(weak.upgrade().is_some());

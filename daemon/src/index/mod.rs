@@ -404,8 +404,9 @@ impl RepoIndex {
             let mut graph = self.write();
             match loaded {
                 Loaded::Body(body) => {
-                    // Always of this family's names (found in `self.shared`).
-                    graph.insert_body(&rel, body, h);
+                    // Always of this family's names and of this path, with the tag `h`
+                    // (found in `self.shared` by path and hash).
+                    graph.insert_body(&rel, body);
                 }
                 Loaded::Analysis(analysis) => {
                     graph.insert_tagged(&rel, analysis, h);
