@@ -338,8 +338,7 @@ struct Body {
     /// The interner the ids below are of (a body is inserted only into graphs using it).
     names: std::sync::Weak<Interner>,
     /// The file's path: every graph holding the body keys the file by this allocation
-    /// (with eight checkouts of 10,400 files, a path of their own each was 0.6 MiB per
-    /// checkout).
+    /// (a path of each graph's own was about 0.6 MiB per checkout of 10,400 files).
     path: Arc<str>,
     /// What the content was tagged with (the daemon: its SHA-256), see [`Graph::tag`].
     /// Here rather than in each graph's entry, where it took 32 bytes of every bucket of
