@@ -305,6 +305,16 @@ impl FileBody {
     pub fn downgrade(&self) -> WeakBody {
         WeakBody(Arc::downgrade(&self.0))
     }
+
+    /// The file it was made of.
+    pub fn path(&self) -> &str {
+        &self.0.path
+    }
+
+    /// What its content was tagged with ([`Graph::insert_tagged`]).
+    pub fn tag(&self) -> [u8; 32] {
+        self.0.tag
+    }
 }
 
 impl WeakBody {

@@ -411,7 +411,7 @@ impl RepoIndex {
                 Loaded::Analysis(analysis) => {
                     graph.insert_tagged(&rel, analysis, h);
                     if let Some(body) = graph.body(&rel) {
-                        self.shared.keep(&rel, h, &body);
+                        self.shared.keep(&body);
                     }
                 }
             }

@@ -12,7 +12,8 @@ use std::sync::{Arc, Mutex, Weak};
 
 use wit_graph::{FileBody, Shared, WeakBody};
 
-/// The bodies of one family of checkouts (same analyzers), by path and content hash.
+/// The bodies of one family of checkouts (same analyzers), by content hash (each body's
+/// tag) and path (each body's own).
 #[derive(Default)]
 pub(crate) struct SharedIndex {
     graph: Shared,
@@ -21,8 +22,8 @@ pub(crate) struct SharedIndex {
 
 #[derive(Default)]
 struct Bodies {
-    /// By content hash, then path (a content is almost always at one path).
-    by_content: HashMap<[u8; 32], Vec<(Box<str>, WeakBody)>>,
+    /// By content hash; a content is almost always at one path, which each body carries.
+    by_content: HashMap<[u8; 32], Vec<WeakBody>>,
     /// How many entries there were after the last sweep of dead ones.
     swept_at: usize,
 }
@@ -43,21 +44,20 @@ impl SharedIndex {
             .by_content
             .get(h)?
             .iter()
-            .find(|(path, _)| &**path == rel)
-            .and_then(|(_, weak)| weak.upgrade())
+            .filter_map(WeakBody::upgrade)
+            .find(|body| body.path() == rel)
     }
 
-    /// Remembers `body` as what `rel` with content hash `h` gives.
-    pub(crate) fn keep(&self, rel: &str, h: [u8; 32], body: &FileBody) {
+    /// Remembers `body` as what its path with its tag (the content hash) gives.
+    pub(crate) fn keep(&self, body: &FileBody) {
         let mut bodies = self.lock();
-        let at = bodies.by_content.entry(h).or_default();
-        match at.iter_mut().find(|(path, _)| &**path == rel) {
-            Some((_, weak)) => *weak = body.downgrade(),
-            None => at.push((rel.into(), body.downgrade())),
-        }
+        let at = bodies.by_content.entry(body.tag()).or_default();
+        // The path's earlier entry goes (and any dead one with it).
+        at.retain(|w| w.upgrade().is_some_and(|b| b.path() != body.path()));
+        at.push(body.downgrade());
         if bodies.by_content.len() > bodies.swept_at + SWEEP_SLACK {
             bodies.by_content.retain(|_, at| {
-                at.retain(|(_, w)| w.upgrade().is_some());
+                at.retain(|w| w.upgrade().is_some());
                 !at.is_empty()
             });
             bodies.swept_at = bodies.by_content.len();
@@ -121,9 +121,9 @@ mod tests {
         assert!(!Arc::ptr_eq(&shared, &families.for_analyzers("ts+plugin")));
         let mut g = Graph::sharing(shared.graph());
         let analysis = wit_core::Analysis::new(Vec::new());
-        g.insert("a.ts", Arc::new(analysis));
+        g.insert_tagged("a.ts", Arc::new(analysis), [1; 32]);
         let body = g.body("a.ts").unwrap();
-        shared.keep("a.ts", [1; 32], &body);
+        shared.keep(&body);
         drop(body);
         assert!(shared.find("a.ts", &[1; 32]).is_some());
         assert!(shared.find("a.ts", &[2; 32]).is_none());
