@@ -26,21 +26,9 @@ pub(crate) async fn run(root: &Path, mode: crate::Mode) -> Result<(), DaemonErro
     let mut sigint = signal(SignalKind::interrupt())
         .map_err(|e| DaemonError::io("installing SIGINT handler", e))?;
 
-    let root = root.canonicalize().map_err(|e| DaemonError::InvalidRoot {
-        root: root.to_owned(),
-        reason: e.to_string(),
-    })?;
-    if !root.is_dir() {
-        return Err(DaemonError::InvalidRoot {
-            root,
-            reason: "not a directory".into(),
-        });
-    }
-    let wit = WitDir::new(&root);
     // `.wit/` must be ours (a real, private directory of this user) and must not have come
     // with the repository: everything below trusts what is in it.
-    wit.ensure()?;
-    wit.check_not_committed()?;
+    let (root, wit) = crate::site::verified_root(root)?;
     // `.wit/` is verified, so the log is a safe place from here on, and every later failure
     // is written to it: an auto-started daemon's stderr is /dev/null, and `wit` shows the
     // end of the log when the daemon it started exits. (A refused `.wit/` has no safe place
@@ -49,11 +37,7 @@ pub(crate) async fn run(root: &Path, mode: crate::Mode) -> Result<(), DaemonErro
     let served = async {
         // Every worktree of the repository shares the main worktree's state (worktree.rs),
         // and the daemon serving them listens there.
-        let placement = crate::worktree::place(&root, &wit);
-        if placement.main_worktree.is_some() {
-            placement.state.ensure()?;
-            placement.state.check_not_committed()?;
-        }
+        let placement = crate::site::verified_placement(&root, &wit)?;
         let mut control = None;
         if mode == crate::Mode::Shared {
             let deadline = std::time::Instant::now() + HOST_WAIT;

@@ -24,8 +24,40 @@ use crate::worktree::Placement;
 use wit_boundary::WitDir;
 use wit_boundary::witdir::Access;
 
-/// Serves the worktree at `root` (canonical; its `.wit/` verified, placed at
-/// `placement`) until `stop` resolves (with the reason to log), `daemon.stop` asks, or the
+/// The worktree at `root` as a daemon may serve it: canonical, a directory, its `.wit/`
+/// ours, private and not committed (everything the daemon does trusts what is in it).
+/// The same checks whether the worktree is started here or another `wit daemon run` asks
+/// the repository's daemon to serve it ([`crate::host`]).
+pub(crate) fn verified_root(root: &Path) -> Result<(PathBuf, WitDir), DaemonError> {
+    let root = root.canonicalize().map_err(|e| DaemonError::InvalidRoot {
+        root: root.to_owned(),
+        reason: e.to_string(),
+    })?;
+    if !root.is_dir() {
+        return Err(DaemonError::InvalidRoot {
+            root,
+            reason: "not a directory".into(),
+        });
+    }
+    let wit = WitDir::new(&root);
+    wit.ensure()?;
+    wit.check_not_committed()?;
+    Ok((root, wit))
+}
+
+/// Where the worktree at `root` keeps its state ([`crate::worktree::place`]), that
+/// directory (the main worktree's `.wit/`, for a linked worktree) checked as `root`'s own
+/// was ([`verified_root`]).
+pub(crate) fn verified_placement(root: &Path, wit: &WitDir) -> Result<Placement, DaemonError> {
+    let placement = crate::worktree::place(root, wit);
+    if placement.main_worktree.is_some() {
+        placement.state.ensure()?;
+        placement.state.check_not_committed()?;
+    }
+    Ok(placement)
+}
+
+/// Serves the worktree at `root` (see [`verified_root`], placed at `placement`) until `stop` resolves (with the reason to log), `daemon.stop` asks, or the
 /// worktree is deleted. `ready` is told the pid once the socket answers.
 pub(crate) async fn serve(
     root: PathBuf,
@@ -35,8 +67,8 @@ pub(crate) async fn serve(
     stop: impl std::future::Future<Output = String>,
     ready: Option<tokio::sync::oneshot::Sender<u32>>,
 ) -> Result<(), DaemonError> {
-    // The lock is held for the life of the process; its file is never deleted, so that two
-    // starting daemons always contend for the same inode.
+    // The lock is held while this worktree is served; its file is never deleted, so that
+    // two starting daemons always contend for the same inode.
     let lock = take_instance_lock(&wit)?;
 
     // We hold the lock, so any socket or pid file present is a crashed daemon's leftover.
@@ -224,12 +256,6 @@ const ROOT_CHECK_INTERVAL: std::time::Duration = std::time::Duration::from_secs(
 /// inode at the same path): throwaway clones and worktrees are deleted with their daemon
 /// still running, and such a daemon would otherwise serve nobody forever.
 async fn repository_gone(wit: WitDir) -> String {
-    use std::os::unix::fs::MetadataExt;
-    let identity = |p: &Path| {
-        std::fs::symlink_metadata(p)
-            .ok()
-            .map(|m| (m.dev(), m.ino()))
-    };
     let root = identity(wit.root());
     let dir = identity(wit.dir());
     let mut tick = tokio::time::interval(ROOT_CHECK_INTERVAL);

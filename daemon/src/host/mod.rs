@@ -282,17 +282,8 @@ async fn prepare(ctx: &Ctx, request: wire::Attach) -> Result<(PathBuf, WitDir, P
     }
     let state = ctx.state.clone();
     tokio::task::spawn_blocking(move || {
-        let root = request
-            .attach
-            .canonicalize()
-            .map_err(|e| format!("{}: {e}", request.attach.display()))?;
-        if !root.is_dir() {
-            return Err(format!("{} is not a directory", root.display()));
-        }
-        let wit = WitDir::new(&root);
-        wit.ensure().map_err(|e| e.to_string())?;
-        wit.check_not_committed().map_err(|e| e.to_string())?;
-        let placement = crate::worktree::place(&root, &wit);
+        let (root, wit) = crate::site::verified_root(&request.attach).map_err(|e| e.to_string())?;
+        let placement = crate::site::verified_placement(&root, &wit).map_err(|e| e.to_string())?;
         if placement.state.dir() != state.dir() {
             return Err(format!(
                 "{} does not share this daemon's state ({})",
