@@ -1758,8 +1758,38 @@ impl Graph {
             of,
             overlay,
             |a| &mut a.callers,
-            || self.compute_callers(of, overlay),
+            || self.compute_callers(of, overlay, None),
         )
+    }
+
+    /// The direct callers of `of` in the files `within` accepts: the edges
+    /// [`Graph::callers_with`] at depth 1 gives whose caller is in such a file, in the
+    /// same order. Only those files' call sites are resolved, unless the whole answer is
+    /// remembered already (then it is filtered); a partial answer is not remembered.
+    ///
+    /// For questions about a few files, such as which of the callers another session has
+    /// locked: the whole answer resolves every call of the name in the repository (a
+    /// name defined in a thousand files, called from a thousand more, costs milliseconds),
+    /// and it is forgotten whenever an interface changes anywhere.
+    pub fn callers_within(
+        &self,
+        of: &SymbolRef,
+        overlay: Option<Overlay<'_>>,
+        within: &dyn Fn(&str) -> bool,
+    ) -> Vec<Edge> {
+        if overlay.is_none() {
+            let answers = self.answers.lock().unwrap_or_else(|p| p.into_inner());
+            if answers.generation == self.generation
+                && let Some(hit) = answers.callers.get(of)
+            {
+                return hit
+                    .iter()
+                    .filter(|e| within(&e.caller.file))
+                    .cloned()
+                    .collect();
+            }
+        }
+        self.compute_callers(of, overlay, Some(within))
     }
 
     /// `site`, a call site of `overlay`'s analysis, with its line moved to where the
@@ -1849,7 +1879,14 @@ impl Graph {
         out
     }
 
-    fn compute_callers(&self, of: &SymbolRef, overlay: Option<Overlay<'_>>) -> Vec<Edge> {
+    /// `within`: when given, only the files it accepts are looked at (see
+    /// [`Graph::callers_within`]).
+    fn compute_callers(
+        &self,
+        of: &SymbolRef,
+        overlay: Option<Overlay<'_>>,
+        within: Option<&dyn Fn(&str) -> bool>,
+    ) -> Vec<Edge> {
         let Some(analysis) = self.get(&of.file) else {
             return Vec::new();
         };
@@ -1882,6 +1919,9 @@ impl Graph {
             if !overlaid.is_empty() {
                 files.push(key);
             }
+        }
+        if let Some(within) = within {
+            files.retain(|f| within(f));
         }
         files.sort_unstable();
         files.dedup();

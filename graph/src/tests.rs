@@ -555,6 +555,81 @@ fn an_overlay_of_a_body_edit_answers_as_the_reinserted_file_would() {
     }
 }
 
+/// `callers_within` answers exactly the direct callers in the files it is given, in the
+/// order of the whole answer: computed for those files alone (nothing remembered yet, or
+/// with an overlay), or filtered from the remembered whole answer.
+#[test]
+fn callers_within_some_files_are_the_whole_answer_filtered() {
+    let text = |edges: Vec<Edge>| -> Vec<String> {
+        edges
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} -> {} ({}) L{} d{}",
+                    e.caller.path(),
+                    e.callee.path(),
+                    e.resolution.as_str(),
+                    e.line + 1,
+                    e.depth
+                )
+            })
+            .collect()
+    };
+    let (edited, source) = (
+        "src/db.ts",
+        "export function query(sql: string) { return sql; }\nfunction run(s: string) { return query(s); }\nexport default function connect() { run('a'); }\nexport class Repo {\n  find(id: string) { return id; }\n  load(id: string) { return this.find(id); }\n}\n",
+    );
+    let fresh = analyse(edited, source);
+    let overlays = [
+        None,
+        Some(Overlay {
+            file: edited,
+            analysis: &fresh,
+        }),
+    ];
+    let mut compared = 0;
+    for overlay in overlays {
+        let g = graph(&OVERLAY_FILES);
+        let mut paths: Vec<Arc<str>> = g.paths().cloned().collect();
+        paths.sort();
+        for file in &paths {
+            let a = g.get(file).unwrap().clone();
+            for s in &a.symbols {
+                let of = g.symbol(file, &a.address_of(s)).unwrap();
+                for keep in &paths {
+                    let only = |f: &str| f == keep.as_ref();
+                    let but = |f: &str| f != keep.as_ref();
+                    // Before the whole answer is remembered, then after.
+                    let cold = [
+                        text(g.callers_within(&of, overlay, &only)),
+                        text(g.callers_within(&of, overlay, &but)),
+                    ];
+                    let whole = g.callers_with(&of, 1, overlay);
+                    let expected = |within: &dyn Fn(&str) -> bool| {
+                        text(
+                            whole
+                                .iter()
+                                .filter(|e| within(&e.caller.file))
+                                .cloned()
+                                .collect(),
+                        )
+                    };
+                    let expected = [expected(&only), expected(&but)];
+                    let warm = [
+                        text(g.callers_within(&of, overlay, &only)),
+                        text(g.callers_within(&of, overlay, &but)),
+                    ];
+                    assert_eq!(cold, expected, "{} within {keep}", of.path());
+                    assert_eq!(warm, expected, "{} within {keep}", of.path());
+                    compared += usize::from(!expected[0].is_empty());
+                }
+            }
+        }
+    }
+    // Some callers were found in a file on its own (else this would test nothing).
+    assert!(compared > 10, "{compared}");
+}
+
 /// Resolutions are remembered per file, and forgotten when any file's interface changes:
 /// a re-export pointed elsewhere moves the caller to the new definition at once, while a
 /// body edit elsewhere leaves what was remembered in place.

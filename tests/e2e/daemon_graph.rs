@@ -73,6 +73,76 @@ fn a_lock_warns_about_a_caller_in_another_file_locked_by_someone_else() {
     );
 }
 
+/// The warnings are looked for only among the other sessions' locks: none held, a few
+/// (their files' callers alone are resolved), or more than the daemon lists by name
+/// (every caller is): the answer is the same whichever way it was found.
+#[test]
+fn caller_warnings_are_the_same_with_no_few_or_many_locks_of_others() {
+    let repo = repo();
+    let d = Daemon::start(repo.path());
+    let mut c = d.client();
+    ready(&mut c);
+    let acquire = |c: &mut Client, session: &str, path: &str| {
+        c.ok(
+            "lock.acquire",
+            json!({"sessionId": session, "symbolPath": path}),
+        )
+    };
+    let release = |c: &mut Client, session: &str, path: &str| {
+        c.ok(
+            "lock.release",
+            json!({"sessionId": session, "symbolPath": path}),
+        );
+    };
+    // Nobody else holds a lock: no warning, though `query` has callers.
+    assert_eq!(
+        acquire(&mut c, "s1", "src/db.ts:query")["warnings"],
+        json!([])
+    );
+    release(&mut c, "s1", "src/db.ts:query");
+    let expected = json!([
+        {"lockedSymbol": "src/db.ts:Repo.load", "heldBy": "s2", "chain": ["src/db.ts:Repo.load", "src/db.ts:query"]},
+        {"lockedSymbol": "src/api.ts:handler", "heldBy": "s2", "chain": ["src/api.ts:handler", "src/db.ts:query"]}
+    ]);
+    // A few: the two callers, a definition that does not call it, and a file not indexed.
+    for path in [
+        "src/api.ts:handler",
+        "src/db.ts:Repo.load",
+        "src/db.ts:Repo.find",
+        "src/gone.ts:f",
+    ] {
+        acquire(&mut c, "s2", path);
+    }
+    assert_eq!(
+        acquire(&mut c, "s1", "src/db.ts:query")["warnings"],
+        expected
+    );
+    release(&mut c, "s1", "src/db.ts:query");
+    // Our own locks elsewhere change nothing.
+    acquire(&mut c, "s1", "src/index.ts:main");
+    assert_eq!(
+        acquire(&mut c, "s1", "src/db.ts:query")["warnings"],
+        expected
+    );
+    release(&mut c, "s1", "src/db.ts:query");
+    // Many: another session holds seventy more, in files that do not exist.
+    for i in 0..70 {
+        acquire(&mut c, "s3", &format!("gen/m{i}.ts:f"));
+    }
+    assert_eq!(
+        acquire(&mut c, "s1", "src/db.ts:query")["warnings"],
+        expected
+    );
+    release(&mut c, "s1", "src/db.ts:query");
+    // The callers released: no warning again, with the seventy still held.
+    release(&mut c, "s2", "src/api.ts:handler");
+    release(&mut c, "s2", "src/db.ts:Repo.load");
+    assert_eq!(
+        acquire(&mut c, "s1", "src/db.ts:query")["warnings"],
+        json!([])
+    );
+}
+
 #[test]
 fn declare_reports_dep_chain_for_a_callee_locked_in_another_file() {
     let repo = repo();

@@ -749,6 +749,21 @@ impl RepoIndex {
         })
     }
 
+    /// The direct callers of `file:name` in the files `within` accepts (verified, as
+    /// [`RepoIndex::callers`]; see [`Graph::callers_within`]), or `None` when no such
+    /// definition is indexed.
+    pub(crate) fn callers_within(
+        &self,
+        file: &str,
+        name: &str,
+        fresh: Option<&Arc<Analysis>>,
+        within: &dyn Fn(&str) -> bool,
+    ) -> Option<(SymbolRef, Vec<Edge>)> {
+        self.edges_of(file, name, fresh, |g, target, overlay| {
+            g.callers_within(target, overlay, within)
+        })
+    }
+
     /// The callees of `file:name` (verified, as [`RepoIndex::callers`]).
     pub(crate) fn callees(
         &self,

@@ -303,16 +303,21 @@ pub(crate) struct CallerSpellings {
     pub name_only: Vec<Vec<String>>,
 }
 
-/// For `lock.acquire`: the callers of `file:name` in the graph (any file). Empty when the
-/// graph does not know the definition.
+/// For `lock.acquire`: the callers of `file:name` in the graph, in any file or (`within`)
+/// in those files only. Empty when the graph does not know the definition.
 pub(crate) fn caller_spellings(
     ix: &crate::index::RepoIndex,
     file: &str,
     name: &str,
     fresh: &std::sync::Arc<Analysis>,
+    within: Option<&std::collections::HashSet<String>>,
 ) -> CallerSpellings {
     let mut out = CallerSpellings::default();
-    let Some((_, edges)) = ix.callers(file, name, 1, Some(fresh)) else {
+    let found = match within {
+        Some(files) => ix.callers_within(file, name, Some(fresh), &|f| files.contains(f)),
+        None => ix.callers(file, name, 1, Some(fresh)),
+    };
+    let Some((_, edges)) = found else {
         return out;
     };
     out.known = true;

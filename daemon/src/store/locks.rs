@@ -16,6 +16,43 @@ pub(crate) struct LockRow {
     pub spelling: String,
 }
 
+/// Most locks of other sessions [`held_by_others`] lists by name.
+pub(crate) const OTHERS_LISTED: usize = 64;
+
+/// The live locks of sessions other than one, as [`held_by_others`] reads them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Others {
+    /// None at all.
+    None,
+    /// These (canonical paths), at most [`OTHERS_LISTED`].
+    Few(Vec<String>),
+    /// More than [`OTHERS_LISTED`].
+    Many,
+}
+
+/// The locks of sessions other than `me` live at `now_ms` (see [`Others`]). Bounded: it
+/// walks the live locks by the expiry index and stops at the [`OTHERS_LISTED`] + 1st of
+/// another session (only `me`'s own live locks are stepped over, a few as agents lock).
+pub(crate) fn held_by_others(db: &dyn Db, me: &str, now_ms: i64) -> DbResult<Others> {
+    let sql = format!(
+        "SELECT symbol_path FROM locks WHERE expires_at > ?2 AND session_id <> ?1 LIMIT {}",
+        OTHERS_LISTED + 1
+    );
+    let rows = db.rows(&sql, args![me, now_ms])?;
+    if rows.len() > OTHERS_LISTED {
+        return Ok(Others::Many);
+    }
+    let paths = rows
+        .iter()
+        .map(|r| r.get::<String>(0))
+        .collect::<DbResult<Vec<String>>>()?;
+    Ok(if paths.is_empty() {
+        Others::None
+    } else {
+        Others::Few(paths)
+    })
+}
+
 /// The unexpired lock on `symbol_path`, if any.
 pub(crate) fn get(db: &dyn Db, symbol_path: &str, now_ms: i64) -> DbResult<Option<LockRow>> {
     let q = get_query(symbol_path, now_ms);
