@@ -238,3 +238,46 @@ fn row(r: &Row) -> DbResult<LockRow> {
         spelling: r.get(4)?,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The other sessions' live locks: ours and expired ones left out, each named up to
+    /// the bound, past it only that there are more.
+    #[test]
+    fn held_by_others_leaves_out_ours_and_the_expired_and_stops_past_the_bound() {
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        crate::store::schema::migrate(&mut conn).unwrap();
+        let db: &dyn Db = &conn;
+        let now = 1_000_i64;
+        let put = |path: &str, session: &str, expires_at: i64| {
+            db.execute(TAKE, args![path, session, 0_i64, expires_at, path])
+                .unwrap();
+        };
+        assert_eq!(held_by_others(db, "me", now).unwrap(), Others::None);
+        put("a.ts:mine", "me", now + 10);
+        put("a.ts:old", "them", now);
+        assert_eq!(held_by_others(db, "me", now).unwrap(), Others::None);
+        put("b.ts:f", "them", now + 10);
+        assert_eq!(
+            held_by_others(db, "me", now).unwrap(),
+            Others::Few(vec!["b.ts:f".to_owned()])
+        );
+        // As many as it names: every one of them.
+        for i in 1..OTHERS_LISTED {
+            put(&format!("c{i}.ts:f"), "someone", now + 10);
+        }
+        let Others::Few(named) = held_by_others(db, "me", now).unwrap() else {
+            panic!("{OTHERS_LISTED} locks are few enough to name");
+        };
+        assert_eq!(named.len(), OTHERS_LISTED);
+        // One more: many. Seen from "someone", its own 64 are not among the others.
+        put("d.ts:f", "someone", now + 10);
+        assert_eq!(held_by_others(db, "me", now).unwrap(), Others::Many);
+        let Others::Few(named) = held_by_others(db, "someone", now).unwrap() else {
+            panic!("only b.ts:f and a.ts:mine are not someone's");
+        };
+        assert_eq!(named.len(), 2);
+    }
+}
