@@ -1718,16 +1718,8 @@ impl Graph {
         if overlay.is_some() {
             return compute();
         }
-        {
-            let mut answers = self.answers.lock().unwrap_or_else(|p| p.into_inner());
-            if answers.generation != self.generation {
-                answers.callers.clear();
-                answers.callees.clear();
-                answers.generation = self.generation;
-            }
-            if let Some(hit) = pick(&mut answers).get(of) {
-                return hit.clone();
-            }
+        if let Some(hit) = self.with_remembered(of, pick, <[Edge]>::to_vec) {
+            return hit;
         }
         let edges = compute();
         let mut answers = self.answers.lock().unwrap_or_else(|p| p.into_inner());
@@ -1739,6 +1731,23 @@ impl Graph {
             map.insert(of.clone(), edges.clone());
         }
         edges
+    }
+
+    /// What `read` makes of the answer this generation already computed for `of`, if any
+    /// (the answers of an earlier generation are dropped on the way).
+    fn with_remembered<T>(
+        &self,
+        of: &SymbolRef,
+        pick: fn(&mut Answers) -> &mut HashMap<SymbolRef, Vec<Edge>>,
+        read: impl FnOnce(&[Edge]) -> T,
+    ) -> Option<T> {
+        let mut answers = self.answers.lock().unwrap_or_else(|p| p.into_inner());
+        if answers.generation != self.generation {
+            answers.callers.clear();
+            answers.callees.clear();
+            answers.generation = self.generation;
+        }
+        pick(&mut answers).get(of).map(|hit| read(hit))
     }
 
     /// The direct callees of `of`, one edge per distinct target (the best resolution and
@@ -1777,17 +1786,16 @@ impl Graph {
         overlay: Option<Overlay<'_>>,
         within: &dyn Fn(&str) -> bool,
     ) -> Vec<Edge> {
-        if overlay.is_none() {
-            let answers = self.answers.lock().unwrap_or_else(|p| p.into_inner());
-            if answers.generation == self.generation
-                && let Some(hit) = answers.callers.get(of)
-            {
-                return hit
-                    .iter()
-                    .filter(|e| within(&e.caller.file))
-                    .cloned()
-                    .collect();
-            }
+        let filtered = |hit: &[Edge]| -> Vec<Edge> {
+            hit.iter()
+                .filter(|e| within(&e.caller.file))
+                .cloned()
+                .collect()
+        };
+        if overlay.is_none()
+            && let Some(edges) = self.with_remembered(of, |a| &mut a.callers, filtered)
+        {
+            return edges;
         }
         self.compute_callers(of, overlay, Some(within))
     }
