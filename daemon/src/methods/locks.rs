@@ -337,7 +337,7 @@ async fn current_holder(
 /// Only a caller another session holds a lock in can be warned about, so the other
 /// sessions' locks are read first (after ours is taken: every lock taken before ours is
 /// seen): with none, there is nothing to look for; with a few, only their files' calls
-/// are resolved. Finding every caller of a name resolves each call of it in the
+/// are resolved, and those locks are the ones the warnings name (no second read). Finding every caller of a name resolves each call of it in the
 /// repository: a name defined in a thousand files of a large one, called from a
 /// thousand more, took 4 ms, on every first lock of a symbol and again after any
 /// interface changed anywhere, which during the index's build is all the time.
@@ -356,19 +356,23 @@ async fn caller_warnings(
             Ok(locks::held_by_others(conn, &me, now)?)
         })
         .await?;
-    let within: Option<HashSet<String>> = match others {
+    // With a few: those locks are all a warning can name, read already.
+    let few = match others {
         locks::Others::None => return Ok((Vec::new(), Vec::new())),
-        // A caller's candidate spellings are `its file:its name`, and a lock matches one
-        // exactly: every part of a lock's path before a colon may be that file (a file
-        // name may hold a colon).
-        locks::Others::Few(paths) => Some(
-            paths
-                .iter()
-                .flat_map(|p| p.match_indices(':').map(|(i, _)| p[..i].to_owned()))
-                .collect(),
-        ),
+        locks::Others::Few(rows) => Some(rows),
         locks::Others::Many => None,
     };
+    // A caller's candidate spellings are `its file:its name`, and a lock matches one
+    // exactly: every part of a lock's path before a colon may be that file (a file name
+    // may hold a colon).
+    let within: Option<HashSet<String>> = few.as_ref().map(|rows| {
+        rows.iter()
+            .flat_map(|l| {
+                let p = &l.symbol_path;
+                p.match_indices(':').map(|(i, _)| p[..i].to_owned())
+            })
+            .collect()
+    });
     let graph = {
         let (file, name, fresh) = (file.to_owned(), name.to_owned(), analysis.clone());
         state
@@ -429,34 +433,56 @@ async fn caller_warnings(
     if candidate_lists.is_empty() && guesses.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
+    if let Some(rows) = few {
+        let by_path: std::collections::HashMap<&str, &LockRow> =
+            rows.iter().map(|l| (l.symbol_path.as_str(), l)).collect();
+        let mut get = |p: &str| Ok(by_path.get(p).map(|l| (*l).clone()));
+        let (held, guessed) = (
+            held_callers(candidate_lists, (locked, given), session, &mut get)?,
+            held_callers(guesses, (locked, given), session, &mut get)?,
+        );
+        return Ok((held, guessed));
+    }
     let (locked, given, me) = (locked.to_owned(), given.to_owned(), session.to_owned());
     state
         .read(move |conn| {
             let now = conn.now_ms();
-            let held = |lists: Vec<Vec<String>>| -> Result<Vec<CallerWarning>, Failure> {
-                let mut warnings = Vec::new();
-                for candidates in lists {
-                    for candidate in candidates {
-                        if candidate == locked {
-                            continue;
-                        }
-                        if let Some(lock) = locks::get(conn, &candidate, now)?
-                            && lock.session_id != me
-                        {
-                            warnings.push(CallerWarning {
-                                locked_symbol: lock.spelling.clone(),
-                                held_by: lock.session_id,
-                                chain: vec![lock.spelling, given.clone()],
-                            });
-                            break;
-                        }
-                    }
-                }
-                Ok(warnings)
-            };
-            Ok((held(candidate_lists)?, held(guesses)?))
+            let mut get = |p: &str| Ok(locks::get(conn, p, now)?);
+            let held = held_callers(candidate_lists, (&locked, &given), &me, &mut get)?;
+            let guessed = held_callers(guesses, (&locked, &given), &me, &mut get)?;
+            Ok((held, guessed))
         })
         .await
+}
+
+/// The warnings for `lists` (each caller's lock spellings): the first spelling of each
+/// that `get` finds locked by a session other than `me`, skipping the lock just taken
+/// (`locked`; `given`: its spelling in the request, which ends each chain).
+fn held_callers(
+    lists: Vec<Vec<String>>,
+    (locked, given): (&str, &str),
+    me: &str,
+    get: &mut dyn FnMut(&str) -> Result<Option<LockRow>, Failure>,
+) -> Result<Vec<CallerWarning>, Failure> {
+    let mut warnings = Vec::new();
+    for candidates in lists {
+        for candidate in candidates {
+            if candidate == locked {
+                continue;
+            }
+            if let Some(lock) = get(&candidate)?
+                && lock.session_id != me
+            {
+                warnings.push(CallerWarning {
+                    locked_symbol: lock.spelling.clone(),
+                    held_by: lock.session_id,
+                    chain: vec![lock.spelling, given.to_owned()],
+                });
+                break;
+            }
+        }
+    }
+    Ok(warnings)
 }
 
 /// `lock.release {symbolPath, sessionId}`: by any spelling of the locked definition.

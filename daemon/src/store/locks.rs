@@ -24,8 +24,8 @@ pub(crate) const OTHERS_LISTED: usize = 64;
 pub(crate) enum Others {
     /// None at all.
     None,
-    /// These (canonical paths), at most [`OTHERS_LISTED`].
-    Few(Vec<String>),
+    /// These, at most [`OTHERS_LISTED`].
+    Few(Vec<LockRow>),
     /// More than [`OTHERS_LISTED`].
     Many,
 }
@@ -35,21 +35,19 @@ pub(crate) enum Others {
 /// another session (only `me`'s own live locks are stepped over, a few as agents lock).
 pub(crate) fn held_by_others(db: &dyn Db, me: &str, now_ms: i64) -> DbResult<Others> {
     let sql = format!(
-        "SELECT symbol_path FROM locks WHERE expires_at > ?2 AND session_id <> ?1 LIMIT {}",
+        "SELECT symbol_path, session_id, acquired_at, expires_at, COALESCE(spelling, symbol_path) FROM locks
+         WHERE expires_at > ?2 AND session_id <> ?1 LIMIT {}",
         OTHERS_LISTED + 1
     );
     let rows = db.rows(&sql, args![me, now_ms])?;
     if rows.len() > OTHERS_LISTED {
         return Ok(Others::Many);
     }
-    let paths = rows
-        .iter()
-        .map(|r| r.get::<String>(0))
-        .collect::<DbResult<Vec<String>>>()?;
-    Ok(if paths.is_empty() {
+    let locks = rows.iter().map(row).collect::<DbResult<Vec<LockRow>>>()?;
+    Ok(if locks.is_empty() {
         Others::None
     } else {
-        Others::Few(paths)
+        Others::Few(locks)
     })
 }
 
@@ -262,7 +260,13 @@ mod tests {
         put("b.ts:f", "them", now + 10);
         assert_eq!(
             held_by_others(db, "me", now).unwrap(),
-            Others::Few(vec!["b.ts:f".to_owned()])
+            Others::Few(vec![LockRow {
+                symbol_path: "b.ts:f".to_owned(),
+                session_id: "them".to_owned(),
+                acquired_at: 0,
+                expires_at: now + 10,
+                spelling: "b.ts:f".to_owned(),
+            }])
         );
         // As many as it names: every one of them.
         for i in 1..OTHERS_LISTED {
