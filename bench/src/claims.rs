@@ -74,14 +74,8 @@ pub(crate) fn run(
     git(&root, &["add", "."])?;
     git(&root, &["commit", "-qm", "fixture"])?;
     let daemon = Daemon::start(&opts.wit, &root)?;
+    daemon.indexed(Duration::from_secs(120), Duration::from_millis(20))?;
     let mut c = daemon.connect()?;
-    let t0 = Instant::now();
-    while c.ok("graph.status", json!({}))?["state"] != "ready" {
-        if t0.elapsed() > Duration::from_secs(120) {
-            bail!("the index is not ready after 2 minutes");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
     // Another session changed fn10 and reported it: its claim stands in the file.
     let path = root.join(file);
     let text = std::fs::read_to_string(&path)?;

@@ -76,6 +76,23 @@ impl Daemon {
     pub fn connect(&self) -> Result<Conn> {
         Conn::connect(&self.socket)
     }
+
+    /// `graph.status` once the first build of the index is over, asked every `poll`;
+    /// an error after `limit`.
+    pub fn indexed(&self, limit: Duration, poll: Duration) -> Result<serde_json::Value> {
+        let mut c = self.connect()?;
+        let t0 = Instant::now();
+        loop {
+            let status = c.ok("graph.status", json!({}))?;
+            if status["state"] == "ready" {
+                return Ok(status);
+            }
+            if t0.elapsed() > limit {
+                bail!("the index was not built within {} s", limit.as_secs());
+            }
+            std::thread::sleep(poll);
+        }
+    }
 }
 
 impl Drop for Daemon {

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use serde_json::json;
 
 use crate::Options;
@@ -217,20 +217,9 @@ fn build_under_load(daemon: &Daemon) -> Result<(serde_json::Value, (Samples, Sam
     })
 }
 
-/// `graph.status` once the daemon's first build is over (polled).
+/// `graph.status` once the daemon's first build is over.
 fn built(daemon: &Daemon) -> Result<serde_json::Value> {
-    let mut c = daemon.connect()?;
-    let t0 = Instant::now();
-    loop {
-        let st = c.ok("graph.status", json!({}))?;
-        if st["state"] == "ready" {
-            return Ok(st);
-        }
-        if t0.elapsed() > Duration::from_secs(1800) {
-            bail!("the index was not built within 30 minutes");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    daemon.indexed(Duration::from_secs(1800), Duration::from_millis(50))
 }
 
 /// A row for a build's time and rate, from its `graph.status`.

@@ -78,16 +78,7 @@ pub fn run_all(opts: &Options) -> Result<Report> {
 
     let daemon = Daemon::start(&opts.wit, &root)?;
     // Idle: start-up over (the index built), then a moment without requests.
-    {
-        let mut c = daemon.connect()?;
-        let t0 = Instant::now();
-        while c.ok("graph.status", json!({}))?["state"] != "ready" {
-            if t0.elapsed() > Duration::from_secs(60) {
-                bail!("the index of the fixture was not built within 60 s");
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
+    daemon.indexed(Duration::from_secs(60), Duration::from_millis(10))?;
     std::thread::sleep(Duration::from_millis(200));
     // Private memory (what no other process shares) beside RSS. The daemon is the only
     // process mapping `wit` here, so the binary's pages it uses count as its own.
