@@ -57,8 +57,9 @@ pub(crate) fn verified_placement(root: &Path, wit: &WitDir) -> Result<Placement,
     Ok(placement)
 }
 
-/// Serves the worktree at `root` (see [`verified_root`], placed at `placement`) until `stop` resolves (with the reason to log), `daemon.stop` asks, or the
-/// worktree is deleted. `ready` is told the pid once the socket answers.
+/// Serves the worktree at `root` (see [`verified_root`], placed at `placement`) until
+/// `stop` resolves (with the reason to log), `daemon.stop` asks, or the worktree is
+/// deleted. `ready` is told the pid once the socket answers.
 pub(crate) async fn serve(
     root: PathBuf,
     wit: WitDir,
