@@ -7,7 +7,7 @@ use wit_core::analyzer::source_text;
 
 use crate::line::{LineMerge, MarkerStyle, Markers};
 use crate::merged::{Fallback, Merged, Method, Version};
-use crate::{Analysed, by_definitions, line_of};
+use crate::{Analysed, Answer, definitions, line_of};
 
 /// Merges the contents of the file `path` (repository-relative; its extension chooses
 /// the analyzer in `registry`): `[base, ours, theirs]`, each at most `max_bytes` long to
@@ -42,29 +42,77 @@ pub fn merge_blobs<M: LineMerge>(
             method: Method::Git,
         });
     }
+    let merged = analysed(
+        path,
+        blobs,
+        registry,
+        max_bytes,
+        markers,
+        Answer::Merge,
+        git,
+    )?;
+    Ok(merged.unwrap_or_else(|why| Merged::by_git(first, why)))
+}
+
+/// Whether wit's merge driver merges cleanly the contents `[base, ours, theirs]` of
+/// `path` that git's line merge is known to stop on: what
+/// [`merge_blobs`]`(…).is_clean()` answers, without that line merge of the whole file
+/// (the conflict forecast asks this about files it has just seen git stop on), and
+/// ending at the first conflict the merge by definitions finds: nothing after it could
+/// make the file clean.
+///
+/// # Errors
+/// Only `git`'s (one that a whole merge would meet only after a conflict is not met).
+pub fn merges_cleanly<M: LineMerge>(
+    path: &str,
+    blobs: [&[u8]; 3],
+    registry: &Registry,
+    max_bytes: u64,
+    git: &mut M,
+) -> Result<bool, M::Error> {
+    let markers = Markers::default();
+    let merged = analysed(
+        path,
+        blobs,
+        registry,
+        max_bytes,
+        &markers,
+        Answer::Clean,
+        git,
+    )?;
+    Ok(merged.is_ok_and(|m| m.is_clean()))
+}
+
+/// The merge by definitions of the three contents, or why the file is left to git's line
+/// merge of the whole file.
+fn analysed<M: LineMerge>(
+    path: &str,
+    blobs: [&[u8]; 3],
+    registry: &Registry,
+    max_bytes: u64,
+    markers: &Markers,
+    answer: Answer,
+    git: &mut M,
+) -> Result<Result<Merged, Fallback>, M::Error> {
     let Some(analyzer) = registry.for_path(path) else {
-        return Ok(Merged::by_git(first, Fallback::NoAnalyzer));
+        return Ok(Err(Fallback::NoAnalyzer));
     };
     let names = [Version::Base, Version::Ours, Version::Theirs];
     let mut texts = Vec::with_capacity(3);
     for (blob, version) in blobs.iter().zip(names) {
         let bytes = blob.len() as u64;
         if bytes > max_bytes {
-            let why = Fallback::TooLarge {
+            return Ok(Err(Fallback::TooLarge {
                 version,
                 bytes,
                 limit: max_bytes,
-            };
-            return Ok(Merged::by_git(first, why));
+            }));
         }
         match source_text(blob) {
             Ok(text) => texts.push(text),
             Err(e) => {
                 let reason = e.to_string();
-                return Ok(Merged::by_git(
-                    first,
-                    Fallback::NotAnalysed { version, reason },
-                ));
+                return Ok(Err(Fallback::NotAnalysed { version, reason }));
             }
         }
     }
@@ -74,10 +122,7 @@ pub fn merge_blobs<M: LineMerge>(
             Ok(a) => analyses.push(a),
             Err(e) => {
                 let reason = e.to_string();
-                return Ok(Merged::by_git(
-                    first,
-                    Fallback::NotAnalysed { version, reason },
-                ));
+                return Ok(Err(Fallback::NotAnalysed { version, reason }));
             }
         }
     }
@@ -85,11 +130,10 @@ pub fn merge_blobs<M: LineMerge>(
         text: texts[i],
         analysis: &analyses[i],
     });
-    let kept = first.clone();
-    let merged = by_definitions(versions, first, markers, git)?;
-    if merged.method != Method::Definitions || !merged.is_clean() {
-        return Ok(merged);
-    }
+    let merged = match definitions(versions, markers, answer, git)? {
+        Ok(merged) if merged.is_clean() => merged,
+        other => return Ok(other),
+    };
     // Written out, the merge must parse as the versions did (the text is UTF-8: it is
     // made of the versions' text and git's merges of it).
     let broken = match std::str::from_utf8(&merged.text) {
@@ -100,7 +144,7 @@ pub fn merge_blobs<M: LineMerge>(
         Err(_) => Some(1),
     };
     Ok(match broken {
-        Some(line) => Merged::by_git(kept, Fallback::BrokenResult { line }),
-        None => merged,
+        Some(line) => Err(Fallback::BrokenResult { line }),
+        None => Ok(merged),
     })
 }

@@ -47,6 +47,9 @@ enum Outcome {
 pub(crate) struct Merger<'m, M> {
     pub git: &'m mut M,
     pub markers: &'m Markers,
+    /// Whether only "is it clean?" is asked: the first conflict found ends the merge
+    /// ([`Failed::Conflicted`]), since nothing after it can make the file clean.
+    pub until_conflict: bool,
 }
 
 /// `key` as people name the definition (`Shop.price#method` → `Shop.price`,
@@ -91,6 +94,15 @@ fn pick<T: PartialEq + Copy>(base: T, ours: T, theirs: T) -> T {
 }
 
 impl<M: LineMerge> Merger<'_, M> {
+    /// `conflicts` found in the result; the first ends a merge asked only whether it is
+    /// clean.
+    fn found(&self, conflicts: Vec<Conflict>) -> Result<Vec<Conflict>, Failed<M::Error>> {
+        match conflicts.first() {
+            Some(first) if self.until_conflict => Err(Failed::Conflicted(first.clone())),
+            _ => Ok(conflicts),
+        }
+    }
+
     /// git's line merge of three texts, as it ends up in the file.
     fn line(
         &mut self,
@@ -126,7 +138,7 @@ impl<M: LineMerge> Merger<'_, M> {
         match self.units(&sides) {
             Err(Failed::Unfit(_)) => Ok(Level {
                 text,
-                conflicts: text_conflicts(n, None, ConflictKind::Text),
+                conflicts: self.found(text_conflicts(n, None, ConflictKind::Text))?,
             }),
             done => done,
         }
@@ -249,7 +261,7 @@ impl<M: LineMerge> Merger<'_, M> {
                     .collect()
             };
             let (text, n) = self.line(&written(&base), &written(&ours), &written(&theirs))?;
-            conflicts.extend(text_conflicts(n, None, ConflictKind::Text));
+            conflicts.extend(self.found(text_conflicts(n, None, ConflictKind::Text))?);
             items.push(Written::Text(text));
         }
 
@@ -364,10 +376,8 @@ impl<M: LineMerge> Merger<'_, M> {
             (Some(_), _, _) | (None, None, None) => Outcome::Drop,
             (None, Some(o), Some(t)) if o.text != t.text => {
                 let (text, n) = self.line("", o.text, t.text)?;
-                Outcome::Keep(
-                    text,
-                    text_conflicts(n, Some(key), ConflictKind::AddedOnBothSides),
-                )
+                let kind = ConflictKind::AddedOnBothSides;
+                Outcome::Keep(text, self.found(text_conflicts(n, Some(key), kind))?)
             }
             (None, Some(u), _) | (None, None, Some(u)) => {
                 Outcome::Keep(u.text.to_owned(), Vec::new())
@@ -402,18 +412,21 @@ impl<M: LineMerge> Merger<'_, M> {
         };
         let mut text = text;
         text.replace_range(at..at + gone.len(), "");
+        let kind = ConflictKind::DeletedAndChanged;
         Ok(Outcome::Keep(
             text,
-            text_conflicts(n.max(1), Some(key), ConflictKind::DeletedAndChanged),
+            self.found(text_conflicts(n.max(1), Some(key), kind))?,
         ))
     }
 }
 
-/// Why a level was not merged unit by unit: git failed (an error to pass on), or the
-/// units do not fit (the level is then merged by git's line merge alone).
+/// Why a level was not merged unit by unit: git failed (an error to pass on), the units
+/// do not fit (the level is then merged by git's line merge alone), or a merge asked only
+/// whether it is clean found a conflict.
 pub(crate) enum Failed<E> {
     Git(E),
     Unfit(Unfit),
+    Conflicted(Conflict),
 }
 
 /// A piece of a merged level once git merged what it had to: text, or a definition to

@@ -23,10 +23,12 @@
 //!   git's line merge alone, as if the driver were not there.
 //!
 //! Pure: the caller runs git through [`LineMerge`] (`git merge-file`) and reads the
-//! files; the feature `git` adds the implementation that runs it (`GitMergeFile`). [`merge_blobs`] is what a merge driver needs (three file contents, the
-//! analyzers); [`merge`] the same over analyses already made. Both answer "would this file
-//! merge cleanly with wit's driver?" ([`Merged::is_clean`]); [`driver`] says whether git
-//! runs wit's driver for a path.
+//! files; the feature `git` adds the implementation that runs it (`GitMergeFile`).
+//! [`merge_blobs`] is what a merge driver needs (three file contents, the analyzers);
+//! [`merge`] the same over analyses already made. Both answer "would this file merge
+//! cleanly with wit's driver?" ([`Merged::is_clean`]); [`merges_cleanly`] answers only
+//! that, for a file the caller has seen git's line merge stop on; [`driver`] says whether
+//! git runs wit's driver for a path.
 
 mod blobs;
 pub mod driver;
@@ -40,7 +42,7 @@ mod skeleton;
 mod stretch;
 mod units;
 
-pub use blobs::merge_blobs;
+pub use blobs::{merge_blobs, merges_cleanly};
 #[cfg(any(test, feature = "git"))]
 pub use git::GitMergeFile;
 pub use line::{LineMerge, LineMerged, MarkerStyle, Markers};
@@ -116,27 +118,54 @@ pub(crate) fn by_definitions<M: LineMerge>(
     markers: &Markers,
     git: &mut M,
 ) -> Result<Merged, M::Error> {
-    let by_git = Merged::by_git;
+    let merged = definitions(versions, markers, Answer::Merge, git)?;
+    Ok(merged.unwrap_or_else(|why| Merged::by_git(first, why)))
+}
+
+/// What a merge by definitions is asked for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Answer {
+    /// The merged file.
+    Merge,
+    /// Only whether it is clean: the merge ends at its first conflict, and a
+    /// [`Merged`] with conflicts has no text.
+    Clean,
+}
+
+/// The merge by definitions of three versions, or why it cannot be made (the caller then
+/// keeps git's line merge of the whole file).
+pub(crate) fn definitions<M: LineMerge>(
+    versions: [Analysed<'_>; 3],
+    markers: &Markers,
+    answer: Answer,
+    git: &mut M,
+) -> Result<Result<Merged, Fallback>, M::Error> {
     let names = [Version::Base, Version::Ours, Version::Theirs];
     for (v, version) in versions.iter().zip(names) {
         if let Some(at) = v.analysis.syntax_error {
             let line = line_of(v.text, at);
-            return Ok(by_git(first, Fallback::SyntaxError { version, line }));
+            return Ok(Err(Fallback::SyntaxError { version, line }));
         }
     }
     let sides = versions.map(|v| Side {
         text: v.text,
         defs: Def::of_symbols(&v.analysis.symbols),
     });
-    let mut merger = Merger { git, markers };
+    let mut merger = Merger {
+        git,
+        markers,
+        until_conflict: answer == Answer::Clean,
+    };
+    let conflicted = |conflicts: Vec<Conflict>, text: Vec<u8>| Merged {
+        text,
+        conflicts,
+        method: Method::Definitions,
+    };
     match merger.units(&sides) {
-        Ok(level) => Ok(Merged {
-            text: level.text.into_bytes(),
-            conflicts: level.conflicts,
-            method: Method::Definitions,
-        }),
+        Ok(level) => Ok(Ok(conflicted(level.conflicts, level.text.into_bytes()))),
         Err(Failed::Git(e)) => Err(e),
-        Err(Failed::Unfit(why)) => Ok(by_git(first, Fallback::Unfit(why.0))),
+        Err(Failed::Unfit(why)) => Ok(Err(Fallback::Unfit(why.0))),
+        Err(Failed::Conflicted(first)) => Ok(Ok(conflicted(vec![first], Vec::new()))),
     }
 }
 

@@ -5,7 +5,7 @@ use wit_core::{LanguageAnalyzer, Registry};
 
 use crate::{
     Analysed, ConflictKind, Fallback, GitMergeFile, LineMerge, LineMerged, MarkerStyle, Markers,
-    Merged, Method, merge, merge_blobs,
+    Merged, Method, merge, merge_blobs, merges_cleanly,
 };
 
 /// git's line merge as the driver runs it, without this machine's git configuration.
@@ -26,17 +26,56 @@ fn markers() -> Markers {
     }
 }
 
+/// git's line merge, counting how often it runs.
+struct Counted {
+    git: GitMergeFile,
+    runs: usize,
+}
+
+impl LineMerge for Counted {
+    type Error = String;
+
+    fn merge(
+        &mut self,
+        base: &[u8],
+        ours: &[u8],
+        theirs: &[u8],
+        markers: &Markers,
+        style: MarkerStyle,
+    ) -> Result<LineMerged, Self::Error> {
+        self.runs += 1;
+        self.git.merge(base, ours, theirs, markers, style)
+    }
+}
+
+/// The merge of three texts of the file `path`, as the driver makes it (capped at
+/// `max_bytes`). Where git's line merge stops, [`merges_cleanly`] must say what the
+/// merge's `is_clean` says, with at least one line merge fewer (that of the whole file).
+fn merged_within(path: &str, [base, ours, theirs]: [&str; 3], max_bytes: u64) -> Merged {
+    let blobs = [base.as_bytes(), ours.as_bytes(), theirs.as_bytes()];
+    let mut whole = Counted {
+        git: git(),
+        runs: 0,
+    };
+    let m = merge_blobs(path, blobs, &registry(), max_bytes, &markers(), &mut whole).unwrap();
+    if git_alone(base, ours, theirs).conflicts > 0 {
+        let mut asked = Counted {
+            git: git(),
+            runs: 0,
+        };
+        let clean = merges_cleanly(path, blobs, &registry(), max_bytes, &mut asked).unwrap();
+        assert_eq!(clean, m.is_clean(), "merges_cleanly against {m:?}");
+        assert!(asked.runs < whole.runs, "line merges: {m:?}");
+        if m.is_clean() {
+            assert_eq!(asked.runs + 1, whole.runs, "line merges: {m:?}");
+        }
+    }
+    m
+}
+
 /// The merge of three texts of the file `path`, as the driver makes it.
 fn merged(path: &str, base: &str, ours: &str, theirs: &str) -> Merged {
-    merge_blobs(
-        path,
-        [base.as_bytes(), ours.as_bytes(), theirs.as_bytes()],
-        &registry(),
-        1024 * 1024,
-        &markers(),
-        &mut git(),
-    )
-    .unwrap()
+    merged_within(path, [base, ours, theirs], 1024 * 1024)
 }
 
 fn text(m: &Merged) -> &str {
@@ -132,6 +171,37 @@ fn one_definition_changed_on_both_sides_stops_with_gits_markers() {
     assert!(text(&m).contains(
         "<<<<<<< HEAD\nexport function price(n: number): number { return n * 3; }\n=======\n"
     ));
+}
+
+/// `n` functions, each changed differently on both sides.
+fn changed_on_both_sides(n: usize) -> [String; 3] {
+    let file = |side: &str| -> String {
+        (0..n)
+            .map(|i| {
+                format!("export function f{i}(n: number): number {{\n  return n * {side};\n}}\n\n")
+            })
+            .collect()
+    };
+    [file("1"), file("2"), file("3")]
+}
+
+#[test]
+fn asked_only_whether_it_is_clean_the_merge_ends_at_its_first_conflict() {
+    let runs = |n: usize| {
+        let [base, ours, theirs] = changed_on_both_sides(n);
+        let blobs = [base.as_bytes(), ours.as_bytes(), theirs.as_bytes()];
+        let mut asked = Counted {
+            git: git(),
+            runs: 0,
+        };
+        let clean = merges_cleanly("src/f.ts", blobs, &registry(), 1 << 20, &mut asked).unwrap();
+        assert!(!clean);
+        let m = merged("src/f.ts", &base, &ours, &theirs);
+        assert_eq!(m.conflicts.len(), n, "{m:?}");
+        asked.runs
+    };
+    // Two conflicting definitions or eight: the same line merges, up to the first.
+    assert_eq!(runs(2), runs(8));
 }
 
 #[test]
@@ -325,15 +395,7 @@ fn a_version_with_a_syntax_error_is_merged_by_git() {
 fn a_version_over_the_size_cap_is_merged_by_git() {
     let ours = PRICING.replace("n * 2;", "n * 3;");
     let theirs = PRICING.replace("n * 0.2;", "n * 0.25;");
-    let m = merge_blobs(
-        "src/pricing.ts",
-        [PRICING.as_bytes(), ours.as_bytes(), theirs.as_bytes()],
-        &registry(),
-        64,
-        &markers(),
-        &mut git(),
-    )
-    .unwrap();
+    let m = merged_within("src/pricing.ts", [PRICING, &ours, &theirs], 64);
     assert!(matches!(
         m.method,
         Method::GitBecause(Fallback::TooLarge { .. })
