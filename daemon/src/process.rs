@@ -1,11 +1,14 @@
 //! What the worktrees one daemon process serves have in common: the families of shared
 //! index content ([`crate::index::shared`]), the merge-base trees their forecasts read
-//! ([`Trees`]), and the list of worktrees served, for `daemon.status` and `daemon.stop`.
+//! ([`Trees`]) and the verdicts of the merges they ask
+//! ([`crate::forecast::verdicts`]), and the list of worktrees served, for
+//! `daemon.status` and `daemon.stop`.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Weak};
 
+use crate::forecast::verdicts::Verdicts;
 use crate::index::shared::Families;
 
 /// The process serving one or more worktrees.
@@ -15,6 +18,8 @@ pub(crate) struct Process {
     pub families: Families,
     /// The commits' trees the worktrees' forecasts compare against.
     pub trees: Trees,
+    /// The verdicts of the merges the worktrees' forecasts ask.
+    pub verdicts: Arc<Verdicts>,
     sites: Arc<Mutex<BTreeSet<PathBuf>>>,
 }
 

@@ -33,6 +33,7 @@
 mod changes;
 mod git;
 mod texts;
+pub(crate) mod verdicts;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -191,7 +192,13 @@ impl Runner {
     fn new(state: Arc<AppState>, runtime: tokio::runtime::Handle) -> Self {
         let me = state.worktree_name();
         let limit = state.config.parsed.analysis.max_file_bytes;
-        let texts = Texts::new(&state.root, &state.placement.state, &me, limit);
+        let texts = Texts::new(
+            &state.root,
+            &state.placement.state,
+            &me,
+            limit,
+            state.process.verdicts.clone(),
+        );
         let readers = git::Batch::new(&state.root);
         let tracker = Tracker::new(
             &state.root,

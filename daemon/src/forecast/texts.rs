@@ -32,11 +32,13 @@
 //! histogram diff `git merge` uses. Where it stops on a file an analyzer covers, wit's
 //! merge driver (`wit_merge`, its line merges run the same way) is asked whether it would
 //! merge the file, and git whether it is installed for it. A verdict is remembered by the
-//! three contents' ids, so a pair recomputed after every save merges only the files whose
-//! versions moved.
+//! three contents' ids, once for every worktree the process serves
+//! ([`super::verdicts`]), so a pair recomputed after every save merges only the files
+//! whose versions moved, and the two checkouts of a pair merge them once.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::Arc;
 
 use wit_boundary::content::{ContentStore, content_id, owner_name};
 use wit_core::Registry;
@@ -44,12 +46,10 @@ use wit_core::text::escape;
 use wit_forecast::{Driver, FileChange, TextVerdict};
 
 use super::git::{self, Batch, Blob};
+use super::verdicts::{Verdicts, Versions};
 
 /// Most bytes of changed text one checkout keeps for the others (64 MiB).
 pub(crate) const BUDGET: u64 = 64 << 20;
-
-/// Verdicts remembered before the cache starts afresh.
-const VERDICTS_KEPT: usize = 4096;
 
 /// The area of `.wit/` holding the published texts.
 const AREA: &str = "forecast";
@@ -83,15 +83,20 @@ pub(crate) struct Texts {
     limit: u64,
     /// What this checkout has in the store: id → bytes.
     stored: HashMap<String, u64>,
-    verdicts: HashMap<(String, String, String), TextVerdict>,
-    /// Whether wit's merge driver merges the three versions cleanly, for those git
-    /// stops on.
-    drivers: HashMap<(String, String, String), bool>,
+    /// The merges' verdicts, shared with the process's other worktrees.
+    verdicts: Arc<Verdicts>,
 }
 
 impl Texts {
-    /// The texts of the checkout `me` at `root`, kept under the common `.wit/` `wit`.
-    pub(crate) fn new(root: &Path, wit: &wit_boundary::WitDir, me: &str, limit: u64) -> Self {
+    /// The texts of the checkout `me` at `root`, kept under the common `.wit/` `wit`;
+    /// `verdicts` are the process's.
+    pub(crate) fn new(
+        root: &Path,
+        wit: &wit_boundary::WitDir,
+        me: &str,
+        limit: u64,
+        verdicts: Arc<Verdicts>,
+    ) -> Self {
         let store = match ContentStore::open(wit, AREA) {
             Ok(s) => Some(s),
             Err(e) => {
@@ -110,8 +115,7 @@ impl Texts {
             owner,
             limit,
             stored: HashMap::new(),
-            verdicts: HashMap::new(),
-            drivers: HashMap::new(),
+            verdicts,
         }
     }
 
@@ -199,55 +203,37 @@ impl Texts {
         b: Source<'_>,
         installed: &mut dyn FnMut(&str) -> bool,
     ) -> TextVerdict {
-        let key = (base.key(), a.key(), b.key());
-        let verdict = match self.verdicts.get(&key) {
-            Some(v) => v.clone(),
-            None => {
-                let Some(texts) = self.read(batch, base, a, b) else {
-                    return TextVerdict::Unknown;
-                };
-                let verdict = self.run_merge(&texts);
-                if verdict == TextVerdict::Unknown {
-                    return verdict;
-                }
-                if self.verdicts.len() >= VERDICTS_KEPT {
-                    self.verdicts.clear();
-                    self.drivers.clear();
-                }
-                self.verdicts.insert(key.clone(), verdict.clone());
-                verdict
-            }
+        let versions = Versions {
+            limit: self.limit,
+            ids: [base.key(), a.key(), b.key()],
         };
-        let TextVerdict::Conflict {
+        let verdict = self.verdicts.git.get_or(&versions, || {
+            let texts = self.read(batch, base, a, b)?;
+            Some(self.run_merge(&texts)).filter(|v| *v != TextVerdict::Unknown)
+        });
+        let Some(TextVerdict::Conflict {
             conflicts, regions, ..
-        } = verdict
+        }) = verdict
         else {
-            return verdict;
+            return verdict.unwrap_or(TextVerdict::Unknown);
         };
         // A file no analyzer covers never reaches wit's driver.
-        if registry.for_path(path).is_none() {
+        let merges = match registry.for_path(path) {
+            None => None,
+            Some(_) => {
+                let key = (crate::index::shared::analyzers_key(registry), versions);
+                self.verdicts.driver.get_or(&key, || {
+                    let texts = self.read(batch, base, a, b)?;
+                    self.driver_merges(path, registry, &texts)
+                })
+            }
+        };
+        let Some(merges) = merges else {
             return TextVerdict::Conflict {
                 conflicts,
                 regions,
                 driver: Driver::Unknown,
             };
-        }
-        let merges = match self.drivers.get(&key) {
-            Some(m) => *m,
-            None => {
-                let Some(texts) = self.read(batch, base, a, b) else {
-                    return TextVerdict::Unknown;
-                };
-                let Some(m) = self.driver_merges(path, registry, &texts) else {
-                    return TextVerdict::Conflict {
-                        conflicts,
-                        regions,
-                        driver: Driver::Unknown,
-                    };
-                };
-                self.drivers.insert(key, m);
-                m
-            }
         };
         let driver = if merges {
             Driver::Merges {
@@ -318,8 +304,8 @@ impl Texts {
         }
     }
 
-    /// Whether wit's merge driver merges `[base, a, b]` of `path` cleanly (`None`: it
-    /// could not be asked).
+    /// Whether wit's merge driver merges `[base, a, b]` of `path` cleanly, git's line
+    /// merge having stopped on them (`None`: it could not be asked).
     fn driver_merges(&self, path: &str, registry: &Registry, blobs: &[Vec<u8>; 3]) -> Option<bool> {
         let store = self.store.as_ref()?;
         let mut git = git::ScratchMerge {
@@ -327,20 +313,102 @@ impl Texts {
             store,
             owner: &self.owner,
         };
-        let merged = wit_merge::merge_blobs(
-            path,
-            [&blobs[0], &blobs[1], &blobs[2]],
-            registry,
-            self.limit,
-            &wit_merge::Markers::default(),
-            &mut git,
-        );
-        match merged {
-            Ok(m) => Some(m.is_clean()),
+        let blobs = [&blobs[0][..], &blobs[1], &blobs[2]];
+        match wit_merge::merges_cleanly(path, blobs, registry, self.limit, &mut git) {
+            Ok(clean) => Some(clean),
             Err(e) => {
                 tracing::debug!("forecast: wit's merge of {}: {}", escape(path), escape(&e));
                 None
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Adjacent one-line functions, each changed on one side: git stops, wit's driver
+    /// merges.
+    const BASE: &str = "export function price(n: number): number { return n * 2; }\nexport function tax(n: number): number { return n / 10; }\n";
+
+    #[test]
+    fn the_checkouts_of_one_process_merge_three_versions_once() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        let git = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&root)
+            .status()
+            .unwrap();
+        assert!(git.success());
+        let wit = wit_boundary::WitDir::new(&root);
+        wit.ensure().unwrap();
+        let registry = wit_analyzers::builtin_registry();
+        let mut batch = Batch::new(&root);
+        let shared = Arc::new(Verdicts::default());
+        let limit = 1 << 20;
+        let mut a = Texts::new(&root, &wit, "/w/a", limit, shared.clone());
+        let mut b = Texts::new(&root, &wit, "/w/b", limit, shared.clone());
+        let base = a.keep(BASE.as_bytes()).unwrap();
+        let ours = a.keep(BASE.replace("n * 2", "n * 3").as_bytes()).unwrap();
+        let theirs = b.keep(BASE.replace("n / 10", "n / 5").as_bytes()).unwrap();
+        let sources = [
+            Source::Published {
+                checkout: "/w/a",
+                id: &base,
+            },
+            Source::Published {
+                checkout: "/w/a",
+                id: &ours,
+            },
+            Source::Published {
+                checkout: "/w/b",
+                id: &theirs,
+            },
+        ];
+        let mut merge = |texts: &mut Texts, installed: bool| {
+            let [s0, s1, s2] = sources;
+            texts.merge(
+                &mut batch,
+                "src/rates.ts",
+                &registry,
+                s0,
+                s1,
+                s2,
+                &mut |_| installed,
+            )
+        };
+        let first = merge(&mut a, false);
+        let TextVerdict::Conflict {
+            conflicts,
+            regions,
+            driver,
+        } = first.clone()
+        else {
+            panic!("git stops on adjacent lines: {first:?}");
+        };
+        assert_eq!((conflicts, regions.len()), (1, 1), "{first:?}");
+        assert_eq!(driver, Driver::Merges { installed: false });
+
+        // The texts gone, the other checkout still gets the verdicts (it merges nothing)
+        // with its own answer to whether git runs the driver.
+        a.withdraw();
+        b.withdraw();
+        let second = merge(&mut b, true);
+        let TextVerdict::Conflict {
+            conflicts: c2,
+            regions: r2,
+            driver: d2,
+        } = second
+        else {
+            panic!("{second:?}");
+        };
+        assert_eq!((c2, r2), (conflicts, regions));
+        assert_eq!(d2, Driver::Merges { installed: true });
+
+        // A checkout of another process would have had to merge them, and could not.
+        let mut alone = Texts::new(&root, &wit, "/w/c", limit, Arc::default());
+        assert_eq!(merge(&mut alone, false), TextVerdict::Unknown);
     }
 }
