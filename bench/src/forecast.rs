@@ -8,6 +8,10 @@
 //! `forecast.cleared`) event, waited for with a long poll of the event log. It covers the
 //! file watcher's settling, the index's re-read, the forecast thread's comparison with
 //! the merge base, publication, and the pair's reconciliation.
+//!
+//! With every checkout's change in place, the CPU time a save costs (the processes wit
+//! started and the git processes they ran): each save a new version of the function all
+//! the checkouts changed, so every pair with the saving checkout is merged again.
 
 use std::path::Path;
 use std::process::Command;
@@ -20,7 +24,7 @@ use crate::Options;
 use crate::client::Conn;
 use crate::daemon::Daemon;
 use crate::report::Report;
-use crate::stats::{Memory, Samples};
+use crate::stats::{Memory, Samples, process_cpu};
 
 /// The file both checkouts edit, and the function in it.
 const FILE: &str = "packages/p0/src/m0.ts";
@@ -180,6 +184,54 @@ pub(crate) fn save_to_forecast(
     Ok((appear, clear))
 }
 
+/// How long after each save [`cpu_per_save`] waits: a save's forecasts are done in well
+/// under a second.
+const SAVE_APART: Duration = Duration::from_millis(1500);
+
+/// The CPU time a save costs the processes wit started (`pids`; with the git processes
+/// they ran) when the file saved in `root` is one every checkout changed: each of
+/// `saves` saves is a new version of the function, so every pair with the saving checkout
+/// is merged again (nothing remembered helps). Beside it, the same processes' CPU over
+/// the same time with nothing saved (heartbeats): what is left is the saves'.
+fn cpu_per_save(
+    root: &Path,
+    original: &str,
+    pids: &[u32],
+    checkouts: usize,
+    saves: usize,
+    report: &mut Report,
+) -> Result<()> {
+    let cpu = || -> Duration { pids.iter().filter_map(|&pid| process_cpu(pid, true)).sum() };
+    let idle_from = cpu();
+    std::thread::sleep(SAVE_APART * saves as u32);
+    let idle = cpu().saturating_sub(idle_from);
+    let from = cpu();
+    for i in 0..saves {
+        let edited = original.replacen(NEEDLE, &format!("const parts: string[] = ['s{i}'];"), 1);
+        std::fs::write(root.join(FILE), edited)?;
+        std::thread::sleep(SAVE_APART);
+    }
+    let spent = cpu().saturating_sub(from);
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0 / saves as f64;
+    let per_save = ms(spent.saturating_sub(idle));
+    let processes = pids.len();
+    report.row(
+        &format!("forecast: CPU per save of a file all {checkouts} checkouts changed"),
+        format!(
+            "{per_save:.1} ms ({saves} saves {} ms apart: {:.1} ms each, less {:.1} ms idle over the same time; every process wit started, {processes} of them, with the git processes they ran)",
+            SAVE_APART.as_millis(),
+            ms(spent),
+            ms(idle),
+        ),
+        "reported",
+        json!({"saves": saves, "apart_ms": SAVE_APART.as_millis() as u64,
+               "cpu_ms": spent.as_secs_f64() * 1000.0, "idle_cpu_ms": idle.as_secs_f64() * 1000.0,
+               "per_save_ms": per_save}),
+        per_save,
+    );
+    Ok(())
+}
+
 /// Runs the scenario.
 pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
     let files = if opts.scale_down > 1 { 2_000 } else { 10_000 };
@@ -313,6 +365,8 @@ pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
         }),
         mib(total),
     );
+    let saves = (10 / opts.scale_down).max(4);
+    cpu_per_save(&root, &original, &pids, checkouts, saves, report)?;
     // Worktree daemons stop first: they share the main checkout's state.
     while daemons.len() > 1 {
         daemons.pop();

@@ -24,7 +24,7 @@ use crate::Options;
 use crate::client::Conn;
 use crate::daemon::Daemon;
 use crate::report::Report;
-use crate::stats::{Memory, Samples, us};
+use crate::stats::{Memory, Samples, process_cpu, us};
 
 /// Files per package (half TypeScript, half Python).
 const PER_PACKAGE: usize = 50;
@@ -283,18 +283,6 @@ fn own_cpu() -> Duration {
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
-/// The CPU time (user and system) process `pid` has used so far, from `/proc`.
-pub(crate) fn process_cpu(pid: u32) -> Option<Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The fields after the command name (which may hold spaces, in parentheses).
-    let rest = stat.rsplit_once(')')?.1;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    // SAFETY: sysconf takes no pointers.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
-    Some(Duration::from_millis(ticks * 1000 / hz))
-}
-
 /// How many workers the daemon's index build uses (as `daemon/src/index`: one per core,
 /// at most 8).
 fn index_workers() -> usize {
@@ -326,9 +314,9 @@ pub fn run(opts: &Options, report: &mut Report) -> Result<()> {
 
     // Cold index.
     let daemon = Daemon::start(&opts.wit, &root)?;
-    let cpu_at_start = process_cpu(daemon.pid()).unwrap_or_default();
+    let cpu_at_start = process_cpu(daemon.pid(), false).unwrap_or_default();
     let (s, pings) = wait_ready(&daemon)?;
-    let build_cpu = process_cpu(daemon.pid())
+    let build_cpu = process_cpu(daemon.pid(), false)
         .unwrap_or_default()
         .saturating_sub(cpu_at_start);
     let indexed = s["files"].as_u64().unwrap_or(0);

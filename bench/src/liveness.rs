@@ -18,7 +18,7 @@ use crate::Options;
 use crate::client::Conn;
 use crate::daemon::Daemon;
 use crate::report::Report;
-use crate::stats::{Samples, rss_kib, us};
+use crate::stats::{Samples, process_cpu, rss_kib, us};
 
 /// Files per heavy declare, and how many such declares are timed.
 const HEAVY_FILES: usize = 50_000;
@@ -65,7 +65,7 @@ fn heavy_declare(opts: &Options, report: &mut Report) -> Result<()> {
     let (mut alone, mut cpu) = (Samples::default(), Samples::default());
     for r in 0..HEAVY_ROUNDS {
         let body = body(r)?;
-        let cpu0 = cpu_time(d.pid()).context("reading /proc/<pid>/stat")?;
+        let cpu0 = process_cpu(d.pid(), false).context("reading /proc/<pid>/stat")?;
         let t = Instant::now();
         let answer = c.call_body(&body)?;
         alone.0.push(t.elapsed());
@@ -74,7 +74,7 @@ fn heavy_declare(opts: &Options, report: &mut Report) -> Result<()> {
         // next request on the store waits for it).
         c.ok("intent.query", json!({"sessionId": "nobody"}))?;
         cpu.0.push(
-            cpu_time(d.pid())
+            process_cpu(d.pid(), false)
                 .context("reading /proc/<pid>/stat")?
                 .saturating_sub(cpu0),
         );
@@ -285,19 +285,6 @@ fn lock_handoff(opts: &Options, report: &mut Report, iterations: usize) -> Resul
     Ok(())
 }
 
-/// CPU time (user + system) of a process so far, from `/proc/<pid>/stat`.
-fn cpu_time(pid: u32) -> Option<Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Fields after the command name (which may hold spaces) start at the state (field 3);
-    // utime and stime are fields 14 and 15.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
-    Some(Duration::from_micros(ticks * 1_000_000 / hz))
-}
-
 /// 1,000 `events.poll` long polls, then 1,000 `GET /events` streams, held idle: the daemon's
 /// RSS increase and its CPU time over a few idle seconds.
 fn idle_waiters(opts: &Options, report: &mut Report) -> Result<()> {
@@ -321,9 +308,9 @@ fn idle_waiters(opts: &Options, report: &mut Report) -> Result<()> {
         ensure!(d.connect()?.ok("ping", json!({}))? == Value::from("pong"));
         std::thread::sleep(Duration::from_millis(500));
         let after = rss_kib(d.pid()).unwrap_or(0);
-        let cpu0 = cpu_time(d.pid()).context("reading /proc/<pid>/stat")?;
+        let cpu0 = process_cpu(d.pid(), false).context("reading /proc/<pid>/stat")?;
         std::thread::sleep(IDLE_WATCH);
-        let cpu1 = cpu_time(d.pid()).context("reading /proc/<pid>/stat")?;
+        let cpu1 = process_cpu(d.pid(), false).context("reading /proc/<pid>/stat")?;
         let what = if stream {
             "GET /events streams"
         } else {

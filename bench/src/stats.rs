@@ -34,6 +34,25 @@ pub fn us(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
 
+/// The CPU time (user and system) process `pid` has used so far, from `/proc`; with
+/// `children`, also that of its children it has waited for (the git processes a daemon
+/// runs).
+pub fn process_cpu(pid: u32, children: bool) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name (which may hold spaces, in parentheses), from the
+    // state (field 3): utime, stime, cutime and cstime are fields 14 to 17.
+    let rest = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let field = |i: usize| fields.get(i)?.parse::<u64>().ok();
+    let mut ticks = field(11)? + field(12)?;
+    if children {
+        ticks += field(13)? + field(14)?;
+    }
+    // SAFETY: sysconf takes no pointers.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    Some(Duration::from_micros(ticks * 1_000_000 / hz))
+}
+
 /// Resident set size of a process in KiB, from /proc.
 pub fn rss_kib(pid: u32) -> Option<u64> {
     Memory::of(pid).map(|m| m.rss)
