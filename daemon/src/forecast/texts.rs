@@ -221,7 +221,8 @@ impl Texts {
         let merges = match registry.for_path(path) {
             None => None,
             Some(_) => {
-                let key = (crate::index::shared::analyzers_key(registry), versions);
+                let analyzers = crate::index::shared::analyzers_key(registry);
+                let key = (analyzers, path.to_owned(), versions);
                 self.verdicts.driver.get_or(&key, || {
                     let texts = self.read(batch, base, a, b)?;
                     self.driver_merges(path, registry, &texts)
@@ -367,18 +368,25 @@ mod tests {
                 id: &theirs,
             },
         ];
-        let mut merge = |texts: &mut Texts, installed: bool| {
+        let mut merge_at = |path: &str, texts: &mut Texts, installed: bool| {
             let [s0, s1, s2] = sources;
-            texts.merge(
-                &mut batch,
-                "src/rates.ts",
-                &registry,
-                s0,
-                s1,
-                s2,
-                &mut |_| installed,
-            )
+            texts.merge(&mut batch, path, &registry, s0, s1, s2, &mut |_| installed)
         };
+        // The same contents in a file another analyzer reads (Python, where they do not
+        // parse): the driver's verdict is that file's own.
+        let python = merge_at("src/rates.py", &mut a, false);
+        assert!(
+            matches!(
+                python,
+                TextVerdict::Conflict {
+                    driver: Driver::Stops,
+                    ..
+                }
+            ),
+            "{python:?}"
+        );
+        let mut merge =
+            |texts: &mut Texts, installed: bool| merge_at("src/rates.ts", texts, installed);
         let first = merge(&mut a, false);
         let TextVerdict::Conflict {
             conflicts,

@@ -9,8 +9,9 @@
 //! differ. A verdict depends on nothing of the checkout asking:
 //! - git's: on the three contents (named by their ids: a blob's, or the SHA-256 of a
 //!   published text) and the size cap they are read under;
-//! - the driver's: on those, and on the analyzers that cut the file into definitions
-//!   (worktrees may have different `wit.toml`s: [`crate::index::shared::analyzers_key`]).
+//! - the driver's: on those, and on the analyzer that cuts the file into definitions
+//!   (chosen by the file's path, among analyzers that may differ between worktrees with
+//!   different `wit.toml`s: [`crate::index::shared::analyzers_key`]).
 //!
 //! git runs with the repository's configuration, which its worktrees share (a
 //! worktree-only `merge.conflictStyle` changes how conflicts are written, not how many
@@ -47,8 +48,8 @@ pub(crate) struct Verdicts {
     /// git's verdict on three versions.
     pub git: Memo<Versions, TextVerdict>,
     /// Whether wit's merge driver merges three versions git stops on, by the analyzers'
-    /// key and the versions.
-    pub driver: Memo<(String, Versions), bool>,
+    /// key, the file's path (its analyzer) and the versions.
+    pub driver: Memo<(String, String, Versions), bool>,
 }
 
 /// Values computed once per key, by whichever caller asks first; callers asking while it
