@@ -199,10 +199,11 @@ pub(crate) async fn serve(
     crate::claims::worker::start(&state);
     // Commits of other processes: other worktrees' daemons through SQLite's data
     // version, other machines' daemons through PostgreSQL's notifications.
-    let others = match &state.store {
-        Backend::Sqlite(_) => tokio::spawn(crate::others::watch_others(state.clone())),
+    let (watching, listening) = match &state.store {
+        Backend::Sqlite(_) => (Some(crate::others::watch_others(&state)), None),
         Backend::Postgres(pg) => {
-            tokio::spawn(crate::store::pg::listen(pg.clone(), state.events.clone()))
+            let listen = crate::store::pg::listen(pg.clone(), state.events.clone());
+            (None, Some(tokio::spawn(listen)))
         }
     };
     let gone = repository_gone(wit.clone());
@@ -230,10 +231,15 @@ pub(crate) async fn serve(
     if stopping.is_ok() {
         let _ = tokio::time::timeout(std::time::Duration::from_secs(4), done_rx).await;
     }
-    others.abort();
-    // Its connection must be closed before the store's, so that the last one out
-    // checkpoints and removes the WAL.
-    let _ = others.await;
+    // The watcher's connection must be closed before the store's, so that the last one
+    // out checkpoints and removes the WAL.
+    if let Some(id) = watching {
+        crate::others::stop_watching(&state, id).await;
+    }
+    if let Some(listening) = listening {
+        listening.abort();
+        let _ = listening.await;
+    }
 
     for (path, created) in [wit.socket(), wit.pid_file()].iter().zip(ours) {
         if created.is_some() && identity(path) == created {
