@@ -156,16 +156,17 @@ pub(crate) fn definitions<M: LineMerge>(
         markers,
         until_conflict: answer == Answer::Clean,
     };
-    let conflicted = |conflicts: Vec<Conflict>, text: Vec<u8>| Merged {
+    let merged = |conflicts: Vec<Conflict>, text: Vec<u8>| Merged {
         text,
         conflicts,
         method: Method::Definitions,
     };
     match merger.units(&sides) {
-        Ok(level) => Ok(Ok(conflicted(level.conflicts, level.text.into_bytes()))),
+        Ok(level) => Ok(Ok(merged(level.conflicts, level.text.into_bytes()))),
         Err(Failed::Git(e)) => Err(e),
         Err(Failed::Unfit(why)) => Ok(Err(Fallback::Unfit(why.0))),
-        Err(Failed::Conflicted(first)) => Ok(Ok(conflicted(vec![first], Vec::new()))),
+        // Asked only whether it is clean: the first conflict, and no text.
+        Err(Failed::Conflicted(first)) => Ok(Ok(merged(vec![first], Vec::new()))),
     }
 }
 
