@@ -337,10 +337,11 @@ async fn current_holder(
 /// Only a caller another session holds a lock in can be warned about, so the other
 /// sessions' locks are read first (after ours is taken: every lock taken before ours is
 /// seen): with none, there is nothing to look for; with a few, only their files' calls
-/// are resolved, and those locks are the ones the warnings name (no second read). Finding every caller of a name resolves each call of it in the
-/// repository: a name defined in a thousand files of a large one, called from a
-/// thousand more, took 4 ms, on every first lock of a symbol and again after any
-/// interface changed anywhere, which during the index's build is all the time.
+/// are resolved, and those locks are the ones the warnings name (no second read).
+/// Finding every caller of a name resolves each call of it in the repository: a name
+/// defined in a thousand files of a large one, called from a thousand more, took 4 ms,
+/// on every first lock of a symbol and again after any interface changed anywhere, which
+/// during the index's build is all the time.
 async fn caller_warnings(
     state: &AppState,
     file: &str,

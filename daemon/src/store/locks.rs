@@ -16,6 +16,18 @@ pub(crate) struct LockRow {
     pub spelling: String,
 }
 
+/// `SELECT` of the columns [`row`] reads, from `locks`, followed by `$rest` (a literal):
+/// one list for every query that reads whole lock rows.
+macro_rules! select_locks {
+    ($rest:literal) => {
+        concat!(
+            "SELECT symbol_path, session_id, acquired_at, expires_at, ",
+            "COALESCE(spelling, symbol_path) FROM locks ",
+            $rest
+        )
+    };
+}
+
 /// Most locks of other sessions [`held_by_others`] lists by name.
 pub(crate) const OTHERS_LISTED: usize = 64;
 
@@ -35,8 +47,8 @@ pub(crate) enum Others {
 /// another session (only `me`'s own live locks are stepped over, a few as agents lock).
 pub(crate) fn held_by_others(db: &dyn Db, me: &str, now_ms: i64) -> DbResult<Others> {
     let sql = format!(
-        "SELECT symbol_path, session_id, acquired_at, expires_at, COALESCE(spelling, symbol_path) FROM locks
-         WHERE expires_at > ?2 AND session_id <> ?1 LIMIT {}",
+        "{} LIMIT {}",
+        select_locks!("WHERE expires_at > ?2 AND session_id <> ?1"),
         OTHERS_LISTED + 1
     );
     let rows = db.rows(&sql, args![me, now_ms])?;
@@ -92,9 +104,7 @@ fn read_of(q: Query<'_>, symbol_path: &str) -> Read {
 /// [`get`] as a query to run with others ([`Db::rows_all`]); [`first`] reads its rows.
 pub(crate) fn get_query(symbol_path: &str, now_ms: i64) -> Query<'_> {
     Query {
-        sql: "SELECT symbol_path, session_id, acquired_at, expires_at, COALESCE(spelling, symbol_path) FROM locks
-              WHERE symbol_path = ?1 AND expires_at > ?2"
-            .to_owned(),
+        sql: select_locks!("WHERE symbol_path = ?1 AND expires_at > ?2").to_owned(),
         args: vec![Arg::Text(symbol_path), Arg::Int(now_ms)],
     }
 }
@@ -103,9 +113,7 @@ pub(crate) fn get_query(symbol_path: &str, now_ms: i64) -> Query<'_> {
 /// reads its rows.
 pub(crate) fn get_any_query(symbol_path: &str) -> Query<'_> {
     Query {
-        sql: "SELECT symbol_path, session_id, acquired_at, expires_at, COALESCE(spelling, symbol_path) FROM locks
-              WHERE symbol_path = ?1"
-            .to_owned(),
+        sql: select_locks!("WHERE symbol_path = ?1").to_owned(),
         args: vec![Arg::Text(symbol_path)],
     }
 }
@@ -175,9 +183,10 @@ pub(crate) fn delete(db: &dyn Db, symbol_path: &str) -> DbResult<()> {
 /// Unexpired locks, optionally of one session, oldest first.
 pub(crate) fn list(db: &dyn Db, session_id: Option<&str>, now_ms: i64) -> DbResult<Vec<LockRow>> {
     db.query_map(
-        "SELECT symbol_path, session_id, acquired_at, expires_at, COALESCE(spelling, symbol_path) FROM locks
-         WHERE expires_at > ?1 AND (?2 IS NULL OR session_id = ?2)
-         ORDER BY acquired_at, symbol_path",
+        select_locks!(
+            "WHERE expires_at > ?1 AND (?2 IS NULL OR session_id = ?2)
+             ORDER BY acquired_at, symbol_path"
+        ),
         args![now_ms, session_id],
         row,
     )
@@ -200,8 +209,7 @@ pub(crate) fn count(db: &dyn Db, now_ms: i64) -> DbResult<i64> {
 /// writes are serial anyway.
 pub(crate) fn purge_expired(db: &dyn Db, now_ms: i64) -> DbResult<Vec<LockRow>> {
     let expired = db.query_map(
-        "SELECT symbol_path, session_id, acquired_at, expires_at, COALESCE(spelling, symbol_path) FROM locks
-         WHERE expires_at <= ?1 ORDER BY expires_at, symbol_path",
+        select_locks!("WHERE expires_at <= ?1 ORDER BY expires_at, symbol_path"),
         args![now_ms],
         row,
     )?;
