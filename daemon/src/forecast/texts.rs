@@ -207,9 +207,11 @@ impl Texts {
             limit: self.limit,
             ids: [base.key(), a.key(), b.key()],
         };
+        // Read at most once, by whichever verdict is computed here first.
+        let mut texts: Option<[Vec<u8>; 3]> = None;
         let verdict = self.verdicts.git.get_or(&versions, || {
-            let texts = self.read(batch, base, a, b)?;
-            Some(self.run_merge(&texts)).filter(|v| *v != TextVerdict::Unknown)
+            let texts = texts.insert(self.read(batch, base, a, b)?);
+            Some(self.run_merge(texts)).filter(|v| *v != TextVerdict::Unknown)
         });
         let Some(TextVerdict::Conflict {
             conflicts, regions, ..
@@ -224,7 +226,10 @@ impl Texts {
                 let analyzers = crate::index::shared::analyzers_key(registry);
                 let key = (analyzers, path.to_owned(), versions);
                 self.verdicts.driver.get_or(&key, || {
-                    let texts = self.read(batch, base, a, b)?;
+                    let texts = match texts {
+                        Some(read) => read,
+                        None => self.read(batch, base, a, b)?,
+                    };
                     self.driver_merges(path, registry, &texts)
                 })
             }
