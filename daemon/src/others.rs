@@ -53,15 +53,13 @@ pub(crate) async fn stop_watching(state: &AppState, id: u64) {
 }
 
 /// Runs until aborted: while another daemon may write to `db`, wakes the worktrees of the
-/// process on it after each commit made by another connection. `PRAGMA data_version` is
-/// the cheap test SQLite offers for exactly that (one page read, no table scan; the
-/// statement prepared once); nothing runs at all while the repository has no linked
-/// worktree.
+/// process on it after each commit made by another connection that may matter to a
+/// waiter ([`Commits`]); nothing runs at all while the repository has no linked worktree.
 async fn watch(process: Weak<Process>, db: PathBuf, placement: Placement) {
     // Opened only while sharing is possible: an idle extra connection would keep SQLite
     // from checkpointing and removing the WAL when the daemon stops.
     let mut conn: Option<rusqlite::Connection> = None;
-    let mut seen: Option<i64> = None;
+    let mut commits = Commits::default();
     // Whether another daemon may write, looked up again every IDLE_CHECK (a directory
     // read), not on every poll.
     let mut shared = placement.may_be_shared();
@@ -83,19 +81,119 @@ async fn watch(process: Weak<Process>, db: PathBuf, placement: Placement) {
                     | rusqlite::OpenFlags::SQLITE_OPEN_NOFOLLOW,
             )
             .ok();
-            seen = None;
+            commits = Commits::default();
         }
         tokio::time::sleep(POLL).await;
-        let now: Option<i64> = conn.as_ref().and_then(|c| {
-            let mut version = c.prepare_cached("PRAGMA data_version").ok()?;
-            version.query_row([], |r| r.get(0)).ok()
-        });
-        if now.is_some() && seen.is_some() && now != seen {
+        let Some(c) = conn.as_ref() else {
+            continue;
+        };
+        if commits.look(c) {
             let Some(process) = process.upgrade() else {
                 return;
             };
             process.sharers.wake(&db);
         }
-        seen = now;
+    }
+}
+
+/// What a watcher saw of its database at its last look.
+///
+/// `PRAGMA data_version` changes with every commit another connection makes: the cheap
+/// test SQLite offers for exactly that (one page read, no table scan). Then the `wakes`
+/// counter (`store::batch`) says whether one of those commits may matter to a waiter:
+/// heartbeats do not bump it, so the checkouts' beats (each of N worktrees every two
+/// seconds) no longer wake every other worktree's waiters and forecast for nothing.
+/// Both statements are prepared once.
+#[derive(Default)]
+pub(crate) struct Commits {
+    version: Option<i64>,
+    wakes: Option<i64>,
+}
+
+impl Commits {
+    /// Looks at `conn`'s database: whether a commit since the last look may matter to a
+    /// waiter. The first look only notes where things stand. A counter that cannot be
+    /// read counts as moved: a needless wake costs a read, a missed one a waiter.
+    pub(crate) fn look(&mut self, conn: &rusqlite::Connection) -> bool {
+        let read = |sql: &str| -> Option<i64> {
+            let mut statement = conn.prepare_cached(sql).ok()?;
+            statement.query_row([], |r| r.get(0)).ok()
+        };
+        let version = read("PRAGMA data_version");
+        if version.is_none() || version == self.version {
+            self.version = version;
+            return false;
+        }
+        let first = self.version.is_none();
+        self.version = version;
+        let wakes = read("SELECT n FROM wakes");
+        let moved = wakes.is_none() || wakes != self.wakes;
+        self.wakes = wakes;
+        moved && !first
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+    use crate::store::batch::{BatchTarget, Job};
+
+    /// A job writing a checkout's row, `quiet` or not, failing when `fails`.
+    fn job(quiet: bool, fails: bool) -> Job {
+        Job {
+            prefetch: None,
+            quiet,
+            run: Box::new(move |db| {
+                let wrote = db.execute(
+                    "INSERT INTO checkouts (checkout, state, version, seen_at)
+                     VALUES ('c', 'ready', 1, 1)
+                     ON CONFLICT(checkout) DO UPDATE SET seen_at = seen_at + 1",
+                    crate::store::db::args![],
+                );
+                (wrote.is_ok() && !fails, Box::new(|_| {}))
+            }),
+        }
+    }
+
+    #[test]
+    fn a_watcher_wakes_for_commits_that_matter_and_not_for_heartbeats() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        let store = Store::open(&path).unwrap();
+        let watcher = rusqlite::Connection::open_with_flags(
+            &path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .unwrap();
+        let mut commits = Commits::default();
+        assert!(!commits.look(&watcher), "the first look only notes");
+        assert!(!commits.look(&watcher), "no commit, no wake");
+
+        store.run_batch(vec![job(false, false)], false);
+        assert!(commits.look(&watcher), "a commit that matters wakes");
+        assert!(!commits.look(&watcher), "once");
+
+        store.run_batch(vec![job(true, false)], false);
+        assert!(!commits.look(&watcher), "a heartbeat alone wakes nobody");
+
+        // A heartbeat with a job that failed (rolled back) beside it: nothing to see.
+        store.run_batch(vec![job(false, true), job(true, false)], false);
+        assert!(!commits.look(&watcher));
+
+        // A batch of heartbeats and one job that matters wakes.
+        store.run_batch(vec![job(true, false), job(false, false)], false);
+        assert!(commits.look(&watcher));
+
+        // A database whose counter cannot be read wakes on every commit: a needless wake
+        // costs a read, a missed one a waiter.
+        store
+            .with(|c| {
+                c.execute_batch("DROP TABLE wakes")
+                    .map_err(crate::store::StoreError::from)
+            })
+            .unwrap();
+        store.run_batch(vec![job(true, false)], false);
+        assert!(commits.look(&watcher));
     }
 }

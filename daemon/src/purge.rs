@@ -130,7 +130,7 @@ async fn purge(state: &AppState, full: bool) -> bool {
     }
     // Claims of sessions gone quiet: a session that died without its session-end hook
     // never holds a claim forever.
-    // (Read first: a write commits, and every commit wakes the event waiters.)
+    // (Read first: a write that deletes something wakes the event waiters.)
     let idle = state.config.parsed.claims.idle_ms;
     let before = crate::clock::now_ms() - i64::try_from(idle).unwrap_or(i64::MAX);
     let any = state

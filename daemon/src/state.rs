@@ -30,8 +30,9 @@ pub(crate) struct AppState {
     pub prepare: crate::prepare::Prepare,
     /// Unix ms at startup.
     pub started_at_ms: i64,
-    /// Bumped after every committed write: `events.poll` waiters wake on it and read the
-    /// event log again (cheaper and simpler than routing each event to each waiter).
+    /// Bumped after every committed write that changed something and is not a heartbeat
+    /// (`store::batch::Ran::woke`): `events.poll` waiters wake on it and read the event
+    /// log again (cheaper and simpler than routing each event to each waiter).
     pub events: tokio::sync::watch::Sender<u64>,
     /// Waiting lines of `lock.acquire` with `waitMs`.
     pub lock_queues: crate::queues::LockQueues,
@@ -100,7 +101,18 @@ impl AppState {
         T: Send + 'static,
         F: FnOnce(&dyn Db) -> Result<T, Failure> + Send + 'static,
     {
-        self.write_job(heavy, None, f).await
+        self.write_job(heavy, None, false, f).await
+    }
+
+    /// [`AppState::write`] for a write that only says something is alive (a heartbeat):
+    /// it wakes no waiter, here or in the other daemons sharing the store, since nothing
+    /// they wait for changed (see [`crate::store::batch::Job::quiet`]).
+    pub async fn write_quiet<T, F>(&self, f: F) -> Result<T, Failure>
+    where
+        T: Send + 'static,
+        F: FnOnce(&dyn Db) -> Result<T, Failure> + Send + 'static,
+    {
+        self.write_job(false, None, true, f).await
     }
 
     /// [`AppState::write`] for a job whose first reads are `prefetch` (see
@@ -117,40 +129,49 @@ impl AppState {
         T: Send + 'static,
         F: FnOnce(&dyn Db) -> Result<T, Failure> + Send + 'static,
     {
-        self.write_job(false, Some(prefetch), f).await
+        self.write_job(false, Some(prefetch), false, f).await
     }
 
     async fn write_job<T, F>(
         &self,
         heavy: bool,
         prefetch: Option<crate::store::db::Prefetch>,
+        quiet: bool,
         f: F,
     ) -> Result<T, Failure>
     where
         T: Send + 'static,
         F: FnOnce(&dyn Db) -> Result<T, Failure> + Send + 'static,
     {
-        let (send, recv) = tokio::sync::oneshot::channel::<Result<T, Failure>>();
+        // With whether the job wakes the waiters (see `store::batch::Ran::woke`): a write
+        // that changed nothing (a lock waiter's failed try) must not wake them, or a
+        // waiter would wake itself, over and over, for the whole of its wait.
+        let (send, recv) = tokio::sync::oneshot::channel::<(Result<T, Failure>, bool)>();
         let run: crate::store::batch::Run = Box::new(move |tx| {
             let result = f(tx);
             let ok = result.is_ok();
             let finish: Finish = Box::new(move |commit| {
-                let _ = send.send(match commit {
+                let answer = match commit.result {
                     Ok(()) => result,
                     Err(e) => Err(Failure::from(e)),
-                });
+                };
+                let _ = send.send((answer, commit.woke));
             });
             (ok, finish)
         });
-        let job = Job { prefetch, run };
+        let job = Job {
+            prefetch,
+            run,
+            quiet,
+        };
         match &self.store {
             Backend::Sqlite(store) => Batcher::submit(store, job, heavy),
             Backend::Postgres(store) => Batcher::submit(store, job, heavy),
         }
-        let result = recv
+        let (result, woke) = recv
             .await
-            .unwrap_or_else(|_| Err(Failure::internal("the write was cancelled")));
-        if result.is_ok() {
+            .unwrap_or_else(|_| (Err(Failure::internal("the write was cancelled")), false));
+        if result.is_ok() && woke {
             self.events.send_modify(|generation| *generation += 1);
         }
         result

@@ -8,8 +8,8 @@
 //! leases, events and audit log in **one** SQLite database: the main worktree's
 //! `.wit/state.db`. SQLite in WAL mode serialises the daemons' writes (atomic acquire keeps
 //! exactly one winner), and each daemon notices the others' commits through
-//! `PRAGMA data_version` (`crate::others`), so event waiters, lock waiters and `wit watch`
-//! see changes made through any worktree.
+//! `PRAGMA data_version` and a counter that heartbeats leave alone (`crate::others`), so
+//! event waiters, lock waiters and `wit watch` see changes made through any worktree.
 //!
 //! Decided: the main worktree holds the state because it is the one checkout that lives
 //! as long as the repository (linked worktrees come and go). Its `.wit/` passes every

@@ -74,6 +74,8 @@ enum Mode {
     /// files): its batch runs on the blocking pool, never on the thread that answers
     /// requests.
     Heavy,
+    /// A heartbeat: a write that wakes no waiter (`AppState::write_quiet`).
+    Beat,
 }
 
 /// How long the forecast's `git cat-file` readers stay alive unused.
@@ -113,7 +115,8 @@ impl Forecaster {
         // Weak: the task must not keep the daemon's state alive past its shutdown.
         let bridge_state = Arc::downgrade(&state);
         tokio::spawn(async move {
-            // Every commit wakes this; the thread reads the checkouts' versions at most
+            // Every commit that changed something wakes this (the checkouts' heartbeats
+            // do not: see `Runner::step`); the thread reads the checkouts' versions at most
             // every 50 ms (one short query), not once per commit.
             while seen.changed().await.is_ok() {
                 // A daemon no other can share its state with (SQLite, no linked worktree)
@@ -251,6 +254,7 @@ impl Runner {
                 Mode::Read => state.read(job).await,
                 Mode::Write => state.write(job).await,
                 Mode::Heavy => state.write_sized(true, job).await,
+                Mode::Beat => state.write_quiet(job).await,
             }
         });
         match result {
@@ -311,9 +315,9 @@ impl Runner {
             return;
         }
         // Alone (no other live checkout), a daemon looks at its HEAD less often and
-        // writes nothing on its beats: a heartbeat is a commit, and every commit wakes the
-        // event waiters (`wit watch`, streams) of the repository for nothing. Another
-        // checkout's first write wakes this one (`store`), which then beats at once.
+        // writes nothing on its beats (a heartbeat wakes nobody, but it is still a
+        // commit). Another checkout's first write wakes this one (`store`), which then
+        // beats at once.
         let alone = self.others.is_empty();
         let every = if alone { ALONE_BEAT } else { HEARTBEAT };
         // The index just built: the checkout is ready now, not at the next beat.
@@ -375,11 +379,20 @@ impl Runner {
         }
         let first = self.own.seen_at == 0;
         let heartbeat = beat && !self.others.is_empty();
-        if first || heartbeat || !publish.is_empty() || !dropped.is_empty() || moved {
-            self.own.seen_at = crate::clock::now_ms();
+        let changed = !publish.is_empty() || !dropped.is_empty() || moved;
+        if first || heartbeat || changed {
+            let now = crate::clock::now_ms();
+            // A beat that changes nothing but the time wakes nobody: the others read it
+            // at their own beats, which is all liveness needs. One that comes after a
+            // silence the others may have taken for a stop is announced, so that they
+            // count this checkout again at once.
+            let quiet = !first && !changed && now - self.own.seen_at < STALE_MS / 2;
+            self.own.seen_at = now;
             let own = self.own.clone();
             let mode = if publish.len() >= HEAVY_ROWS {
                 Mode::Heavy
+            } else if quiet {
+                Mode::Beat
             } else {
                 Mode::Write
             };

@@ -2,7 +2,8 @@
 //! after `since`, waiting up to `timeoutMs` for the first one when there is none yet.
 //!
 //! Waiting costs no CPU and no thread: the request parks on a `watch` channel that every
-//! committed write bumps (`AppState::write`), then reads the log again. A client that
+//! committed write that changed something bumps (`AppState::write`; heartbeats do not),
+//! then reads the log again. A client that
 //! reconnects with the last `seq` it saw misses nothing, since the log is durable and
 //! gap-free (`store::events`).
 

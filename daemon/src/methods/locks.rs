@@ -263,9 +263,10 @@ fn decision_reads(canonical: &str, others: &[String], who: &str) -> Vec<crate::s
 
 /// `lock.acquire` with `waitMs` (extension): queues behind the holder, first come first
 /// served among the waiters of this symbol, until the lock is free or `wait_ms` passes.
-/// Only the head of the queue tries; every committed write (a release, a forced release)
-/// wakes it, and it also wakes when the holder's TTL runs out. A waiter whose client goes
-/// away leaves the queue (its ticket is dropped with the request).
+/// Only the head of the queue tries; every committed write that changed something (a
+/// release, a forced release; not its own failed tries, which change nothing) wakes it,
+/// and it also wakes when the holder's TTL runs out. A waiter whose client goes away
+/// leaves the queue (its ticket is dropped with the request).
 async fn wait_for_lock(
     state: &AppState,
     spellings: &[String],

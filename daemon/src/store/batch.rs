@@ -24,8 +24,21 @@ use tokio::sync::Notify;
 use super::db::{Db, Prefetch};
 use super::{Store, StoreError};
 
-/// Called once the batch's commit is known: `Ok` when it committed.
-pub(crate) type Finish = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
+/// Called once the batch's commit is known.
+pub(crate) type Finish = Box<dyn FnOnce(Committed) + Send>;
+
+/// What a job learns once its batch's commit is known.
+pub(crate) struct Committed {
+    /// `Ok` when the batch committed.
+    pub(crate) result: Result<(), StoreError>,
+    /// Whether this job wakes the waiters ([`Ran::woke`], for this job alone): the other
+    /// daemons' are woken by the batch; the caller wakes this daemon's
+    /// (`AppState::write`).
+    pub(crate) woke: bool,
+}
+
+/// A job's answer, and whether the job wakes the waiters.
+pub(crate) type Answer = (Finish, bool);
 
 /// What a job does: runs its statements, says whether they succeeded (else they are
 /// rolled back), and returns how to answer once the commit is done.
@@ -37,6 +50,24 @@ pub(crate) struct Job {
     pub(crate) prefetch: Option<Prefetch>,
     /// The write itself.
     pub(crate) run: Run,
+    /// Whether it only says that something is alive (a checkout's or a session's
+    /// heartbeat): committed like any other, but no waiter is woken for it, in this
+    /// daemon or another, since nothing a waiter waits for changed (see [`Ran::woke`]).
+    pub(crate) quiet: bool,
+}
+
+/// What running a batch's jobs gave.
+pub(crate) struct Ran {
+    /// How each job is answered once the commit is known.
+    pub(crate) finishes: Vec<Answer>,
+    /// Whether a job that is not quiet succeeded and changed something ([`Db::changed`]):
+    /// then the commit is announced to the waiters of every daemon sharing the store
+    /// (SQLite: the `wakes` counter, bumped in the same transaction by [`count_wake`];
+    /// PostgreSQL: its `NOTIFY`). Eight worktrees of one repository beat every two
+    /// seconds each, and every beat used to wake every other worktree's forecast and
+    /// waiters, which then read for nothing; a lock waiter's failed try changes nothing,
+    /// and must not wake the waiter itself.
+    pub(crate) woke: bool,
 }
 
 /// A store that runs batches of jobs: SQLite's (below) and PostgreSQL's (`store::pg`).
@@ -134,10 +165,13 @@ impl BatchTarget for Store {
             }
             super::Begin::Began(tx) => tx,
         };
-        let finishes = run_jobs(&*tx, jobs);
+        let ran = run_jobs(&*tx, jobs);
+        if ran.woke {
+            count_wake(&tx);
+        }
         let result = tx.commit().map_err(StoreError::from);
         drop(guard);
-        finish_all(finishes, result);
+        finish_all(ran.finishes, result);
         Ok(())
     }
 
@@ -162,9 +196,13 @@ impl BatchTarget for Store {
             set("wal_autocheckpoint", 0);
             set("cache_size", -super::schema::HEAVY_CACHE_KIB);
         }
-        let mut finishes = Vec::new();
+        let mut finishes: Vec<Answer> = Vec::new();
         let result = self.write(|tx| {
-            finishes = run_jobs(&**tx, jobs);
+            let ran = run_jobs(&**tx, jobs);
+            if ran.woke {
+                count_wake(tx);
+            }
+            finishes = ran.finishes;
             Ok::<_, StoreError>(())
         });
         finish_all(finishes, result);
@@ -200,21 +238,24 @@ pub(crate) fn run_failing(
     jobs: Vec<Job>,
     reason: &str,
     dialect: super::db::Dialect,
-) -> Vec<Finish> {
+) -> Vec<Answer> {
     let failing = super::db::Failing {
         reason: reason.to_owned(),
         dialect,
     };
     jobs.into_iter()
-        .filter_map(|job| run_caught(job, &failing).map(|(_, finish)| finish))
+        .filter_map(|job| run_caught(job, &failing).map(|(_, finish)| (finish, false)))
         .collect()
 }
 
 /// Runs each job on its own ([`Db::job_started`], [`Db::job_ended`]: a savepoint, or
 /// what stands for one), rolling back the ones that fail or panic.
-pub(crate) fn run_jobs(tx: &dyn Db, jobs: Vec<Job>) -> Vec<Finish> {
+pub(crate) fn run_jobs(tx: &dyn Db, jobs: Vec<Job>) -> Ran {
     let mut finishes = Vec::with_capacity(jobs.len());
+    let mut woke = false;
     for job in jobs {
+        let quiet = job.quiet;
+        let before = tx.changed();
         if let Err(e) = tx.job_started() {
             tracing::error!("starting a job of a batch: {e}");
             finishes.extend(run_failing(vec![job], &e.to_string(), tx.dialect()));
@@ -225,20 +266,148 @@ pub(crate) fn run_jobs(tx: &dyn Db, jobs: Vec<Job>) -> Vec<Finish> {
         if let Err(e) = tx.job_ended(ok) {
             tracing::error!("ending a job of a batch (ok: {ok}): {e}");
         }
+        let wakes = ok && !quiet && tx.changed() != before;
+        woke |= wakes;
         if let Some((_, finish)) = outcome {
-            finishes.push(finish);
+            finishes.push((finish, wakes));
         }
     }
-    finishes
+    Ran { finishes, woke }
 }
 
-/// Answers every job of a batch with its commit's outcome.
-pub(crate) fn finish_all(finishes: Vec<Finish>, result: Result<(), StoreError>) {
+/// Bumps SQLite's `wakes` counter in the batch's transaction `tx`: what the watchers of
+/// the other daemons on the database (`crate::others`) read to tell a commit that matters
+/// to their waiters from one that only says something is alive. A failure is logged and
+/// the batch still commits: its writes matter more than a wake, and the next commit that
+/// is not quiet wakes the waiters anyway.
+fn count_wake(tx: &rusqlite::Connection) {
+    if let Err(e) = tx.execute("UPDATE wakes SET n = n + 1", []) {
+        tracing::warn!("counting a commit for the other daemons' waiters: {e}");
+    }
+}
+
+/// Answers every job of a batch with its commit's outcome (a job whose batch did not
+/// commit woke nobody).
+pub(crate) fn finish_all(finishes: Vec<Answer>, result: Result<(), StoreError>) {
     let shared = result.map_err(|e| e.to_string());
-    for finish in finishes {
+    for (finish, woke) in finishes {
         finish(match &shared {
-            Ok(()) => Ok(()),
-            Err(reason) => Err(StoreError::Commit(reason.clone())),
+            Ok(()) => Committed {
+                result: Ok(()),
+                woke,
+            },
+            Err(reason) => Committed {
+                result: Err(StoreError::Commit(reason.clone())),
+                woke: false,
+            },
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::db::args;
+
+    /// A job that runs `f` and reports whether it woke the waiters.
+    fn job(
+        quiet: bool,
+        f: impl FnOnce(&dyn Db) -> bool + Send + 'static,
+    ) -> (Job, std::sync::mpsc::Receiver<bool>) {
+        let (send, recv) = std::sync::mpsc::channel();
+        let job = Job {
+            prefetch: None,
+            quiet,
+            run: Box::new(move |db| {
+                let ok = f(db);
+                let finish: Finish = Box::new(move |c| {
+                    assert!(c.result.is_ok(), "committed");
+                    let _ = send.send(c.woke);
+                });
+                (ok, finish)
+            }),
+        };
+        (job, recv)
+    }
+
+    /// Writes a row (an audit record).
+    fn writes(db: &dyn Db) -> bool {
+        db.execute(
+            "INSERT INTO audit (at, action, symbol_path, holder, by_session, reason)
+             VALUES (1, 'test', 'a.ts:f', 's', NULL, 'r')",
+            args![],
+        )
+        .is_ok()
+    }
+
+    /// Writes, then fails: rolled back.
+    fn fails(db: &dyn Db) -> bool {
+        writes(db);
+        false
+    }
+
+    /// Reads, and changes no row (a lock waiter's failed try).
+    fn changes_nothing(db: &dyn Db) -> bool {
+        db.execute("DELETE FROM locks WHERE symbol_path = 'nobody'", args![])
+            .is_ok()
+            && db.rows("SELECT COUNT(*) FROM locks", args![]).is_ok()
+    }
+
+    fn wakes(store: &Store) -> i64 {
+        store
+            .with(|c| {
+                c.query_row("SELECT n FROM wakes", [], |r| r.get(0))
+                    .map_err(StoreError::from)
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn a_job_wakes_the_waiters_only_when_it_changed_something_and_is_not_quiet() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("state.db")).unwrap();
+        // (quiet, what it does, whether it wakes)
+        type Does = fn(&dyn Db) -> bool;
+        let cases: [(bool, Does, bool); 4] = [
+            (false, writes, true),
+            (true, writes, false),
+            (false, changes_nothing, false),
+            (false, fails, false),
+        ];
+        for (i, (quiet, does, wakes_expected)) in cases.into_iter().enumerate() {
+            for inline in [false, true] {
+                let before = wakes(&store);
+                let (j, woke) = job(quiet, does);
+                if inline {
+                    assert!(store.try_run_batch(vec![j]).is_ok());
+                } else {
+                    store.run_batch(vec![j], false);
+                }
+                assert_eq!(woke.recv().unwrap(), wakes_expected, "case {i}");
+                assert_eq!(
+                    wakes(&store) - before,
+                    i64::from(wakes_expected),
+                    "case {i}: the other daemons are told through the counter"
+                );
+            }
+        }
+        // In one batch: each job learns its own, and the counter moves once.
+        let before = wakes(&store);
+        let (a, a_woke) = job(true, writes);
+        let (b, b_woke) = job(false, writes);
+        let (c, c_woke) = job(false, changes_nothing);
+        let (d, d_woke) = job(false, writes);
+        store.run_batch(vec![a, b, c, d], false);
+        let woke: Vec<bool> = [a_woke, b_woke, c_woke, d_woke]
+            .iter()
+            .map(|r| r.recv().unwrap())
+            .collect();
+        assert_eq!(woke, [false, true, false, true]);
+        assert_eq!(wakes(&store) - before, 1);
+        // A batch of heartbeats and failed tries leaves it alone.
+        let (a, _) = job(true, writes);
+        let (b, _) = job(false, changes_nothing);
+        store.run_batch(vec![a, b], false);
+        assert_eq!(wakes(&store) - before, 1);
     }
 }

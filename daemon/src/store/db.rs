@@ -306,6 +306,11 @@ pub(crate) trait Db {
     /// read once per transaction, so that every daemon sharing it decides expiry by one
     /// clock.
     fn now_ms(&self) -> i64;
+    /// A count that grows with every change made through this session: a job after which
+    /// it stands where it stood changed nothing, and wakes no waiter (`store::batch`).
+    /// SQLite counts the rows changed; PostgreSQL, whose statements may not have run
+    /// yet, the statements sent or held that may change something.
+    fn changed(&self) -> u64;
 
     /// Runs a statement whose result nobody reads (an event, an audit record, a row
     /// written blind). SQLite runs it now. PostgreSQL sends it together with the next
@@ -421,6 +426,10 @@ impl Db for rusqlite::Connection {
     fn now_ms(&self) -> i64 {
         crate::clock::now_ms()
     }
+
+    fn changed(&self) -> u64 {
+        self.total_changes()
+    }
 }
 
 /// A store that cannot run statements right now: every one fails with why. A job handed
@@ -448,6 +457,10 @@ impl Db for Failing {
     fn now_ms(&self) -> i64 {
         crate::clock::now_ms()
     }
+
+    fn changed(&self) -> u64 {
+        0
+    }
 }
 
 /// A transaction is its connection (`Store::write` hands out one).
@@ -466,6 +479,10 @@ impl Db for rusqlite::Transaction<'_> {
 
     fn now_ms(&self) -> i64 {
         crate::clock::now_ms()
+    }
+
+    fn changed(&self) -> u64 {
+        self.total_changes()
     }
 }
 

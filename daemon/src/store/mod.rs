@@ -332,6 +332,7 @@ mod tests {
         let inside = seen.clone();
         let job = Job {
             prefetch: None,
+            quiet: false,
             run: Box::new(move |db| {
                 let rows = db.rows("PRAGMA cache_size", &[]).unwrap();
                 *inside.lock().unwrap() = rows[0].get::<i64>(0).ok();

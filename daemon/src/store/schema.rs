@@ -294,6 +294,13 @@ CREATE INDEX collisions_by_checkout ON collisions(checkout);
     // merges (a JSON list of wit_forecast::DriverMerge; NULL: none), shown by
     // `wit conflicts`.
     "ALTER TABLE forecast_pairs ADD COLUMN notes TEXT;",
+    r#"
+-- One row: bumped by every commit that may matter to a waiter (store::batch), and by no
+-- heartbeat. The other daemons on this database read it when they see a commit
+-- (crate::others), and wake their waiters only when it moved.
+CREATE TABLE wakes (n INTEGER NOT NULL);
+INSERT INTO wakes VALUES (0);
+"#,
 ];
 
 /// SQLite's automatic checkpoint threshold (its default), restored after a heavy write

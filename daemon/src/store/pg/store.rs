@@ -20,8 +20,10 @@
 //!   under the lock, whatever its size.
 //! - **The database's clock.** Each transaction reads `clock_timestamp()` once, on first
 //!   use, and every expiry it decides uses that: machines' clocks differ.
-//! - **Events.** After each committed batch the daemon announces
-//!   `pg_notify(<schema>, <last seq>)` on a connection of the reads ([`announce`]); [`listen`]
+//! - **Events.** After each committed batch that may wake a waiter (a job not quiet
+//!   changed something: see `store::batch::Ran::woke`; heartbeats do not) the daemon
+//!   announces `pg_notify(<schema>, <last seq>)` on a connection of the reads
+//!   ([`announce`]); [`listen`]
 //!   bumps the daemon's event generation on each, so its waiters and watchers read the
 //!   durable log again. After a reconnect it bumps once: what was missed meanwhile is in
 //!   the log. The announcement is not part of the write: a `NOTIFY` costs its
@@ -51,7 +53,7 @@ use tokio_postgres::{AsyncMessage, NoTls};
 
 use crate::store::StoreError;
 use crate::store::batch::{
-    BatchTarget, Batcher, Finish, Job, finish_all, run_caught, run_failing, run_jobs,
+    Answer, BatchTarget, Batcher, Job, finish_all, run_caught, run_failing, run_jobs,
 };
 use crate::store::db::{
     Arg, Cell, Db, DbError, DbResult, Dep, Dialect, Failing, OwnedArg, Query, Read, Row,
@@ -76,7 +78,7 @@ const RETRIES: [Duration; 3] = [
 ];
 
 /// A batch that ran: how to answer each job, and whether it committed.
-type RanBatch = (Vec<Finish>, DbResult<()>);
+type RanBatch = (Vec<Answer>, DbResult<()>);
 
 /// A statement sent later (see [`Db::execute_later`]): it sends itself when first polled.
 type Later<'t> = Pin<Box<dyn Future<Output = Result<u64, tokio_postgres::Error>> + 't>>;
@@ -306,7 +308,7 @@ impl PgStore {
         let out = f(&tx);
         let ended = out.is_ok().then(|| tx.end("COMMIT"));
         drop(tx);
-        self.settle(link, client, ended)?;
+        self.settle(link, client, ended, true)?;
         out
     }
 
@@ -327,31 +329,46 @@ impl PgStore {
         };
         let db = PgTx::new(link, &client, Some(now));
         db.keep_ahead(declared, answers);
-        let (finishes, ok) = if jobs.len() == 1 {
+        let (finishes, ok, woke) = if jobs.len() == 1 {
             let job = jobs.pop().expect("one job");
+            let quiet = job.quiet;
             *db.served.borrow_mut() = db.ahead.borrow_mut().pop_front().flatten();
             match run_caught(job, &db) {
-                Some((ok, finish)) => (vec![finish], ok),
-                None => (Vec::new(), false),
+                Some((ok, finish)) => {
+                    let woke = ok && !quiet && db.changed() > 0;
+                    (vec![(finish, woke)], ok, woke)
+                }
+                None => (Vec::new(), false, false),
             }
         } else {
-            (run_jobs(&db, jobs), true)
+            let ran = run_jobs(&db, jobs);
+            (ran.finishes, true, ran.woke)
         };
         // A failed single job is answered with its own error; nothing to keep, and the
         // statements it left unsent are never sent.
         let ended = ok.then(|| db.end("COMMIT"));
         drop(db);
-        Ok((finishes, self.settle(link, client, ended)))
+        Ok((finishes, self.settle(link, client, ended, woke)))
     }
 
     /// Settles a write whose transaction `ended` with its `COMMIT` (`None`: it is to be
     /// rolled back): the connection goes back to the pool (or out of it, see
-    /// [`Link::close`]), and once committed, the log's growth is announced.
-    fn settle(&self, link: Link<'_>, client: Object, ended: Option<DbResult<()>>) -> DbResult<()> {
+    /// [`Link::close`]), and once committed, the log's growth is announced, unless
+    /// nothing in it may `wake` a waiter (its jobs were quiet: see
+    /// [`super::super::batch::Job::quiet`]).
+    fn settle(
+        &self,
+        link: Link<'_>,
+        client: Object,
+        ended: Option<DbResult<()>>,
+        wake: bool,
+    ) -> DbResult<()> {
         match ended {
             Some(ended) => {
                 link.close(client, ended)?;
-                self.grew.notify_one();
+                if wake {
+                    self.grew.notify_one();
+                }
             }
             None => link.abandon(client),
         }
@@ -597,6 +614,8 @@ struct PgTx<'t> {
     /// What the batch's statements so far (sent or held) change: a declared read
     /// depending on any of it is not answered from before them.
     written: RefCell<Vec<Written>>,
+    /// How many statements so far (sent or held) may change something ([`Db::changed`]).
+    changing: StdCell<u64>,
 }
 
 /// A job's declared reads and their answers, if it declared any.
@@ -640,11 +659,7 @@ fn written(sql: &str, args: &[Arg<'_>]) -> Vec<Written> {
         return vec![Written::Row("locks", (*path).to_owned())];
     }
     if !changes(sql) {
-        let head = sql.trim_start();
-        let control = ["SAVEPOINT", "RELEASE", "ROLLBACK", "SELECT"]
-            .iter()
-            .any(|w| head.len() >= w.len() && head[..w.len()].eq_ignore_ascii_case(w));
-        return if control {
+        return if control(sql) {
             Vec::new()
         } else {
             vec![Written::Anything]
@@ -698,6 +713,7 @@ impl<'t> PgTx<'t> {
             served: RefCell::new(None),
             ahead: RefCell::new(std::collections::VecDeque::new()),
             written: RefCell::new(Vec::new()),
+            changing: StdCell::new(0),
         }
     }
 
@@ -718,6 +734,9 @@ impl<'t> PgTx<'t> {
     /// still to be answered (the running job's, or a later one's): otherwise nobody asks,
     /// and the statement's text is not taken apart.
     fn note_written(&self, sql: &str, args: &[Arg<'_>]) {
+        if !control(sql) {
+            self.changing.set(self.changing.get() + 1);
+        }
         let pending =
             self.served.borrow().is_some() || self.ahead.borrow().iter().any(Option::is_some);
         if pending {
@@ -936,6 +955,10 @@ impl Db for PgTx<'_> {
         Dialect::Postgres
     }
 
+    fn changed(&self) -> u64 {
+        self.changing.get()
+    }
+
     fn now_ms(&self) -> i64 {
         *self.now.get_or_init(|| {
             let read = self.run(
@@ -1037,6 +1060,14 @@ impl Db for PgTx<'_> {
         }
         Ok(())
     }
+}
+
+/// Whether a statement changes nothing: a savepoint's, or a plain `SELECT`.
+fn control(sql: &str) -> bool {
+    let head = sql.trim_start();
+    ["SAVEPOINT", "RELEASE", "ROLLBACK", "SELECT"]
+        .iter()
+        .any(|w| head.len() >= w.len() && head[..w.len()].eq_ignore_ascii_case(w))
 }
 
 /// Whether a statement sent with [`Db::rows`] changes something (`INSERT … RETURNING`).
@@ -1232,6 +1263,7 @@ pub(crate) async fn listen(store: Arc<PgStore>, events: tokio::sync::watch::Send
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::batch::Finish;
     use crate::store::db::{DbExt, args};
 
     /// A store on a throwaway cluster (keep the cluster alive while it is used).
@@ -1283,10 +1315,11 @@ mod tests {
         let (send, recv) = std::sync::mpsc::channel();
         let job = Job {
             prefetch: None,
+            quiet: false,
             run: Box::new(move |db| {
                 let ok = f(db).is_ok();
                 let finish: Finish = Box::new(move |commit| {
-                    let _ = send.send((ok, commit.is_ok()));
+                    let _ = send.send((ok, commit.result.is_ok()));
                 });
                 (ok, finish)
             }),
@@ -1463,6 +1496,55 @@ mod tests {
         let (next, next_answer) = job(|db| db.execute_later(AUDIT, args!["next", "ok"]));
         batch(&store, vec![next]).await;
         assert_eq!(next_answer.recv().unwrap(), (true, true));
+    }
+
+    /// A job that runs `f` and reports whether it woke the waiters.
+    fn waking(
+        quiet: bool,
+        f: impl FnOnce(&dyn Db) -> DbResult<()> + Send + 'static,
+    ) -> (Job, std::sync::mpsc::Receiver<bool>) {
+        let (send, recv) = std::sync::mpsc::channel();
+        let job = Job {
+            prefetch: None,
+            quiet,
+            run: Box::new(move |db| {
+                let ok = f(db).is_ok();
+                let finish: Finish = Box::new(move |c| {
+                    let _ = send.send(c.result.is_ok() && c.woke);
+                });
+                (ok, finish)
+            }),
+        };
+        (job, recv)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_job_wakes_the_waiters_only_when_it_may_have_changed_something_and_is_not_quiet() {
+        let (_cluster, store) = store().await;
+        let write = |db: &dyn Db| db.execute_later(AUDIT, args!["a", "b"]);
+        let read = |db: &dyn Db| db.rows("SELECT 1", args![]).map(drop);
+        // Alone (a batch of one takes no savepoint), then in batches.
+        for (quiet, wakes) in [(false, true), (true, false)] {
+            let (j, woke) = waking(quiet, write);
+            batch(&store, vec![j]).await;
+            assert_eq!(woke.recv().unwrap(), wakes, "quiet: {quiet}");
+        }
+        let (j, woke) = waking(false, read);
+        batch(&store, vec![j]).await;
+        assert!(!woke.recv().unwrap(), "a job that only read wakes nobody");
+        let (a, a_woke) = waking(true, write);
+        let (b, b_woke) = waking(false, read);
+        let (c, c_woke) = waking(false, write);
+        let (d, d_woke) = waking(false, |db| {
+            db.execute_later(AUDIT, args!["undone", "x"])?;
+            Err(DbError::NoRow)
+        });
+        batch(&store, vec![a, b, c, d]).await;
+        let woke: Vec<bool> = [a_woke, b_woke, c_woke, d_woke]
+            .iter()
+            .map(|r| r.recv().unwrap())
+            .collect();
+        assert_eq!(woke, [false, false, true, false]);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
