@@ -50,9 +50,11 @@ pub(crate) struct Job {
     pub(crate) prefetch: Option<Prefetch>,
     /// The write itself.
     pub(crate) run: Run,
-    /// Whether it only says that something is alive (a checkout's or a session's
-    /// heartbeat): committed like any other, but no waiter is woken for it, in this
-    /// daemon or another, since nothing a waiter waits for changed (see [`Ran::woke`]).
+    /// Whether it only says that something is alive (a checkout's heartbeat, see
+    /// `crate::forecast`): committed like any other, but no waiter is woken for it, in
+    /// this daemon or another, since nothing a waiter waits for changed (see
+    /// [`Ran::woke`]). (`session.heartbeat` is not quiet: it may start a session, an
+    /// event.)
     pub(crate) quiet: bool,
 }
 
