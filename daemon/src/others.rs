@@ -1,11 +1,13 @@
-//! Commits of other daemons sharing this daemon's SQLite database (the worktrees of one
-//! repository, see `crate::worktree`): noticed through `PRAGMA data_version`, they wake
-//! this daemon's waiters as its own commits do.
+//! Commits of other daemons sharing this daemon's store (the worktrees of one
+//! repository on its SQLite database, see `crate::worktree`; any daemon on a PostgreSQL
+//! store): they wake this daemon's waiters as its own commits do, when they may matter
+//! to them (see `store::batch::Ran::woke`: heartbeats do not).
 //!
-//! One watcher per database per process ([`crate::process::Sharers`]): the worktrees one
-//! process serves share their database, and a watcher of each polled it 50 times a second
-//! (eight worktrees: 400 polls a second, most of an idle process's CPU). The watcher
-//! wakes every worktree on the database; it ends when the last of them leaves.
+//! One watcher per store per process ([`crate::process::Sharers`]): the worktrees one
+//! process serves share their store. On SQLite a watcher of each polled the database 50
+//! times a second (eight worktrees: 400 polls a second, most of an idle process's CPU);
+//! on PostgreSQL each held a connection of its own to listen on. The watcher wakes every
+//! worktree on the store; it ends when the last of them leaves.
 //!
 //! Apart from `worktree` (which decides where the state lives, and which the state itself
 //! uses) because it runs on the state: a module of its own keeps that one-way.
@@ -14,8 +16,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use crate::process::{Process, Wake};
+use crate::process::{Process, StoreKey, Wake};
 use crate::state::AppState;
+use crate::store::Backend;
 use crate::worktree::Placement;
 
 /// How often a daemon sharing its database looks for other daemons' commits.
@@ -23,11 +26,20 @@ const POLL: Duration = Duration::from_millis(20);
 /// How often a daemon not sharing (yet) checks whether a linked worktree appeared.
 const IDLE_CHECK: Duration = Duration::from_secs(2);
 
+/// The store `state` is on, as the process's watchers know it. A PostgreSQL project is
+/// known by its database and project: whoever listens hears the same notifications.
+fn store_key(state: &AppState) -> StoreKey {
+    match &state.store {
+        Backend::Sqlite(_) => StoreKey::Sqlite(state.placement.state.database()),
+        Backend::Postgres(pg) => StoreKey::Postgres(pg.shown().to_owned(), pg.project().to_owned()),
+    }
+}
+
 /// Wakes `state`'s waiters (`events.poll`, `lock.acquire` with `waitMs`, streams) after
-/// each commit another connection makes to its database, from now until
-/// [`stop_watching`] with the key returned.
+/// each commit of another connection to its store that may matter to them, from now
+/// until [`stop_watching`] with the key returned.
 pub(crate) fn watch_others(state: &Arc<AppState>) -> u64 {
-    let db = state.placement.state.database();
+    let key = store_key(state);
     let weak = Arc::downgrade(state);
     let wake: Wake = Box::new(move || {
         if let Some(state) = weak.upgrade() {
@@ -35,18 +47,32 @@ pub(crate) fn watch_others(state: &Arc<AppState>) -> u64 {
         }
     });
     let process = Arc::downgrade(&state.process);
-    let placement = state.placement.clone();
-    let watched = db.clone();
-    state.process.sharers.join(&db, wake, move || {
-        tokio::spawn(watch(process, watched, placement))
-    })
+    let watched = key.clone();
+    match &state.store {
+        Backend::Sqlite(_) => {
+            let placement = state.placement.clone();
+            let db = placement.state.database();
+            state.process.sharers.join(&key, wake, move || {
+                tokio::spawn(watch(process, watched, db, placement))
+            })
+        }
+        Backend::Postgres(pg) => {
+            let pg = pg.clone();
+            state.process.sharers.join(&key, wake, move || {
+                tokio::spawn(crate::store::pg::listen(pg, move || {
+                    if let Some(process) = process.upgrade() {
+                        process.sharers.wake(&watched);
+                    }
+                }))
+            })
+        }
+    }
 }
 
-/// Ends what [`watch_others`] started for `state` (`id`: its key); the database's
-/// watcher stops, and its connection closes, when `state` was the last worktree on it.
+/// Ends what [`watch_others`] started for `state` (`id`: its key); the store's watcher
+/// stops, and its connection closes, when `state` was the last worktree on it.
 pub(crate) async fn stop_watching(state: &AppState, id: u64) {
-    let db = state.placement.state.database();
-    if let Some(watcher) = state.process.sharers.leave(&db, id) {
+    if let Some(watcher) = state.process.sharers.leave(&store_key(state), id) {
         watcher.abort();
         let _ = watcher.await;
     }
@@ -55,7 +81,7 @@ pub(crate) async fn stop_watching(state: &AppState, id: u64) {
 /// Runs until aborted: while another daemon may write to `db`, wakes the worktrees of the
 /// process on it after each commit made by another connection that may matter to a
 /// waiter ([`Commits`]); nothing runs at all while the repository has no linked worktree.
-async fn watch(process: Weak<Process>, db: PathBuf, placement: Placement) {
+async fn watch(process: Weak<Process>, key: StoreKey, db: PathBuf, placement: Placement) {
     // Opened only while sharing is possible: an idle extra connection would keep SQLite
     // from checkpointing and removing the WAL when the daemon stops.
     let mut conn: Option<rusqlite::Connection> = None;
@@ -91,7 +117,7 @@ async fn watch(process: Weak<Process>, db: PathBuf, placement: Placement) {
             let Some(process) = process.upgrade() else {
                 return;
             };
-            process.sharers.wake(&db);
+            process.sharers.wake(&key);
         }
     }
 }

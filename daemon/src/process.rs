@@ -1,9 +1,9 @@
 //! What the worktrees one daemon process serves have in common: the families of shared
 //! index content ([`crate::index::shared`]), the merge-base trees their forecasts read
 //! ([`Trees`]) and the verdicts of the merges they ask
-//! ([`crate::forecast::verdicts`]), who is woken by other daemons' commits to a shared
-//! database ([`Sharers`]), and the list of worktrees served, for `daemon.status` and
-//! `daemon.stop`.
+//! ([`crate::forecast::verdicts`]), the PostgreSQL stores they share ([`PgStores`]), who
+//! is woken by other daemons' commits to a shared store ([`Sharers`]), and the list of
+//! worktrees served, for `daemon.status` and `daemon.stop`.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, Weak};
 
 use crate::forecast::verdicts::Verdicts;
 use crate::index::shared::Families;
+use crate::store::pg::PgStore;
 
 /// The process serving one or more worktrees.
 #[derive(Default)]
@@ -21,7 +22,9 @@ pub(crate) struct Process {
     pub trees: Trees,
     /// The verdicts of the merges the worktrees' forecasts ask.
     pub verdicts: Arc<Verdicts>,
-    /// The worktrees on each shared SQLite database, and its watcher.
+    /// The PostgreSQL stores the worktrees use.
+    pub pg_stores: PgStores,
+    /// The worktrees on each shared store, and its watcher.
     pub sharers: Sharers,
     sites: Arc<Mutex<BTreeSet<PathBuf>>>,
 }
@@ -64,11 +67,44 @@ impl Drop for Serving {
 /// A commit's regular files: path → blob id.
 pub(crate) type Tree = HashMap<String, String>;
 
+/// Values the worktrees of a process share by key while one of them holds each: weak, so
+/// a value no worktree holds any more is freed.
+pub(crate) struct Kept<K, V>(Mutex<HashMap<K, Weak<V>>>);
+
+impl<K, V> Default for Kept<K, V> {
+    fn default() -> Self {
+        Kept(Mutex::new(HashMap::new()))
+    }
+}
+
+impl<K: std::hash::Hash + Eq, V> Kept<K, V> {
+    /// The value kept for `key`, if a worktree holds it.
+    pub(crate) fn get(&self, key: &K) -> Option<Arc<V>> {
+        self.lock().get(key).and_then(Weak::upgrade)
+    }
+
+    /// Keeps `value` for `key`, unless another worktree made and kept one meanwhile (both
+    /// made it without the lock): then that one, and `value` is dropped.
+    pub(crate) fn keep(&self, key: K, value: Arc<V>) -> Arc<V> {
+        let mut kept = self.lock();
+        kept.retain(|_, v| v.strong_count() > 0);
+        if let Some(earlier) = kept.get(&key).and_then(Weak::upgrade) {
+            return earlier;
+        }
+        kept.insert(key, Arc::downgrade(&value));
+        value
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<K, Weak<V>>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
 /// The trees of the commits the forecasts of a process's worktrees compare against, by
 /// commit id: worktrees of one repository usually share their merge bases, and a tree of
-/// 10,000 files is about 2 MB. Weak: a tree no forecast holds is freed.
+/// 10,000 files is about 2 MB.
 #[derive(Default)]
-pub(crate) struct Trees(Mutex<HashMap<String, Weak<Tree>>>);
+pub(crate) struct Trees(Kept<String, Tree>);
 
 impl Trees {
     /// `commit`'s tree, read with `read` unless a worktree holds it already.
@@ -77,32 +113,59 @@ impl Trees {
         commit: &str,
         read: impl FnOnce() -> Option<Tree>,
     ) -> Option<Arc<Tree>> {
-        if let Some(tree) = self.lock().get(commit).and_then(Weak::upgrade) {
+        if let Some(tree) = self.0.get(&commit.to_owned()) {
             return Some(tree);
         }
         // Read without the lock (a git process); two worktrees reading the same commit
-        // at once both read it, and the later one's is kept.
-        let tree = Arc::new(read()?);
-        let mut trees = self.lock();
-        trees.retain(|_, t| t.strong_count() > 0);
-        trees.insert(commit.to_owned(), Arc::downgrade(&tree));
-        Some(tree)
+        // at once both read it, and the earlier kept is the one used.
+        Some(self.0.keep(commit.to_owned(), Arc::new(read()?)))
     }
+}
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Weak<Tree>>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+/// The PostgreSQL stores of a process's worktrees, by URL and project: the worktrees of
+/// one repository share one project, and a store is 6 connections to the server (4 for
+/// reads, the writer, the listener) and a thread: eight worktrees each with its own held
+/// 48 of the server's 100 by default. One store serves them all, and its batches group
+/// their writes.
+#[derive(Default)]
+pub(crate) struct PgStores(Kept<(String, String), PgStore>);
+
+impl PgStores {
+    /// The store of `project` at `url`, connected (and its schema migrated) unless a
+    /// worktree of this process holds it already.
+    pub(crate) async fn get_or_connect(
+        &self,
+        url: &str,
+        project: &str,
+    ) -> Result<Arc<PgStore>, String> {
+        let key = (url.to_owned(), project.to_owned());
+        if let Some(store) = self.0.get(&key) {
+            return Ok(store);
+        }
+        let store = Arc::new(PgStore::connect(url, project).await?);
+        Ok(self.0.keep(key, store))
     }
+}
+
+/// Which shared store a worktree is on.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum StoreKey {
+    /// An SQLite database, by path.
+    Sqlite(PathBuf),
+    /// A PostgreSQL store: its URL and project.
+    Postgres(String, String),
 }
 
 /// Wakes one worktree's waiters (its `AppState::events`).
 pub(crate) type Wake = Box<dyn Fn() + Send + Sync>;
 
-/// The worktrees this process serves on each SQLite database other daemons may write to,
-/// and the one task per database that watches it for their commits (`crate::others`):
-/// eight worktrees of one repository poll their shared database once, not eight times.
+/// The worktrees this process serves on each store other daemons may write to, and the
+/// one task per store that watches it for their commits (`crate::others`): eight
+/// worktrees of one repository poll their shared SQLite database once, not eight times,
+/// and listen to their PostgreSQL store on one connection, not eight.
 #[derive(Default)]
 pub(crate) struct Sharers {
-    by_database: Mutex<HashMap<PathBuf, Sharing>>,
+    by_store: Mutex<HashMap<StoreKey, Sharing>>,
     next: std::sync::atomic::AtomicU64,
 }
 
@@ -114,17 +177,17 @@ struct Sharing {
 }
 
 impl Sharers {
-    /// Adds a worktree on `db`, woken with `wake`; `start` starts the database's watcher
+    /// Adds a worktree on `store`, woken with `wake`; `start` starts the store's watcher
     /// when it has none. The worktree's key, for [`Sharers::leave`].
     pub(crate) fn join(
         &self,
-        db: &Path,
+        store: &StoreKey,
         wake: Wake,
         start: impl FnOnce() -> tokio::task::JoinHandle<()>,
     ) -> u64 {
         let id = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut map = self.lock();
-        let sharing = map.entry(db.to_owned()).or_default();
+        let sharing = map.entry(store.clone()).or_default();
         sharing.wakes.push((id, wake));
         if sharing.watcher.is_none() {
             sharing.watcher = Some(start());
@@ -132,30 +195,30 @@ impl Sharers {
         id
     }
 
-    /// Wakes every worktree on `db`.
-    pub(crate) fn wake(&self, db: &Path) {
-        if let Some(sharing) = self.lock().get(db) {
+    /// Wakes every worktree on `store`.
+    pub(crate) fn wake(&self, store: &StoreKey) {
+        if let Some(sharing) = self.lock().get(store) {
             for (_, wake) in &sharing.wakes {
                 wake();
             }
         }
     }
 
-    /// Takes the worktree `id` off `db`; when it was the last one, the watcher to stop
-    /// (its connection must be closed before the worktree's store, so that the last one
-    /// out checkpoints the WAL).
-    pub(crate) fn leave(&self, db: &Path, id: u64) -> Option<tokio::task::JoinHandle<()>> {
+    /// Takes the worktree `id` off `store`; when it was the last one, the watcher to stop
+    /// (an SQLite watcher's connection must be closed before the worktree's store, so
+    /// that the last one out checkpoints the WAL).
+    pub(crate) fn leave(&self, store: &StoreKey, id: u64) -> Option<tokio::task::JoinHandle<()>> {
         let mut map = self.lock();
-        let sharing = map.get_mut(db)?;
+        let sharing = map.get_mut(store)?;
         sharing.wakes.retain(|(i, _)| *i != id);
         if !sharing.wakes.is_empty() {
             return None;
         }
-        map.remove(db)?.watcher
+        map.remove(store)?.watcher
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Sharing>> {
-        self.by_database.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<StoreKey, Sharing>> {
+        self.by_store.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -180,6 +243,42 @@ mod tests {
         assert!(trees.get_or("c2", || None).is_none());
     }
 
+    #[test]
+    fn a_kept_value_is_shared_while_held_and_freed_with_its_last_holder() {
+        let kept: Kept<&str, String> = Kept::default();
+        let first = kept.keep("k", Arc::new("first".to_owned()));
+        // Made meanwhile by another worktree: the one kept first is used.
+        let second = kept.keep("k", Arc::new("second".to_owned()));
+        assert!(Arc::ptr_eq(&first, &second));
+        assert_eq!(*kept.get(&"k").unwrap(), "first");
+        drop((first, second));
+        assert!(kept.get(&"k").is_none(), "freed with its last holder");
+        assert_eq!(*kept.keep("k", Arc::new("third".to_owned())), "third");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_worktrees_of_a_process_share_one_postgresql_store_per_url_and_project() {
+        let cluster = wit_testkit::postgres::Cluster::start();
+        cluster.create_db("wit");
+        let url = cluster.url("wit");
+        let stores = PgStores::default();
+        let a = stores.get_or_connect(&url, "p1").await.unwrap();
+        let b = stores.get_or_connect(&url, "p1").await.unwrap();
+        assert!(Arc::ptr_eq(&a, &b), "one store for one project");
+        let other = stores.get_or_connect(&url, "p2").await.unwrap();
+        assert!(!Arc::ptr_eq(&a, &other), "another project, another store");
+        let weak = Arc::downgrade(&a);
+        drop((a, b));
+        assert!(weak.upgrade().is_none(), "closed with its last worktree");
+        let again = stores.get_or_connect(&url, "p1").await.unwrap();
+        assert_eq!(again.project(), "p1");
+        let refused = stores.get_or_connect("postgresql://nobody@/x?host=/nonexistent", "p1");
+        assert!(
+            refused.await.is_err(),
+            "a store that cannot be reached is an error"
+        );
+    }
+
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// A wake that counts into `n`.
@@ -193,7 +292,8 @@ mod tests {
     #[tokio::test]
     async fn one_watcher_per_database_outlives_the_worktree_that_started_it() {
         let sharers = Sharers::default();
-        let (db, other) = (Path::new("/r/.wit/state.db"), Path::new("/s/.wit/state.db"));
+        let db = &StoreKey::Sqlite(PathBuf::from("/r/.wit/state.db"));
+        let other = &StoreKey::Postgres("postgresql://h/d".into(), "/r".into());
         let started = Arc::new(AtomicUsize::new(0));
         let start = || {
             started.fetch_add(1, Ordering::SeqCst);

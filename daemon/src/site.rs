@@ -109,7 +109,10 @@ pub(crate) async fn serve(
             Backend::Sqlite(Arc::new(Store::open_in(&placement.state, now_ms())?))
         }
         crate::store::target::StoreTarget::Postgres { url, project } => {
-            let pg = crate::store::pg::PgStore::connect(&url, &project)
+            // Shared with the process's other worktrees on it (`process::PgStores`).
+            let pg = process
+                .pg_stores
+                .get_or_connect(&url, &project)
                 .await
                 .map_err(DaemonError::SharedStore)?;
             tracing::info!(
@@ -117,7 +120,7 @@ pub(crate) async fn serve(
                 pg.shown(),
                 wit_core::text::escape(&project)
             );
-            Backend::Postgres(Arc::new(pg))
+            Backend::Postgres(pg)
         }
     };
     let (registry, plugins) = analysis::build_registry(&root, &config.parsed);
@@ -197,15 +200,9 @@ pub(crate) async fn serve(
     let purger = tokio::spawn(purge::run(state.clone()));
     let forecaster = crate::forecast::Forecaster::start(state.clone());
     crate::claims::worker::start(&state);
-    // Commits of other processes: other worktrees' daemons through SQLite's data
-    // version, other machines' daemons through PostgreSQL's notifications.
-    let (watching, listening) = match &state.store {
-        Backend::Sqlite(_) => (Some(crate::others::watch_others(&state)), None),
-        Backend::Postgres(pg) => {
-            let listen = crate::store::pg::listen(pg.clone(), state.events.clone());
-            (None, Some(tokio::spawn(listen)))
-        }
-    };
+    // Commits of other daemons (and of the process's other worktrees): through SQLite's
+    // data version, or PostgreSQL's notifications.
+    let watching = crate::others::watch_others(&state);
     let gone = repository_gone(wit.clone());
     let asked = state.clone();
     server::serve(listener, state.clone(), async move {
@@ -233,13 +230,7 @@ pub(crate) async fn serve(
     }
     // The watcher's connection must be closed before the store's, so that the last one
     // out checkpoints and removes the WAL.
-    if let Some(id) = watching {
-        crate::others::stop_watching(&state, id).await;
-    }
-    if let Some(listening) = listening {
-        listening.abort();
-        let _ = listening.await;
-    }
+    crate::others::stop_watching(&state, watching).await;
 
     for (path, created) in [wit.socket(), wit.pid_file()].iter().zip(ours) {
         if created.is_some() && identity(path) == created {

@@ -577,3 +577,84 @@ fn two_clones_at_one_path_on_one_postgresql_store_are_two_checkouts_and_two_proj
         .ok("conflicts.forecast", json!({"checkout": path}));
     assert_eq!(by_path["forecasts"], json!([]), "{by_path}");
 }
+
+/// How many connections of the server listen for notifications (`LISTEN`).
+fn listeners(pg: &Cluster) -> usize {
+    let out = Command::new("psql")
+        .args([
+            "-At",
+            "-c",
+            "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'LISTEN %'",
+        ])
+        .arg(pg.conninfo("wit"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+}
+
+/// Waits in `to`'s long poll for the `lock.acquired` of a lock taken through `through`.
+fn lock_seen(through: &Daemon, to: &Daemon, session: &str) {
+    let since = to.client().ok("events.poll", json!({"timeoutMs": 0}))["last"]
+        .as_i64()
+        .unwrap();
+    let poller = {
+        let mut c = to.client();
+        std::thread::spawn(move || {
+            c.ok(
+                "events.poll",
+                json!({"since": since, "timeoutMs": 10_000, "kinds": ["lock.acquired"]}),
+            )
+        })
+    };
+    through.client().ok("lock.acquire", lock(session));
+    through.client().ok("lock.release", lock(session));
+    let polled = poller.join().unwrap();
+    assert_eq!(polled["events"][0]["sessionId"], session, "{polled}");
+}
+
+#[test]
+fn the_worktrees_one_process_serves_share_its_postgresql_store_and_one_listener() {
+    let pg = cluster();
+    let main = checkout();
+    for args in [&["add", "."][..], &["commit", "-q", "-m", "initial"]] {
+        let mut cmd = Command::new("git");
+        cmd.args(args).current_dir(main.path());
+        crate::support::cli::clean_env(&mut cmd);
+        assert!(cmd.output().unwrap().status.success(), "git {args:?}");
+    }
+    let wt_dir = TempRepo::new();
+    let wt = wt_dir.path().join("wt-b");
+    let mut add = Command::new("git");
+    add.args(["worktree", "add", "-q", wt.to_str().unwrap()])
+        .current_dir(main.path());
+    crate::support::cli::clean_env(&mut add);
+    assert!(add.output().unwrap().status.success());
+    let dm = daemon(&pg, main.path());
+    let dw = daemon(&pg, &wt);
+    let pid = |d: &Daemon| d.client().ok("daemon.status", json!({}))["pid"].clone();
+    assert_eq!(pid(&dm), pid(&dw), "one process serves both worktrees");
+
+    // Each hears the other's commits (so every listener there is is connected).
+    lock_seen(&dm, &dw, "agent-a");
+    lock_seen(&dw, &dm, "agent-b");
+    assert_eq!(
+        listeners(&pg),
+        1,
+        "one listener for the process, not one per worktree"
+    );
+
+    // The worktree whose start began the listener stops (its `wit daemon run`, the
+    // hosting process, serves on); started again, it is served by the same process and
+    // joins the listener still serving the other (`process::Sharers` keeps it while a
+    // worktree is on the store: its unit test), not a second one.
+    dm.client().ok("daemon.stop", json!({}));
+    wait_until("the main worktree stopped", Duration::from_secs(30), || {
+        !crate::support::daemon::ping(dm.socket())
+    });
+    let _host = dm;
+    let dm = daemon(&pg, main.path());
+    assert_eq!(pid(&dm), pid(&dw), "served by the same process again");
+    lock_seen(&dm, &dw, "agent-c");
+    assert_eq!(listeners(&pg), 1);
+}

@@ -1206,9 +1206,10 @@ async fn announce(pool: Pool, grew: Arc<tokio::sync::Notify>, sql: String, shown
 }
 
 /// Listens for the project's notifications on a connection of its own, forever: each
-/// one (another daemon's commit, or this one's) bumps `events`, and so does every
-/// (re)connect, after which the waiters read the durable log for what they missed.
-pub(crate) async fn listen(store: Arc<PgStore>, events: tokio::sync::watch::Sender<u64>) {
+/// one (another daemon's commit, or this one's) calls `wake`, and so does every
+/// (re)connect, after which the waiters read the durable log for what they missed. One
+/// listener serves every worktree of a process on the store (`crate::others`).
+pub(crate) async fn listen(store: Arc<PgStore>, wake: impl Fn()) {
     let mut pause = Duration::from_millis(100);
     let mut reported = false;
     loop {
@@ -1228,15 +1229,13 @@ pub(crate) async fn listen(store: Arc<PgStore>, events: tokio::sync::watch::Send
                                     tracing::info!("the PostgreSQL store {} is back", store.shown());
                                     reported = false;
                                 }
-                                events.send_modify(|g| *g += 1);
+                                wake();
                             }
                             Err(_) => break,
                         },
                         message = std::future::poll_fn(|cx| connection.poll_message(cx)) => {
                             match message {
-                                Some(Ok(AsyncMessage::Notification(_))) => {
-                                    events.send_modify(|g| *g += 1);
-                                }
+                                Some(Ok(AsyncMessage::Notification(_))) => wake(),
                                 Some(Ok(_)) => {}
                                 Some(Err(_)) | None => break,
                             }
