@@ -152,7 +152,8 @@ impl PgStores {
 pub(crate) enum StoreKey {
     /// An SQLite database, by path.
     Sqlite(PathBuf),
-    /// A PostgreSQL store: its URL and project.
+    /// A PostgreSQL project: its database (host, port and name, as
+    /// `store::target::shown` gives them) and the project.
     Postgres(String, String),
 }
 
