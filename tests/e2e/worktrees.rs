@@ -159,9 +159,41 @@ fn a_commit_in_either_worktree_is_checked_against_the_shared_contracts() {
     assert_ne!(out.code, 0, "{out:#?}");
 }
 
+/// Waits until the forecast of both checkouts has nothing left to write: both are ready,
+/// and each has since beaten three times (each beat is a round of its forecast thread,
+/// which computes a pair right after its beat; the third began after the second's pair
+/// was done). From then on the checkouts only beat, and a beat wakes nobody.
+fn forecast_settled(wt: &Worktree) {
+    let mut c = wt.client();
+    let mut seen: std::collections::BTreeMap<String, Vec<i64>> = Default::default();
+    wait_until("both forecasts settled", Duration::from_secs(60), || {
+        let answer = c.ok("conflicts.forecast", json!({}));
+        let checkouts = answer["checkouts"].as_array().unwrap().clone();
+        let ready = checkouts
+            .iter()
+            .filter(|k| k["state"] == "ready" && k["live"] == true)
+            .count();
+        if ready < 2 {
+            seen.clear();
+            return false;
+        }
+        for k in &checkouts {
+            let beats = seen.entry(k["path"].to_string()).or_default();
+            let at = k["seenAt"].as_i64().unwrap();
+            if beats.last() != Some(&at) {
+                beats.push(at);
+            }
+        }
+        seen.len() == 2 && seen.values().all(|beats| beats.len() > 3)
+    });
+}
+
 #[test]
 fn waiters_and_event_polls_of_one_worktree_wake_on_another_worktrees_change() {
     let (main, wt) = setup();
+    // Nothing of the worktree's own may wake its waiters before the release: only the
+    // watcher of the shared database can, which is what this test is about.
+    forecast_settled(&wt);
     main.wit(A, &["lock", "src/auth.ts:validateToken"]).ok();
     let socket = wt.path.join(".wit/daemon.sock");
     let waiter = std::thread::spawn(move || {
@@ -178,19 +210,21 @@ fn waiters_and_event_polls_of_one_worktree_wake_on_another_worktrees_change() {
     });
     let last = w.ok("events.poll", json!({}))["last"].as_i64().unwrap();
     let socket = wt.path.join(".wit/daemon.sock");
+    // The poll gives up before the waiter would take the lock at its own deadline (a
+    // write of this worktree, which would wake the poll too).
     let poller = std::thread::spawn(move || {
         let mut c = Client::connect(&socket).unwrap();
         c.ok(
             "events.poll",
-            json!({"since": last, "timeoutMs": 60000, "kinds": ["lock.released"]}),
+            json!({"since": last, "timeoutMs": 30000, "kinds": ["lock.released"]}),
         )
     });
     // Released through the main worktree's daemon.
     main.wit(A, &["release", "src/auth.ts:validateToken"]).ok();
-    let got = waiter.join().unwrap();
-    assert_eq!(got["result"]["sessionId"], "agent-b", "{got}");
     let polled = poller.join().unwrap();
     assert_eq!(polled["events"][0]["sessionId"], "agent-a", "{polled}");
+    let got = waiter.join().unwrap();
+    assert_eq!(got["result"]["sessionId"], "agent-b", "{got}");
 }
 
 #[test]
