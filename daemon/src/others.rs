@@ -1,7 +1,7 @@
 //! Commits of other daemons sharing this daemon's store (the worktrees of one
 //! repository on its SQLite database, see `crate::worktree`; any daemon on a PostgreSQL
 //! store): they wake this daemon's waiters as its own commits do, when they may matter
-//! to them (see `store::batch::Ran::woke`: heartbeats do not).
+//! to them (see `store::batch::Committed::woke`: heartbeats do not).
 //!
 //! One watcher per store per process ([`crate::process::Sharers`]): the worktrees one
 //! process serves share their store. On SQLite a watcher of each polled the database 50
@@ -12,7 +12,6 @@
 //! Apart from `worktree` (which decides where the state lives, and which the state itself
 //! uses) because it runs on the state: a module of its own keeps that one-way.
 
-use std::path::PathBuf;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -51,10 +50,10 @@ pub(crate) fn watch_others(state: &Arc<AppState>) -> u64 {
     match &state.store {
         Backend::Sqlite(_) => {
             let placement = state.placement.clone();
-            let db = placement.state.database();
-            state.process.sharers.join(&key, wake, move || {
-                tokio::spawn(watch(process, watched, db, placement))
-            })
+            state
+                .process
+                .sharers
+                .join(&key, wake, move || tokio::spawn(watch(process, placement)))
         }
         Backend::Postgres(pg) => {
             let pg = pg.clone();
@@ -78,10 +77,13 @@ pub(crate) async fn stop_watching(state: &AppState, id: u64) {
     }
 }
 
-/// Runs until aborted: while another daemon may write to `db`, wakes the worktrees of the
-/// process on it after each commit made by another connection that may matter to a
-/// waiter ([`Commits`]); nothing runs at all while the repository has no linked worktree.
-async fn watch(process: Weak<Process>, key: StoreKey, db: PathBuf, placement: Placement) {
+/// Runs until aborted: while another daemon may write to the state database of
+/// `placement`, wakes the worktrees of the process on it after each commit made by
+/// another connection that may matter to a waiter ([`Commits`]); nothing runs at all
+/// while the repository has no linked worktree.
+async fn watch(process: Weak<Process>, placement: Placement) {
+    let db = placement.state.database();
+    let key = StoreKey::Sqlite(db.clone());
     // Opened only while sharing is possible: an idle extra connection would keep SQLite
     // from checkpointing and removing the WAL when the daemon stops.
     let mut conn: Option<rusqlite::Connection> = None;
@@ -163,23 +165,21 @@ impl Commits {
 mod tests {
     use super::*;
     use crate::store::Store;
+    use crate::store::batch::tests::waking;
     use crate::store::batch::{BatchTarget, Job};
 
     /// A job writing a checkout's row, `quiet` or not, failing when `fails`.
     fn job(quiet: bool, fails: bool) -> Job {
-        Job {
-            prefetch: None,
-            quiet,
-            run: Box::new(move |db| {
-                let wrote = db.execute(
-                    "INSERT INTO checkouts (checkout, state, version, seen_at)
-                     VALUES ('c', 'ready', 1, 1)
-                     ON CONFLICT(checkout) DO UPDATE SET seen_at = seen_at + 1",
-                    crate::store::db::args![],
-                );
-                (wrote.is_ok() && !fails, Box::new(|_| {}))
-            }),
-        }
+        let (job, _) = waking(quiet, move |db| {
+            let wrote = db.execute(
+                "INSERT INTO checkouts (checkout, state, version, seen_at)
+                 VALUES ('c', 'ready', 1, 1)
+                 ON CONFLICT(checkout) DO UPDATE SET seen_at = seen_at + 1",
+                crate::store::db::args![],
+            );
+            wrote.is_ok() && !fails
+        });
+        job
     }
 
     #[test]

@@ -79,7 +79,11 @@ impl<K, V> Default for Kept<K, V> {
 
 impl<K: std::hash::Hash + Eq, V> Kept<K, V> {
     /// The value kept for `key`, if a worktree holds it.
-    pub(crate) fn get(&self, key: &K) -> Option<Arc<V>> {
+    pub(crate) fn get<Q>(&self, key: &Q) -> Option<Arc<V>>
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: std::hash::Hash + Eq + ?Sized,
+    {
         self.lock().get(key).and_then(Weak::upgrade)
     }
 
@@ -113,7 +117,7 @@ impl Trees {
         commit: &str,
         read: impl FnOnce() -> Option<Tree>,
     ) -> Option<Arc<Tree>> {
-        if let Some(tree) = self.0.get(&commit.to_owned()) {
+        if let Some(tree) = self.0.get(commit) {
             return Some(tree);
         }
         // Read without the lock (a git process); two worktrees reading the same commit
@@ -251,9 +255,9 @@ mod tests {
         // Made meanwhile by another worktree: the one kept first is used.
         let second = kept.keep("k", Arc::new("second".to_owned()));
         assert!(Arc::ptr_eq(&first, &second));
-        assert_eq!(*kept.get(&"k").unwrap(), "first");
+        assert_eq!(*kept.get("k").unwrap(), "first");
         drop((first, second));
-        assert!(kept.get(&"k").is_none(), "freed with its last holder");
+        assert!(kept.get("k").is_none(), "freed with its last holder");
         assert_eq!(*kept.keep("k", Arc::new("third".to_owned())), "third");
     }
 

@@ -31,8 +31,8 @@ pub(crate) struct AppState {
     /// Unix ms at startup.
     pub started_at_ms: i64,
     /// Bumped after every committed write that changed something and is not a heartbeat
-    /// (`store::batch::Ran::woke`): `events.poll` waiters wake on it and read the event
-    /// log again (cheaper and simpler than routing each event to each waiter).
+    /// (`store::batch::Committed::woke`): `events.poll` waiters wake on it and read the
+    /// event log again (cheaper and simpler than routing each event to each waiter).
     pub events: tokio::sync::watch::Sender<u64>,
     /// Waiting lines of `lock.acquire` with `waitMs`.
     pub lock_queues: crate::queues::LockQueues,
@@ -143,9 +143,9 @@ impl AppState {
         T: Send + 'static,
         F: FnOnce(&dyn Db) -> Result<T, Failure> + Send + 'static,
     {
-        // With whether the job wakes the waiters (see `store::batch::Ran::woke`): a write
-        // that changed nothing (a lock waiter's failed try) must not wake them, or a
-        // waiter would wake itself, over and over, for the whole of its wait.
+        // With whether the job wakes the waiters (see `store::batch::Committed::woke`): a
+        // write that changed nothing (a lock waiter's failed try) must not wake them, or
+        // a waiter would wake itself, over and over, for the whole of its wait.
         let (send, recv) = tokio::sync::oneshot::channel::<(Result<T, Failure>, bool)>();
         let run: crate::store::batch::Run = Box::new(move |tx| {
             let result = f(tx);

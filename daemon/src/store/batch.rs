@@ -31,13 +31,14 @@ pub(crate) type Finish = Box<dyn FnOnce(Committed) + Send>;
 pub(crate) struct Committed {
     /// `Ok` when the batch committed.
     pub(crate) result: Result<(), StoreError>,
-    /// Whether this job wakes the waiters ([`Ran::woke`], for this job alone): the other
-    /// daemons' are woken by the batch; the caller wakes this daemon's
-    /// (`AppState::write`).
+    /// Whether this job wakes the waiters: it succeeded, is not [`Job::quiet`] and
+    /// changed something ([`Db::changed`]; a lock waiter's failed try changes nothing,
+    /// and must not wake the waiter itself). The other daemons' waiters are woken by the
+    /// batch ([`woke`]); the caller wakes this daemon's (`AppState::write`).
     pub(crate) woke: bool,
 }
 
-/// A job's answer, and whether the job wakes the waiters.
+/// A job's answer, and whether the job wakes the waiters ([`Committed::woke`]).
 pub(crate) type Answer = (Finish, bool);
 
 /// What a job does: runs its statements, says whether they succeeded (else they are
@@ -53,23 +54,19 @@ pub(crate) struct Job {
     /// Whether it only says that something is alive (a checkout's heartbeat, see
     /// `crate::forecast`): committed like any other, but no waiter is woken for it, in
     /// this daemon or another, since nothing a waiter waits for changed (see
-    /// [`Ran::woke`]). (`session.heartbeat` is not quiet: it may start a session, an
-    /// event.)
+    /// [`Committed::woke`]). (`session.heartbeat` is not quiet: it may start a session,
+    /// an event.)
     pub(crate) quiet: bool,
 }
 
-/// What running a batch's jobs gave.
-pub(crate) struct Ran {
-    /// How each job is answered once the commit is known.
-    pub(crate) finishes: Vec<Answer>,
-    /// Whether a job that is not quiet succeeded and changed something ([`Db::changed`]):
-    /// then the commit is announced to the waiters of every daemon sharing the store
-    /// (SQLite: the `wakes` counter, bumped in the same transaction by [`count_wake`];
-    /// PostgreSQL: its `NOTIFY`). Eight worktrees of one repository beat every two
-    /// seconds each, and every beat used to wake every other worktree's forecast and
-    /// waiters, which then read for nothing; a lock waiter's failed try changes nothing,
-    /// and must not wake the waiter itself.
-    pub(crate) woke: bool,
+/// Whether a job of the batch answered by `answers` wakes the waiters: then the commit is
+/// announced to the waiters of every daemon sharing the store (SQLite: the `wakes`
+/// counter, bumped in the same transaction by [`run_counted`]; PostgreSQL: its
+/// `NOTIFY`). Eight worktrees of one repository beat every two seconds each, and every
+/// beat used to wake every other worktree's forecast and waiters, which then read for
+/// nothing.
+pub(crate) fn woke(answers: &[Answer]) -> bool {
+    answers.iter().any(|(_, woke)| *woke)
 }
 
 /// A store that runs batches of jobs: SQLite's (below) and PostgreSQL's (`store::pg`).
@@ -167,13 +164,10 @@ impl BatchTarget for Store {
             }
             super::Begin::Began(tx) => tx,
         };
-        let ran = run_jobs(&*tx, jobs);
-        if ran.woke {
-            count_wake(&tx);
-        }
+        let finishes = run_counted(&tx, jobs);
         let result = tx.commit().map_err(StoreError::from);
         drop(guard);
-        finish_all(ran.finishes, result);
+        finish_all(finishes, result);
         Ok(())
     }
 
@@ -200,11 +194,7 @@ impl BatchTarget for Store {
         }
         let mut finishes: Vec<Answer> = Vec::new();
         let result = self.write(|tx| {
-            let ran = run_jobs(&**tx, jobs);
-            if ran.woke {
-                count_wake(tx);
-            }
-            finishes = ran.finishes;
+            finishes = run_counted(tx, jobs);
             Ok::<_, StoreError>(())
         });
         finish_all(finishes, result);
@@ -223,10 +213,12 @@ impl BatchTarget for Store {
 }
 
 /// Runs one job on `tx`, catching a panic (logged; `None`: the job is dropped and its
-/// caller sees a cancelled request). `Some((ok, finish))` otherwise.
-pub(crate) fn run_caught(job: Job, tx: &dyn Db) -> Option<(bool, Finish)> {
+/// caller sees a cancelled request). `Some((ok, answer))` otherwise, the answer saying
+/// whether the job wakes the waiters ([`Committed::woke`]).
+pub(crate) fn run_caught(job: Job, tx: &dyn Db) -> Option<(bool, Answer)> {
+    let before = tx.changed();
     match std::panic::catch_unwind(AssertUnwindSafe(|| (job.run)(tx))) {
-        Ok(done) => Some(done),
+        Ok((ok, finish)) => Some((ok, (finish, ok && !job.quiet && tx.changed() != before))),
         Err(_) => {
             tracing::error!("a write request panicked; it was rolled back");
             None
@@ -246,18 +238,15 @@ pub(crate) fn run_failing(
         dialect,
     };
     jobs.into_iter()
-        .filter_map(|job| run_caught(job, &failing).map(|(_, finish)| (finish, false)))
+        .filter_map(|job| run_caught(job, &failing).map(|(_, answer)| answer))
         .collect()
 }
 
 /// Runs each job on its own ([`Db::job_started`], [`Db::job_ended`]: a savepoint, or
 /// what stands for one), rolling back the ones that fail or panic.
-pub(crate) fn run_jobs(tx: &dyn Db, jobs: Vec<Job>) -> Ran {
+pub(crate) fn run_jobs(tx: &dyn Db, jobs: Vec<Job>) -> Vec<Answer> {
     let mut finishes = Vec::with_capacity(jobs.len());
-    let mut woke = false;
     for job in jobs {
-        let quiet = job.quiet;
-        let before = tx.changed();
         if let Err(e) = tx.job_started() {
             tracing::error!("starting a job of a batch: {e}");
             finishes.extend(run_failing(vec![job], &e.to_string(), tx.dialect()));
@@ -268,24 +257,27 @@ pub(crate) fn run_jobs(tx: &dyn Db, jobs: Vec<Job>) -> Ran {
         if let Err(e) = tx.job_ended(ok) {
             tracing::error!("ending a job of a batch (ok: {ok}): {e}");
         }
-        let wakes = ok && !quiet && tx.changed() != before;
-        woke |= wakes;
-        if let Some((_, finish)) = outcome {
-            finishes.push((finish, wakes));
+        if let Some((_, answer)) = outcome {
+            finishes.push(answer);
         }
     }
-    Ran { finishes, woke }
+    finishes
 }
 
-/// Bumps SQLite's `wakes` counter in the batch's transaction `tx`: what the watchers of
-/// the other daemons on the database (`crate::others`) read to tell a commit that matters
-/// to their waiters from one that only says something is alive. A failure is logged and
+/// [`run_jobs`] in SQLite's batch transaction `tx`, then, if a job wakes the waiters,
+/// bumps the `wakes` counter in the same transaction: what the watchers of the other
+/// daemons on the database (`crate::others`) read to tell a commit that matters to their
+/// waiters from one that only says something is alive. A failure to bump is logged and
 /// the batch still commits: its writes matter more than a wake, and the next commit that
-/// is not quiet wakes the waiters anyway.
-fn count_wake(tx: &rusqlite::Connection) {
-    if let Err(e) = tx.execute("UPDATE wakes SET n = n + 1", []) {
+/// wakes covers it.
+fn run_counted(tx: &rusqlite::Connection, jobs: Vec<Job>) -> Vec<Answer> {
+    let finishes = run_jobs(tx, jobs);
+    if woke(&finishes)
+        && let Err(e) = tx.execute("UPDATE wakes SET n = n + 1", [])
+    {
         tracing::warn!("counting a commit for the other daemons' waiters: {e}");
     }
+    finishes
 }
 
 /// Answers every job of a batch with its commit's outcome (a job whose batch did not

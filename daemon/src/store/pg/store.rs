@@ -21,7 +21,7 @@
 //! - **The database's clock.** Each transaction reads `clock_timestamp()` once, on first
 //!   use, and every expiry it decides uses that: machines' clocks differ.
 //! - **Events.** After each committed batch that may wake a waiter (a job not quiet
-//!   changed something: see `store::batch::Ran::woke`; heartbeats do not) the daemon
+//!   changed something: see `store::batch::Committed::woke`; heartbeats do not) the daemon
 //!   announces `pg_notify(<schema>, <last seq>)` on a connection of the reads
 //!   ([`announce`]); [`listen`]
 //!   bumps the daemon's event generation on each, so its waiters and watchers read the
@@ -53,7 +53,7 @@ use tokio_postgres::{AsyncMessage, NoTls};
 
 use crate::store::StoreError;
 use crate::store::batch::{
-    Answer, BatchTarget, Batcher, Job, finish_all, run_caught, run_failing, run_jobs,
+    Answer, BatchTarget, Batcher, Job, finish_all, run_caught, run_failing, run_jobs, woke,
 };
 use crate::store::db::{
     Arg, Cell, Db, DbError, DbResult, Dep, Dialect, Failing, OwnedArg, Query, Read, Row,
@@ -329,26 +329,22 @@ impl PgStore {
         };
         let db = PgTx::new(link, &client, Some(now));
         db.keep_ahead(declared, answers);
-        let (finishes, ok, woke) = if jobs.len() == 1 {
+        let (finishes, ok) = if jobs.len() == 1 {
             let job = jobs.pop().expect("one job");
-            let quiet = job.quiet;
             *db.served.borrow_mut() = db.ahead.borrow_mut().pop_front().flatten();
             match run_caught(job, &db) {
-                Some((ok, finish)) => {
-                    let woke = ok && !quiet && db.changed() > 0;
-                    (vec![(finish, woke)], ok, woke)
-                }
-                None => (Vec::new(), false, false),
+                Some((ok, answer)) => (vec![answer], ok),
+                None => (Vec::new(), false),
             }
         } else {
-            let ran = run_jobs(&db, jobs);
-            (ran.finishes, true, ran.woke)
+            (run_jobs(&db, jobs), true)
         };
         // A failed single job is answered with its own error; nothing to keep, and the
         // statements it left unsent are never sent.
         let ended = ok.then(|| db.end("COMMIT"));
         drop(db);
-        Ok((finishes, self.settle(link, client, ended, woke)))
+        let wake = woke(&finishes);
+        Ok((finishes, self.settle(link, client, ended, wake)))
     }
 
     /// Settles a write whose transaction `ended` with its `COMMIT` (`None`: it is to be
