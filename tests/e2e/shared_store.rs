@@ -442,19 +442,9 @@ fn a_committed_wit_toml_naming_a_store_is_not_used_until_trusted() {
         "{log}"
     );
     // Nothing reached the database: no project was ever created there.
-    let probe = Command::new("psql")
-        .args([
-            "-At",
-            "-c",
-            "SELECT to_regclass('public.wit_projects') IS NULL",
-        ])
-        .arg(pg.conninfo("wit"))
-        .output()
-        .unwrap();
     assert_eq!(
-        String::from_utf8_lossy(&probe.stdout).trim(),
-        "t",
-        "{probe:?}"
+        psql(&pg, "SELECT to_regclass('public.wit_projects') IS NULL"),
+        "t"
     );
 
     // Once the user trusts this wit.toml (pinned by its hash), its store is honoured.
@@ -578,19 +568,25 @@ fn two_clones_at_one_path_on_one_postgresql_store_are_two_checkouts_and_two_proj
     assert_eq!(by_path["forecasts"], json!([]), "{by_path}");
 }
 
-/// How many connections of the server listen for notifications (`LISTEN`).
-fn listeners(pg: &Cluster) -> usize {
+/// What `sql` answers in the `wit` database, unaligned (`psql -At`).
+fn psql(pg: &Cluster, sql: &str) -> String {
     let out = Command::new("psql")
-        .args([
-            "-At",
-            "-c",
-            "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'LISTEN %'",
-        ])
+        .args(["-At", "-c", sql])
         .arg(pg.conninfo("wit"))
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// How many connections of the server listen for notifications (`LISTEN`).
+fn listeners(pg: &Cluster) -> usize {
+    psql(
+        pg,
+        "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'LISTEN %'",
+    )
+    .parse()
+    .unwrap()
 }
 
 /// Waits in `to`'s long poll for the `lock.acquired` of a lock taken through `through`.
