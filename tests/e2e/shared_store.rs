@@ -57,6 +57,21 @@ fn daemon(cluster: &Cluster, root: &Path) -> Daemon {
     Daemon::start_with(root, cmd)
 }
 
+/// `d`'s answer to a long poll (up to 10 s, in a thread of its own) for the first
+/// `lock.acquired` after the log's end as it stands now.
+fn next_lock_acquired(d: &Daemon) -> std::thread::JoinHandle<Value> {
+    let mut c = d.client();
+    let since = c.ok("events.poll", json!({"timeoutMs": 0}))["last"]
+        .as_i64()
+        .unwrap();
+    std::thread::spawn(move || {
+        c.ok(
+            "events.poll",
+            json!({"since": since, "timeoutMs": 10_000, "kinds": ["lock.acquired"]}),
+        )
+    })
+}
+
 fn lock(session: &str) -> Value {
     json!({"symbolPath": "src/auth.ts:validateToken", "sessionId": session})
 }
@@ -151,19 +166,7 @@ fn an_event_committed_through_one_daemon_reaches_the_others_stream_and_long_poll
     let (a, b) = (checkout(), checkout());
     let (da, db) = (daemon(&pg, a.path()), daemon(&pg, b.path()));
     let mut stream = EventStream::open(db.socket(), "/events?kinds=lock.acquired", &[]).unwrap();
-    let mut cb = db.client();
-    let since = cb.ok("events.poll", json!({"since": 0, "timeoutMs": 0}))["last"]
-        .as_i64()
-        .unwrap();
-    let poller = {
-        let mut c = db.client();
-        std::thread::spawn(move || {
-            c.ok(
-                "events.poll",
-                json!({"since": since, "timeoutMs": 10_000, "kinds": ["lock.acquired"]}),
-            )
-        })
-    };
+    let poller = next_lock_acquired(&db);
     da.client().ok("lock.acquire", lock("agent-a"));
     let event = stream
         .next_event()
@@ -591,18 +594,7 @@ fn listeners(pg: &Cluster) -> usize {
 
 /// Waits in `to`'s long poll for the `lock.acquired` of a lock taken through `through`.
 fn lock_seen(through: &Daemon, to: &Daemon, session: &str) {
-    let since = to.client().ok("events.poll", json!({"timeoutMs": 0}))["last"]
-        .as_i64()
-        .unwrap();
-    let poller = {
-        let mut c = to.client();
-        std::thread::spawn(move || {
-            c.ok(
-                "events.poll",
-                json!({"since": since, "timeoutMs": 10_000, "kinds": ["lock.acquired"]}),
-            )
-        })
-    };
+    let poller = next_lock_acquired(to);
     through.client().ok("lock.acquire", lock(session));
     through.client().ok("lock.release", lock(session));
     let polled = poller.join().unwrap();
